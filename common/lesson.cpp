@@ -1,0 +1,141 @@
+#include "common/lesson.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <xtensor/xnpy.hpp>
+
+#include "common/input_error.hpp"
+#include "common/text_width.hpp"
+
+namespace {
+
+bool is_file_name(const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+// Makes the --dump directory now, before anything is computed, so that a
+// directory that cannot be written is refused up front.
+void prepare_dump_dir(const std::string& dir) {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) throw InputError(fmt::format("--dump {}: cannot create the directory ({})", dir, error.message()));
+    if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("--dump {}: is not a directory", dir));
+    if (access(dir.c_str(), W_OK) != 0)
+        throw InputError(fmt::format("--dump {}: the directory is not writable", dir));
+}
+
+}  // namespace
+
+Lesson::Lesson(std::string program, std::string title)
+    : program_(std::move(program)), title_(std::move(title)), cli_(title_, program_) {
+    cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
+        ->type_name("DIR");
+    cli_.add_flag("--no-color", no_color_, "plain text, no heat shading (also when NO_COLOR is set or not a terminal)");
+}
+
+std::string& Lesson::add_input_option(const std::string& default_sequence) {
+    cli_.add_option("--input", input_path_,
+                    fmt::format("a labelled CSV sequence (header token,<dims…>, one row per token) "
+                                "instead of the default: {}",
+                                default_sequence))
+        ->type_name("PATH");
+    return input_path_;
+}
+
+int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
+    try {
+        cli_.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
+        std::string message = e.what();
+        std::replace(message.begin(), message.end(), '\n', ' ');
+        fmt::print(stderr, "{}: {} (see --help)\n", program_, message);
+        return 2;
+    }
+    style_.color = !no_color_ && std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO);
+    try {
+        if (!dump_dir_.empty()) prepare_dump_dir(dump_dir_);
+        body();
+        write_dumps();
+    } catch (const InputError& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {}\n", program_, e.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: out of memory\n", program_);
+        return 2;
+    } catch (const std::exception& e) {  // e.g. a dump file that cannot be written
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {}\n", program_, e.what());
+        return 2;
+    }
+    if (checks_.failed() > 0) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {} of {} self-checks failed\n", program_, checks_.failed(),
+                   checks_.failed() + checks_.passed());
+        return 1;
+    }
+    return 0;
+}
+
+// The chapter's title is printed with its first output, so that a bad input
+// found before any step leaves stdout empty.
+void Lesson::print_title_once() {
+    if (title_printed_) return;
+    title_printed_ = true;
+    std::string rule;
+    for (std::size_t i = 0; i < display_width(title_); ++i) rule += "═";
+    fmt::print("{}\n{}\n", title_, rule);
+}
+
+void Lesson::step(const std::string& heading) {
+    print_title_once();
+    const std::string title = fmt::format("Step {}. {}", ++steps_, heading);
+    std::string rule;
+    for (std::size_t i = 0; i < display_width(title); ++i) rule += "─";
+    fmt::print("\n{}\n{}\n", title, rule);
+}
+
+void Lesson::say(const std::string& text) {
+    print_title_once();
+    fmt::print("{}\n", text);
+}
+
+void Lesson::show(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
+                  const Labels& col_labels, int decimals) {
+    print_title_once();
+    PrintStyle style = style_;
+    style.decimals = decimals;
+    fmt::print("\n{}", format_matrix(name, formula, m, row_labels, col_labels, style));
+    keep_for_dump(name, m);
+}
+
+void Lesson::keep_for_dump(const std::string& name, const Matrix& m) {
+    if (!is_file_name(name)) throw std::logic_error("matrix name '" + name + "' is not a file name");
+    if (dump_dir_.empty()) return;
+    for (auto& [kept_name, kept] : dumps_)
+        if (kept_name == name) {  // shown again: the last one shown is the one dumped
+            kept = m;
+            return;
+        }
+    dumps_.emplace_back(name, m);
+}
+
+void Lesson::write_dumps() const {
+    if (dump_dir_.empty()) return;
+    std::string names;
+    for (const auto& [name, m] : dumps_) {
+        const std::string path = dump_dir_ + "/" + name + ".npy";
+        xt::dump_npy(path, m);
+        names += (names.empty() ? "" : ", ") + name + ".npy";
+    }
+    fmt::print("\nWrote {} matrices to {}/: {}\n", dumps_.size(), dump_dir_, names);
+}

@@ -1,0 +1,14 @@
+// A plain text table for measurements and explanations: columns of numbers
+// right-aligned, columns of words left-aligned, a rule under the header.
+//
+//   d_k   var(q·k)   largest weight
+//   ───   ────────   ──────────────
+//     4      3.912            0.412
+#pragma once
+
+#include <string>
+#include <vector>
+
+using TextRow = std::vector<std::string>;
+
+std::string format_table(const TextRow& header, const std::vector<TextRow>& body);

@@ -1,0 +1,50 @@
+"""The .npy dumps hold what their names say: each chapter is run with --dump,
+its files are loaded with numpy, and every formula is recomputed from the
+dumped inputs, independently of the C++ code.
+
+Each tests/dump_checks/chNN.py defines check(dump, expect); see ch01.py."""
+import importlib.util
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+bin_dir = Path(sys.argv[1])
+failures = 0
+
+
+def dump(chapter, *args):
+    """Runs bin/<chapter> --dump into a fresh directory; returns {name: array}."""
+    out = Path(tempfile.mkdtemp(prefix=chapter + "_"))
+    subprocess.run([bin_dir / chapter, "--no-color", "--dump", out, *args], check=True,
+                   stdout=subprocess.DEVNULL)
+    arrays = {p.stem: np.load(p) for p in out.glob("*.npy")}
+    for name, a in arrays.items():
+        assert a.dtype == np.float32, f"{chapter}/{name}.npy is {a.dtype}, expected float32"
+    return arrays
+
+
+def expect(claim, actual, expected, tol=1e-4):
+    global failures
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    ok = actual.shape == expected.shape and np.allclose(actual, expected, atol=tol)
+    err = np.max(np.abs(actual - expected)) if actual.shape == expected.shape else float("inf")
+    print(f"{'ok  ' if ok else 'FAIL'} {claim} (max error {err:.1e})")
+    failures += not ok
+
+
+def softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+for path in sorted((Path(__file__).parent / "dump_checks").glob("ch*.py")):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.check(dump, expect, softmax)
+
+print(f"{failures} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,3 @@
+def check(dump, expect, softmax):
+    d = dump("ch01_dot_product_scores")
+    expect("ch01: scores == X @ X.T", d["scores"], d["X"] @ d["X"].T)

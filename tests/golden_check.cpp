@@ -1,0 +1,317 @@
+// Keeps printed output and docs honest.
+//
+//   golden_check run GOLDEN -- PROGRAM ARGS…      the program exits 0 and prints GOLDEN
+//   golden_check doc DOC BIN_DIR GOLDEN_DIR       every output block of DOC matches its program
+//   golden_check bless-run GOLDEN -- PROGRAM ARGS…  (re)writes GOLDEN from the program
+//   golden_check bless-doc DOC BIN_DIR             (re)writes DOC's output blocks
+//
+// An output block in a doc is a marker line, then a fenced text block:
+//
+//   <!-- output: ch02_softmax --temperature 0.5 -->
+//   ```text
+//   …what the program prints…
+//   ```
+//
+// `exit=N` among the arguments expects exit code N and compares stdout and
+// stderr together. `step=N` keeps only step N of the output (from its
+// "Step N." heading to the next step), for excerpts in exercises. `<!-- measured: … -->` marks output with timings: shown, not
+// compared. A block with no arguments must also equal GOLDEN_DIR/<program>.txt.
+//
+// Numbers are compared with a tolerance of one unit in the last printed digit
+// (BLAS libraries sum in different orders on different processors); integers
+// exactly; numbers in scientific notation (the max errors of self-checks) only
+// by their form, since they are rounding noise. Everything else exactly, with
+// runs of spaces treated as one.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace {
+
+struct Piece {
+    bool number;
+    std::string text;
+};
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Splits a word into numbers and the text between them.
+std::vector<Piece> pieces(const std::string& word) {
+    std::vector<Piece> out;
+    std::size_t i = 0;
+    while (i < word.size()) {
+        const bool sign = word[i] == '-' && i + 1 < word.size() && is_digit(word[i + 1]);
+        if (is_digit(word[i]) || sign) {
+            std::size_t j = i + (sign ? 1 : 0);
+            while (j < word.size() && is_digit(word[j])) ++j;
+            if (j + 1 < word.size() && word[j] == '.' && is_digit(word[j + 1])) {
+                ++j;
+                while (j < word.size() && is_digit(word[j])) ++j;
+            }
+            if (j + 1 < word.size() && (word[j] == 'e' || word[j] == 'E') &&
+                (is_digit(word[j + 1]) || ((word[j + 1] == '-' || word[j + 1] == '+') && j + 2 < word.size() &&
+                                           is_digit(word[j + 2])))) {
+                j += 2;
+                while (j < word.size() && is_digit(word[j])) ++j;
+            }
+            out.push_back({true, word.substr(i, j - i)});
+            i = j;
+        } else {
+            std::size_t j = i;
+            while (j < word.size() && !is_digit(word[j]) &&
+                   !(word[j] == '-' && j + 1 < word.size() && is_digit(word[j + 1])))
+                ++j;
+            out.push_back({false, word.substr(i, j - i)});
+            i = j;
+        }
+    }
+    return out;
+}
+
+std::vector<Piece> line_pieces(const std::string& line) {
+    std::vector<Piece> out;
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+        auto p = pieces(word);
+        out.insert(out.end(), p.begin(), p.end());
+        out.push_back({false, " "});
+    }
+    return out;
+}
+
+bool scientific(const std::string& s) { return s.find_first_of("eE") != std::string::npos; }
+
+std::size_t decimals(const std::string& s) {
+    const auto dot = s.find('.');
+    return dot == std::string::npos ? 0 : s.size() - dot - 1;
+}
+
+bool numbers_match(const std::string& a, const std::string& b) {
+    if (scientific(a) || scientific(b)) return scientific(a) && scientific(b);
+    if (decimals(a) != decimals(b)) return false;
+    if (decimals(a) == 0) return a == b;
+    const double unit = std::pow(10.0, -static_cast<double>(decimals(a)));
+    return std::fabs(std::stod(a) - std::stod(b)) <= unit * 1.001;
+}
+
+bool lines_match(const std::string& expected, const std::string& actual) {
+    const auto e = line_pieces(expected);
+    const auto a = line_pieces(actual);
+    if (e.size() != a.size()) return false;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+        if (e[i].number != a[i].number) return false;
+        if (e[i].number ? !numbers_match(e[i].text, a[i].text) : e[i].text != a[i].text) return false;
+    }
+    return true;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+    return lines;
+}
+
+// Compares; on a difference prints where, and returns false.
+bool texts_match(const std::string& expected, const std::string& actual, const std::string& what) {
+    const auto e = split_lines(expected);
+    const auto a = split_lines(actual);
+    for (std::size_t i = 0; i < std::max(e.size(), a.size()); ++i) {
+        const std::string el = i < e.size() ? e[i] : "<end of output>";
+        const std::string al = i < a.size() ? a[i] : "<end of output>";
+        if (i >= e.size() || i >= a.size() || !lines_match(el, al)) {
+            std::cerr << what << ": line " << i + 1 << " differs\n  expected: " << el << "\n  actual:   " << al
+                      << "\n(if the change is intended: ./tutorial bless)\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string quote(const std::string& arg) {
+    std::string out = "'";
+    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// Runs a command, returns its stdout (and stderr when merge_stderr) and exit code.
+std::pair<std::string, int> run(const std::vector<std::string>& argv, bool merge_stderr) {
+    std::string command;
+    for (const auto& a : argv) command += quote(a) + " ";
+    if (merge_stderr) command += "2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return {"", -1};
+    std::string output;
+    char buffer[4096];
+    std::size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
+    const int status = pclose(pipe);
+    return {output, WIFEXITED(status) ? WEXITSTATUS(status) : 128};
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct Block {
+    std::string program;
+    std::vector<std::string> args;
+    int exit_code = 0;
+    int step = 0;  // 0: the whole output
+    bool measured = false;
+    std::size_t first_line = 0;  // index of the first content line in the doc
+    std::size_t end_line = 0;    // index of the closing fence
+    std::string content;
+};
+
+std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::string& path, bool& ok) {
+    std::vector<Block> blocks;
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        const std::string& line = doc[i];
+        const bool output = line.rfind("<!-- output:", 0) == 0;
+        const bool measured = line.rfind("<!-- measured:", 0) == 0;
+        if (!output && !measured) continue;
+        Block b;
+        b.measured = measured;
+        std::istringstream words(line.substr(line.find(':') + 1));
+        std::string w;
+        words >> b.program;
+        while (words >> w && w != "-->") {
+            if (w.rfind("exit=", 0) == 0)
+                b.exit_code = std::stoi(w.substr(5));
+            else if (w.rfind("step=", 0) == 0)
+                b.step = std::stoi(w.substr(5));
+            else
+                b.args.push_back(w);
+        }
+        if (i + 1 >= doc.size() || doc[i + 1] != "```text") {
+            std::cerr << path << ":" << i + 2 << ": expected ```text after the output marker\n";
+            ok = false;
+            continue;
+        }
+        b.first_line = i + 2;
+        std::size_t j = b.first_line;
+        while (j < doc.size() && doc[j] != "```") b.content += doc[j++] + "\n";
+        if (j == doc.size()) {
+            std::cerr << path << ":" << i + 1 << ": the output block is not closed\n";
+            ok = false;
+            continue;
+        }
+        b.end_line = j;
+        blocks.push_back(b);
+        i = j;
+    }
+    return blocks;
+}
+
+// Step N of a chapter's output: from its "Step N." heading to the line before the next step.
+std::string excerpt(const std::string& output, int step) {
+    if (step == 0) return output;
+    const std::string heading = "Step " + std::to_string(step) + ". ";
+    std::string out;
+    bool inside = false;
+    for (const auto& line : split_lines(output)) {
+        if (line.rfind("Step ", 0) == 0) inside = line.rfind(heading, 0) == 0;
+        if (inside) out += line + "\n";
+    }
+    while (out.size() >= 2 && out.substr(out.size() - 2) == "\n\n") out.pop_back();
+    return out;
+}
+
+std::vector<std::string> program_argv(const std::string& bin_dir, const Block& b) {
+    std::vector<std::string> argv{bin_dir + "/" + b.program};
+    argv.insert(argv.end(), b.args.begin(), b.args.end());
+    argv.push_back("--no-color");
+    return argv;
+}
+
+int check_doc(const std::string& path, const std::string& bin_dir, const std::string& golden_dir) {
+    bool ok = true;
+    const auto doc = split_lines(read_file(path));
+    const auto blocks = find_blocks(doc, path, ok);
+    if (blocks.empty()) {
+        std::cerr << path << ": has no <!-- output: … --> block\n";
+        return 1;
+    }
+    for (const auto& b : blocks) {
+        if (b.measured) continue;
+        const std::string what = path + ":" + std::to_string(b.first_line) + " (" + b.program + ")";
+        const auto [full_output, code] = run(program_argv(bin_dir, b), b.exit_code != 0);
+        const std::string output = excerpt(full_output, b.step);
+        if (code != b.exit_code) {
+            std::cerr << what << ": exit code " << code << ", expected " << b.exit_code << "\n";
+            ok = false;
+            continue;
+        }
+        ok = texts_match(b.content, output, what) && ok;
+        if (b.args.empty() && b.step == 0 && b.exit_code == 0 && b.content != read_file(golden_dir + "/" + b.program + ".txt")) {
+            std::cerr << what << ": differs from " << golden_dir << "/" << b.program << ".txt\n";
+            ok = false;
+        }
+    }
+    return ok ? 0 : 1;
+}
+
+int bless_doc(const std::string& path, const std::string& bin_dir) {
+    bool ok = true;
+    auto doc = split_lines(read_file(path));
+    const auto blocks = find_blocks(doc, path, ok);
+    std::string out;
+    std::size_t next = 0;
+    for (const auto& b : blocks) {
+        for (; next < b.first_line; ++next) out += doc[next] + "\n";
+        const auto [full_output, code] = run(program_argv(bin_dir, b), b.exit_code != 0);
+        const std::string output = excerpt(full_output, b.step);
+        if (code != b.exit_code) {
+            std::cerr << path << ": " << b.program << " exited " << code << ", expected " << b.exit_code << "\n";
+            ok = false;
+        }
+        out += output;
+        if (!output.empty() && output.back() != '\n') out += "\n";
+        next = b.end_line;
+    }
+    for (; next < doc.size(); ++next) out += doc[next] + "\n";
+    std::ofstream(path, std::ios::binary) << out;
+    return ok ? 0 : 1;
+}
+
+int usage() {
+    std::cerr << "usage: golden_check run|bless-run GOLDEN -- PROGRAM ARGS…\n"
+                 "       golden_check doc DOC BIN_DIR GOLDEN_DIR\n"
+                 "       golden_check bless-doc DOC BIN_DIR\n";
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() >= 4 && (args[0] == "run" || args[0] == "bless-run") && args[2] == "--") {
+        const std::vector<std::string> command(args.begin() + 3, args.end());
+        const auto [output, code] = run(command, false);
+        if (code != 0) {
+            std::cerr << command[0] << ": exit code " << code << ", expected 0\n" << output;
+            return 1;
+        }
+        if (args[0] == "bless-run") {
+            std::ofstream(args[1], std::ios::binary) << output;
+            return 0;
+        }
+        return texts_match(read_file(args[1]), output, args[1]) ? 0 : 1;
+    }
+    if (args.size() == 4 && args[0] == "doc") return check_doc(args[1], args[2], args[3]);
+    if (args.size() == 3 && args[0] == "bless-doc") return bless_doc(args[1], args[2]);
+    return usage();
+}
