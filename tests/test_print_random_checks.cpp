@@ -1,0 +1,105 @@
+// Printing, the project's random generator and self-checks.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "common/print.hpp"
+#include "common/random.hpp"
+#include "common/self_check.hpp"
+#include "common/text_table.hpp"
+
+TEST_CASE("numbers print with fixed decimals, and never as -0.000") {
+    CHECK(format_number(0.12345f, 3) == "0.123");
+    CHECK(format_number(-0.00004f, 3) == "0.000");
+    CHECK(format_number(-0.0f, 2) == "0.00");
+    CHECK(format_number(-1.5f, 1) == "-1.5");
+    CHECK(format_number(std::numeric_limits<float>::infinity(), 3) == "inf");
+    CHECK(format_number(-std::numeric_limits<float>::infinity(), 3) == "-inf");
+    CHECK(format_number(std::nanf(""), 3) == "nan");
+}
+
+TEST_CASE("a matrix prints with its title, shape and labels") {
+    const Matrix m = {{1.0f, 0.25f}, {-0.5f, 2.0f}};
+    const std::string text = format_matrix("scores", "X · Xᵀ", m, {"cat", "mat"}, {"cat", "mat"}, PrintStyle{});
+    CHECK(text ==
+          "scores = X · Xᵀ   (2 × 2)\n"
+          "        cat     mat\n"
+          "cat   1.000   0.250\n"
+          "mat  -0.500   2.000\n");
+}
+
+TEST_CASE("a large matrix is elided like numpy: first and last rows and columns") {
+    Matrix m = Matrix::from_shape({30, 20});
+    for (std::size_t i = 0; i < m.size(); ++i) m.flat(i) = float(i);
+    PrintStyle style;
+    style.decimals = 0;
+    const std::string text = format_matrix("big", "", m, {}, {}, style);
+    std::size_t lines = 0;
+    for (const char c : text) lines += c == '\n';
+    CHECK(lines == 1 + 1 + 5 + 1 + 5);  // title, column labels, 5 rows, ⋮, 5 rows
+    CHECK(text.find("⋮") != std::string::npos);
+    CHECK(text.find("…") != std::string::npos);
+    CHECK(text.find("599") != std::string::npos);  // the last entry is shown
+    CHECK(text.find(" 300 ") == std::string::npos);  // a middle row is not
+}
+
+TEST_CASE("colour shading only when asked, and the plain form has no escape codes") {
+    const Matrix m = {{0.0f, 1.0f}};
+    PrintStyle plain;
+    CHECK(format_matrix("w", "", m, {"a"}, {"x", "y"}, plain).find('\x1b') == std::string::npos);
+    PrintStyle color;
+    color.color = true;
+    CHECK(format_matrix("w", "", m, {"a"}, {"x", "y"}, color).find('\x1b') != std::string::npos);
+}
+
+TEST_CASE("the random generator gives the same numbers on every machine") {
+    Random a(1234), b(1234), c(1235);
+    const std::uint64_t first = a.next_u64();
+    CHECK(first == b.next_u64());
+    CHECK(first != c.next_u64());
+    // splitmix64 from state 0: the reference value of the published algorithm
+    Random zero(0);
+    CHECK(zero.next_u64() == 0xE220A8397B1DCDAFULL);
+}
+
+TEST_CASE("normal samples have mean 0 and variance 1") {
+    Random random(99);
+    const std::size_t count = 200000;
+    double sum = 0.0, sum2 = 0.0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const double x = random.normal();
+        sum += x;
+        sum2 += x * x;
+    }
+    const double mean = sum / count, variance = sum2 / count - mean * mean;
+    // standard errors: 1/√N ≈ 0.0022 for the mean, √(2/N) ≈ 0.0032 for the variance
+    CHECK(std::fabs(mean) < 0.011);
+    CHECK(std::fabs(variance - 1.0) < 0.016);
+}
+
+TEST_CASE("self-checks count ✓ and ✗, and a NaN error never passes") {
+    SelfChecks checks;
+    CHECK(checks.close("small error", 1e-7, 1e-5));
+    CHECK_FALSE(checks.close("large error", 1e-3, 1e-5));
+    CHECK_FALSE(checks.close("nan error", std::nan(""), 1e-5));
+    CHECK(checks.that("true claim", true));
+    CHECK(checks.passed() == 2);
+    CHECK(checks.failed() == 2);
+}
+
+TEST_CASE("max_abs_difference: exact, and infinite for other shapes or NaN") {
+    const Matrix a = {{1.0f, 2.0f}}, b = {{1.5f, 1.0f}};
+    CHECK(max_abs_difference(a, b) == doctest::Approx(1.0));
+    CHECK(std::isinf(max_abs_difference(a, Matrix{{1.0f}, {2.0f}})));
+    CHECK(std::isinf(max_abs_difference(a, Matrix{{std::nanf(""), 2.0f}})));
+}
+
+TEST_CASE("text tables align numbers right and words left") {
+    CHECK(format_table({"token", "score"}, {{"cat", "0.5"}, {"sat", "12.25"}}) ==
+          "token   score\n"
+          "─────   ─────\n"
+          "cat       0.5\n"
+          "sat     12.25\n");
+}
