@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
             "Row i of X · Xᵀ holds token i's dot products with every token, so one\n"
             "product (a single BLAS call) computes every score of step 2 for every query.");
         const Matrix scores = matmul_transposed(X, X);  // (n × d_model) · (d_model × n) → (n × n)
-        lesson.show("scores", "X · Xᵀ", scores, tokens, tokens);
+        // A heat map (--svg) shows the symmetry and the bright diagonal at a glance.
+        lesson.show("scores", "X · Xᵀ", scores, tokens, tokens, 3, Picture::heat_map);
 
         // ── Step 4: reading the scores ──────────────────────────────────────
         lesson.step("Reading the scores");

@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 struct Rgb {
     std::uint8_t r, g, b;
@@ -32,3 +34,19 @@ inline Rgb viridis(double t) {
 
 // Dark text on the light end of the scale, light text on the dark end.
 inline bool needs_dark_text(Rgb c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140.0; }
+
+// The ends of a matrix's scale: its smallest and largest finite values
+// (infinities and NaN, e.g. a −inf mask, are left out; {inf, −inf} when none is finite).
+template <class Values>
+std::pair<float, float> finite_range(const Values& values) {
+    float low = std::numeric_limits<float>::infinity();
+    float high = -low;
+    for (const float v : values)
+        if (std::isfinite(v)) low = std::min(low, v), high = std::max(high, v);
+    return {low, high};
+}
+
+// Where v sits on the scale from low (0) to high (1); the middle when low = high.
+inline double scale_position(double v, double low, double high) {
+    return high > low ? (v - low) / (high - low) : 0.5;
+}

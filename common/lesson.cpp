@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <new>
 
 #include <unistd.h>
@@ -20,22 +21,46 @@ bool is_file_name(const std::string& name) {
     });
 }
 
-// Makes the --dump directory now, before anything is computed, so that a
-// directory that cannot be written is refused up front.
-void prepare_dump_dir(const std::string& dir) {
+// Makes the --dump (or --svg) directory now, before anything is computed, so
+// that a directory that cannot be written is refused up front.
+void prepare_output_dir(const std::string& flag, const std::string& dir) {
     std::error_code error;
     std::filesystem::create_directories(dir, error);
-    if (error) throw InputError(fmt::format("--dump {}: cannot create the directory ({})", dir, error.message()));
-    if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("--dump {}: is not a directory", dir));
+    if (error) throw InputError(fmt::format("{} {}: cannot create the directory ({})", flag, dir, error.message()));
+    if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("{} {}: is not a directory", flag, dir));
     if (access(dir.c_str(), W_OK) != 0)
-        throw InputError(fmt::format("--dump {}: the directory is not writable", dir));
+        throw InputError(fmt::format("{} {}: the directory is not writable", flag, dir));
 }
+
+// The words of a name, between underscores: "causal_weights_h0" → causal, weights, h0.
+bool has_word(const std::string& name, const std::string& word) {
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t end = std::min(name.find('_', start), name.size());
+        if (name.compare(start, end - start, word) == 0 && end - start == word.size()) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool pictured_by_name(const std::string& name, const Matrix& m) {
+    constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
+    return (has_word(name, "weights") || has_word(name, "mask") || has_word(name, "PE")) && rows(m) <= largest &&
+           cols(m) <= largest;
+}
+
+namespace {
 
 }  // namespace
 
 Lesson::Lesson(std::string program, std::string title)
     : program_(std::move(program)), title_(std::move(title)), cli_(title_, program_) {
     cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
+        ->type_name("DIR");
+    cli_.add_option("--svg", svg_dir_,
+                    "draw the pictures (heat maps of attention maps, curves) as DIR/<name>.svg, for a browser")
         ->type_name("DIR");
     cli_.add_flag("--no-color", no_color_, "plain text, no heat shading (also when NO_COLOR is set or not a terminal)");
 }
@@ -61,9 +86,11 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     }
     style_.color = !no_color_ && std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO);
     try {
-        if (!dump_dir_.empty()) prepare_dump_dir(dump_dir_);
+        if (!dump_dir_.empty()) prepare_output_dir("--dump", dump_dir_);
+        if (!svg_dir_.empty()) prepare_output_dir("--svg", svg_dir_);
         body();
         write_dumps();
+        write_pictures();
     } catch (const InputError& e) {
         std::fflush(stdout);
         fmt::print(stderr, "{}: {}\n", program_, e.what());
@@ -110,12 +137,50 @@ void Lesson::say(const std::string& text) {
 }
 
 void Lesson::show(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
-                  const Labels& col_labels, int decimals) {
+                  const Labels& col_labels, int decimals, Picture picture_kind) {
     print_title_once();
     PrintStyle style = style_;
     style.decimals = decimals;
     fmt::print("\n{}", format_matrix(name, formula, m, row_labels, col_labels, style));
     keep_for_dump(name, m);
+    if (picture_kind == Picture::heat_map || (picture_kind == Picture::by_name && pictured_by_name(name, m)))
+        picture(name, formula, m, row_labels, col_labels, decimals);
+}
+
+void Lesson::picture(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
+                     const Labels& col_labels, int decimals) {
+    if (!is_file_name(name)) throw std::logic_error("picture name '" + name + "' is not a file name");
+    if (svg_dir_.empty()) return;
+    keep_picture(name, heat_map_svg(name, formula, m, row_labels, col_labels, decimals));
+}
+
+void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
+                  const std::vector<Series>& series) {
+    if (!is_file_name(name)) throw std::logic_error("plot name '" + name + "' is not a file name");
+    if (svg_dir_.empty()) return;
+    keep_picture(name, line_plot_svg(title, x, y, series));
+}
+
+void Lesson::keep_picture(const std::string& name, std::string svg) {
+    for (auto& [kept_name, kept] : pictures_)
+        if (kept_name == name) {  // drawn again: the last one drawn is the one written
+            kept = std::move(svg);
+            return;
+        }
+    pictures_.emplace_back(name, std::move(svg));
+}
+
+void Lesson::write_pictures() const {
+    if (svg_dir_.empty()) return;
+    std::string names;
+    for (const auto& [name, svg] : pictures_) {
+        const std::string path = svg_dir_ + "/" + name + ".svg";
+        std::ofstream file(path, std::ios::binary);
+        file << svg;
+        if (!file.flush()) throw std::runtime_error("cannot write " + path);
+        names += (names.empty() ? "" : ", ") + name + ".svg";
+    }
+    fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_, names.empty() ? "" : ": " + names);
 }
 
 void Lesson::keep_for_dump(const std::string& name, const Matrix& m) {

@@ -74,10 +74,7 @@ std::string format_matrix(const std::string& name, const std::string& formula, c
     const auto shown_cols = shown_indices(cols(m), style.max_cols, style.edge_items);
 
     // The colour scale runs over the finite values of the matrix.
-    float low = std::numeric_limits<float>::infinity();
-    float high = -low;
-    for (const float v : m)
-        if (std::isfinite(v)) low = std::min(low, v), high = std::max(high, v);
+    const auto [low, high] = finite_range(m);
 
     // Column width: the widest number or label in the shown cells.
     std::size_t width = 1;
@@ -113,8 +110,7 @@ std::string format_matrix(const std::string& name, const std::string& formula, c
             const float v = m(i, j);
             const std::string cell = pad_left(format_number(v, style.decimals), width);
             if (style.color && std::isfinite(v)) {
-                const double t = high > low ? (v - low) / (high - low) : 0.5;
-                const Rgb c = viridis(t);
+                const Rgb c = viridis(scale_position(v, low, high));
                 const auto text = needs_dark_text(c) ? fmt::rgb(0, 0, 0) : fmt::rgb(255, 255, 255);
                 line += "  " + fmt::format(fmt::bg(fmt::rgb(c.r, c.g, c.b)) | fmt::fg(text), "{}", cell);
             } else {

@@ -17,6 +17,13 @@
 // "Step N." heading to the next step), for excerpts in exercises. `<!-- measured: … -->` marks output with timings: shown, not
 // compared. A block with no arguments must also equal GOLDEN_DIR/<program>.txt.
 //
+// Pictures: a doc that embeds pictures of its chapter, ![…](pictures/<chapter>/<name>.svg),
+// keeps in docs/pictures/<chapter>/ exactly the pictures that the default run
+// draws (`<chapter> --svg DIR`). `doc` runs the chapter so and compares every
+// embedded picture with the fresh one, line by line with the rule below;
+// `bless-doc` rewrites the directory. A picture of measurements (timings) is
+// embedded on a line that holds `<!-- measured -->`: it must exist, it is not compared.
+//
 // Numbers are compared with a tolerance of one unit in the last printed digit
 // (BLAS libraries sum in different orders on different processors); integers
 // exactly; numbers in scientific notation (the max errors of self-checks) only
@@ -25,13 +32,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -237,6 +247,108 @@ std::vector<std::string> program_argv(const std::string& bin_dir, const Block& b
     return argv;
 }
 
+namespace fs = std::filesystem;
+
+// The pictures a doc embeds from pictures/<its chapter>/: name → shown as measured.
+struct Pictures {
+    std::string chapter;
+    fs::path dir;  // docs/pictures/<chapter>
+    std::vector<std::pair<std::string, bool>> embedded;
+};
+
+Pictures embedded_pictures(const std::string& doc_path, const std::vector<std::string>& doc) {
+    Pictures p;
+    p.chapter = fs::path(doc_path).stem().string();
+    p.dir = fs::path(doc_path).parent_path() / "pictures" / p.chapter;
+    const std::string prefix = "](pictures/" + p.chapter + "/";
+    for (const auto& line : doc)
+        for (auto at = line.find(prefix); at != std::string::npos; at = line.find(prefix, at + 1)) {
+            const auto start = at + prefix.size();
+            const auto end = line.find(')', start);
+            if (end != std::string::npos) p.embedded.emplace_back(line.substr(start, end - start),
+                                                                  line.find("<!-- measured") != std::string::npos);
+        }
+    return p;
+}
+
+std::set<std::string> svg_files(const fs::path& dir) {
+    std::set<std::string> names;
+    std::error_code error;
+    for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
+        if (it->path().extension() == ".svg") names.insert(it->path().filename().string());
+    return names;
+}
+
+// Runs the chapter's default run with --svg into a fresh directory; returns it (empty on failure).
+fs::path draw_pictures(const std::string& bin_dir, const std::string& chapter) {
+    std::string dir = (fs::temp_directory_path() / "golden_check_XXXXXX").string();
+    if (!mkdtemp(dir.data())) {
+        std::cerr << "cannot make a temporary directory\n";
+        return {};
+    }
+    const auto [output, code] = run({bin_dir + "/" + chapter, "--no-color", "--svg", dir}, true);
+    if (code != 0) {
+        std::cerr << chapter << " --svg " << dir << ": exit code " << code << ", expected 0\n" << output;
+        fs::remove_all(dir);
+        return {};
+    }
+    return dir;
+}
+
+bool check_pictures(const std::string& path, const std::vector<std::string>& doc, const std::string& bin_dir) {
+    const Pictures p = embedded_pictures(path, doc);
+    if (p.embedded.empty()) return true;
+    const fs::path fresh = draw_pictures(bin_dir, p.chapter);
+    if (fresh.empty()) return false;
+    bool ok = true;
+    const auto drawn = svg_files(fresh), committed = svg_files(p.dir);
+    for (const auto& name : drawn)
+        if (!committed.count(name)) {
+            std::cerr << path << ": " << p.chapter << " draws " << name << ", which is not in " << p.dir.string()
+                      << " (./tutorial bless)\n";
+            ok = false;
+        }
+    for (const auto& name : committed)
+        if (!drawn.count(name)) {
+            std::cerr << (p.dir / name).string() << ": " << p.chapter << " no longer draws it (./tutorial bless)\n";
+            ok = false;
+        }
+    for (const auto& [name, measured] : p.embedded) {
+        if (!drawn.count(name)) {
+            std::cerr << path << ": embeds pictures/" << p.chapter << "/" << name << ", which " << p.chapter
+                      << " does not draw\n";
+            ok = false;
+        } else if (!measured && committed.count(name)) {
+            ok = texts_match(read_file((p.dir / name).string()), read_file((fresh / name).string()),
+                             (p.dir / name).string()) && ok;
+        }
+    }
+    fs::remove_all(fresh);
+    return ok;
+}
+
+// Rewrites pictures/<chapter>/ with every picture of the default run.
+bool bless_pictures(const std::string& path, const std::vector<std::string>& doc, const std::string& bin_dir) {
+    const Pictures p = embedded_pictures(path, doc);
+    if (p.embedded.empty()) return true;
+    const fs::path fresh = draw_pictures(bin_dir, p.chapter);
+    if (fresh.empty()) return false;
+    fs::create_directories(p.dir);
+    const auto drawn = svg_files(fresh);
+    for (const auto& name : svg_files(p.dir))
+        if (!drawn.count(name)) fs::remove(p.dir / name);
+    for (const auto& name : drawn) fs::copy_file(fresh / name, p.dir / name, fs::copy_options::overwrite_existing);
+    fs::remove_all(fresh);
+    bool ok = true;
+    for (const auto& embedded : p.embedded)
+        if (!drawn.count(embedded.first)) {
+            std::cerr << path << ": embeds pictures/" << p.chapter << "/" << embedded.first << ", which "
+                      << p.chapter << " does not draw\n";
+            ok = false;
+        }
+    return ok;
+}
+
 int check_doc(const std::string& path, const std::string& bin_dir, const std::string& golden_dir) {
     bool ok = true;
     const auto doc = split_lines(read_file(path));
@@ -261,6 +373,7 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
             ok = false;
         }
     }
+    ok = check_pictures(path, doc, bin_dir) && ok;
     return ok ? 0 : 1;
 }
 
@@ -284,6 +397,7 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
     }
     for (; next < doc.size(); ++next) out += doc[next] + "\n";
     std::ofstream(path, std::ios::binary) << out;
+    ok = bless_pictures(path, doc, bin_dir) && ok;
     return ok ? 0 : 1;
 }
 
