@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def check(dump, expect, softmax):
+    d = dump("ch03_scaling")
+    d_k = d["Q"].shape[1]
+    expect("ch03: scores == Q @ K.T", d["scores"], d["Q"] @ d["K"].T)
+    expect("ch03: scaled_scores == scores / sqrt(d_k)", d["scaled_scores"], d["scores"] / np.sqrt(d_k))
+    expect("ch03: weights_unscaled == softmax(scores)", d["weights_unscaled"], softmax(d["scores"]))
+    expect("ch03: weights == softmax(scaled_scores)", d["weights"], softmax(d["scaled_scores"]))

@@ -1,0 +1,30 @@
+import numpy as np
+
+
+def check(dump, expect, softmax):
+    d = dump("ch05_projections")
+    X, W_Q, W_K, W_V = d["X"], d["W_Q"], d["W_K"], d["W_V"]
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    expect("ch05: Q == X @ W_Q", d["Q"], Q)
+    expect("ch05: K == X @ W_K", d["K"], K)
+    expect("ch05: V == X @ W_V", d["V"], V)
+    scores = Q @ K.T
+    expect("ch05: scores == Q @ K.T", d["scores"], scores)
+    expect("ch05: scaled_scores == scores / sqrt(d_k)", d["scaled_scores"], scores / np.sqrt(K.shape[1]))
+    w = softmax(scores / np.sqrt(K.shape[1]))
+    expect("ch05: weights == softmax(scaled_scores)", d["weights"], w)
+    expect("ch05: output == weights @ V", d["output"], w @ V)
+    expect("ch05: W_QK == W_Q @ W_K.T", d["W_QK"], W_Q @ W_K.T)
+    expect("ch05: scores == X @ W_QK @ X.T", d["scores"], X @ (W_Q @ W_K.T) @ X.T)
+
+    LX = d["law_X"]
+    expect("ch05: law_weights_raw == softmax(law_X @ law_X.T / sqrt(d_model))", d["law_weights_raw"],
+           softmax(LX @ LX.T / np.sqrt(LX.shape[1])))
+    LQ, LK, LV = LX @ W_Q, LX @ W_K, LX @ W_V
+    expect("ch05: law_Q, law_K == law_X @ W_Q, law_X @ W_K", np.stack([d["law_Q"], d["law_K"]]), np.stack([LQ, LK]))
+    expect("ch05: law_V == law_X @ W_V", d["law_V"], LV)
+    lw = softmax(LQ @ LK.T / np.sqrt(LK.shape[1]))
+    expect("ch05: law_weights == softmax(law_Q @ law_K.T / sqrt(d_k))", d["law_weights"], lw)
+    expect("ch05: law_output == law_weights @ law_V", d["law_output"], lw @ LV)
+    its, law = 7, 1  # "the law will never be perfect but its …"
+    expect("ch05: 'its' attends most to 'law' after projection", lw[its].argmax(), law)
