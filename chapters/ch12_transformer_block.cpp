@@ -1,0 +1,435 @@
+// Chapter 12 · A whole transformer block
+//
+// Attention alone is not a transformer layer. The block of the paper wraps it
+// with three more pieces: a residual connection around each sub-layer (add, do
+// not replace), layer normalisation (each token rescaled to mean 0, variance 1,
+// then a learned gain γ and bias β), and a position-wise feed-forward network
+// that works on each token by itself, mixing the features the heads gathered.
+//
+//   pre-norm  (GPT-2):        r = X + MHA(LN1(X));   Y = r + FFN(LN2(r))
+//   post-norm (the paper):    r = LN1(X + MHA(X));   Y = LN2(r + FFN(r))
+//   FFN(x) = max(0, x · W_1 + b_1) · W_2 + b_2
+//
+// Shapes: X and Y (n × d_model); Q, K, V (n × d_model) in h heads of
+// d_k = d_model / h columns; each head's weights (n × n); hidden (n × d_ff),
+// d_ff = 4 · d_model.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <xtensor/xview.hpp>
+
+#include "common/input_error.hpp"
+#include "common/layer_norm.hpp"
+#include "common/lesson.hpp"
+#include "common/linear.hpp"
+#include "common/sequence.hpp"
+#include "common/text_table.hpp"
+#include "common/transformer_block.hpp"
+
+namespace {
+
+const std::string default_sentence = "the cat which was black sat on the mat";
+
+// 3152384 → "3 152 384", the way the papers print parameter counts.
+std::string grouped(std::uint64_t value) {
+    std::string digits = std::to_string(value), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ' ';
+        out += digits[i];
+    }
+    return out;
+}
+
+Labels numbered(const std::string& prefix, std::size_t count) {
+    Labels labels;
+    for (std::size_t i = 0; i < count; ++i) labels.push_back(prefix + std::to_string(i));
+    return labels;
+}
+
+// Mean and (biased) variance of row i, in double: the reference for the float32 code.
+std::pair<double, double> row_moments(const Matrix& m, std::size_t i) {
+    double mean = 0.0, variance = 0.0;
+    for (std::size_t j = 0; j < cols(m); ++j) mean += m(i, j);
+    mean /= static_cast<double>(cols(m));
+    for (std::size_t j = 0; j < cols(m); ++j) variance += (m(i, j) - mean) * (m(i, j) - mean);
+    return {mean, variance / static_cast<double>(cols(m))};
+}
+
+// LayerNorm written out as a loop in double, straight from the formula.
+Matrix layer_norm_loop(const Matrix& x, const LayerNormParams& p) {
+    Matrix y = Matrix::from_shape(x.shape());
+    for (std::size_t i = 0; i < rows(x); ++i) {
+        const auto [mean, variance] = row_moments(x, i);
+        for (std::size_t j = 0; j < cols(x); ++j)
+            y(i, j) = static_cast<float>(p.gamma(j) * (x(i, j) - mean) / std::sqrt(variance + 1e-5) + p.beta(j));
+    }
+    return y;
+}
+
+// FFN(x) = max(0, x · W_1 + b_1) · W_2 + b_2 as loops in double, one token at a time.
+Matrix feed_forward_loop(const FeedForward& f, const Matrix& x) {
+    const std::size_t d_ff = cols(f.W_1), d_model = cols(f.W_2);
+    Matrix y = Matrix::from_shape({rows(x), d_model});
+    std::vector<double> hidden(d_ff);
+    for (std::size_t i = 0; i < rows(x); ++i) {
+        for (std::size_t k = 0; k < d_ff; ++k) {
+            double z = f.b_1(k);
+            for (std::size_t j = 0; j < cols(x); ++j) z += double(x(i, j)) * f.W_1(j, k);
+            hidden[k] = f.activation == Activation::relu ? std::max(0.0, z) : gelu(static_cast<float>(z));
+        }
+        for (std::size_t j = 0; j < d_model; ++j) {
+            double out = f.b_2(j);
+            for (std::size_t k = 0; k < d_ff; ++k) out += hidden[k] * f.W_2(k, j);
+            y(i, j) = static_cast<float>(out);
+        }
+    }
+    return y;
+}
+
+Matrix reversed_rows(const Matrix& m) {
+    Matrix r = Matrix::from_shape(m.shape());
+    for (std::size_t i = 0; i < rows(m); ++i)
+        for (std::size_t j = 0; j < cols(m); ++j) r(i, j) = m(rows(m) - 1 - i, j);
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Lesson lesson("ch12_transformer_block", "Chapter 12 · A whole transformer block");
+    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    std::size_t heads = 2;
+    std::uint64_t seed = 2017;
+    bool pre_norm = false, post_norm = false;
+    std::string init_name = "xavier", activation_name = "relu";
+    CLI::App& cli = lesson.cli();
+    cli.add_option("--heads", heads, "h: attention heads; must divide d_model (10 for the default sentence)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{64}))
+        ->capture_default_str();
+    cli.add_option("--seed", seed, "the seed of the random weights")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    CLI::Option* pre = cli.add_flag("--pre-norm", pre_norm, "x + Sublayer(LN(x)), as GPT-2 (the default)");
+    CLI::Option* post = cli.add_flag("--post-norm", post_norm, "LN(x + Sublayer(x)), as the 2017 paper");
+    pre->excludes(post);
+    cli.add_option("--init", init_name, "how the weight matrices are drawn: xavier N(0, 2/(fan_in+fan_out)), gpt2 N(0, 0.02²)")
+        ->check(CLI::IsMember({"xavier", "gpt2"}))
+        ->capture_default_str();
+    cli.add_option("--activation", activation_name, "the FFN's non-linearity: relu (the paper) or gelu (GPT-2)")
+        ->check(CLI::IsMember({"relu", "gelu"}))
+        ->capture_default_str();
+
+    return lesson.run(argc, argv, [&] {
+        const Sequence seq = load_sequence(input, default_sentence);
+        const Labels& tokens = seq.tokens;
+        const Matrix& X = seq.X;  // (n × d_model)
+        const std::size_t n = rows(X), d_model = cols(X);
+        if (d_model % heads != 0)
+            throw InputError(fmt::format("--heads {}: must divide d_model = {}{} (each head gets d_model / h columns)",
+                                         heads, d_model, input.empty() ? "" : ", the width of " + input));
+        const std::size_t d_k = d_model / heads, d_ff = 4 * d_model;  // the paper and GPT-2 widen 4 times
+        const NormPlacement placement = post_norm ? NormPlacement::post : NormPlacement::pre;
+        const bool pre_placement = placement == NormPlacement::pre;
+        const Init init = init_name == "gpt2" ? Init::gpt2 : Init::xavier;
+        const Activation activation = activation_name == "gelu" ? Activation::gelu : Activation::relu;
+        const Labels& dims = seq.dimensions;
+        const Labels hidden_units = numbered("h", d_ff);
+        Random random(seed);
+        const BlockParams params = random_block_params(random, d_model, heads, d_ff, init, activation);
+        const BlockSteps s = transformer_block(X, params, placement);  // every intermediate, (n × d_model) in and out
+        const auto activate = [&](const std::string& z) {
+            return activation == Activation::relu ? "max(0, " + z + ")" : "GELU(" + z + ")";
+        };
+
+        // ── Step 1: the input ───────────────────────────────────────────────
+        lesson.step("The sequence that enters the block");
+        lesson.say(fmt::format(
+            "X holds one token per row, d_model = {} columns. A real model adds positional\n"
+            "encodings first (chapter 09); this chapter leaves them out, so you can check\n"
+            "that the block treats every position alike.",
+            d_model));
+        lesson.show("X", "", X, tokens, dims, 1);
+
+        // ── Step 2: the parameters ──────────────────────────────────────────
+        lesson.step("The block's parameters");
+        const std::string matrix_init =
+            init == Init::gpt2 ? "N(0, 0.02²)" : "N(0, 2/(fan_in + fan_out))";
+        std::vector<TextRow> parts;
+        const auto part = [&](const std::string& name, std::size_t r, std::size_t c, const std::string& drawn) {
+            parts.push_back({name, r == 1 ? fmt::format("({})", c) : fmt::format("({} × {})", r, c), drawn,
+                             grouped(r * c)});
+        };
+        for (const char* W : {"W_Q", "W_K", "W_V", "W_O"}) part(W, d_model, d_model, matrix_init);
+        part("b_Q, b_K, b_V, b_O", 1, 4 * d_model, "N(0, 0.1²)");
+        part("γ1, γ2", 1, 2 * d_model, "1 + N(0, 0.1²)");
+        part("β1, β2", 1, 2 * d_model, "N(0, 0.1²)");
+        part("W_1", d_model, d_ff, matrix_init);
+        part("b_1", 1, d_ff, "N(0, 0.1²)");
+        part("W_2", d_ff, d_model, matrix_init);
+        part("b_2", 1, d_model, "N(0, 0.1²)");
+        const std::uint64_t toy_total = parameter_count(params);
+        parts.push_back({"total", "", "", grouped(toy_total)});
+        lesson.say(fmt::format(
+            "h = {} heads of d_k = {} columns; the feed-forward network has d_ff = {} hidden units\n"
+            "({}). Everything is drawn from the\n"
+            "project's generator with --seed {}.\n"
+            "The weight matrices use {} initialisation. Biases, β and γ − 1\n"
+            "start at 0 in a fresh model; here they are drawn small, so that every term shows.\n"
+            "--dump writes them all.\n",
+            heads, d_k, d_ff,
+            d_ff == 4 * d_model ? "4 · d_model, as in the paper and GPT-2"
+                                : fmt::format("{} · d_model; the paper and GPT-2 use 4", double(d_ff) / double(d_model)),
+            seed, init == Init::gpt2 ? "GPT-2's" : "Xavier (Glorot) normal"));
+        fmt::print("{}", format_table({"parameters", "shape", "drawn from", "count"}, parts));
+        const AttentionParams& a = params.attention;
+        for (const auto& [name, m] : std::vector<std::pair<std::string, const Matrix*>>{
+                 {"W_Q", &a.W_Q}, {"W_K", &a.W_K}, {"W_V", &a.W_V}, {"W_O", &a.W_O}, {"W_1", &params.ffn.W_1},
+                 {"W_2", &params.ffn.W_2}})
+            lesson.keep_for_dump(name, *m);
+        for (const auto& [name, v] : std::vector<std::pair<std::string, const Vector*>>{
+                 {"b_Q", &a.b_Q}, {"b_K", &a.b_K}, {"b_V", &a.b_V}, {"b_O", &a.b_O}, {"b_1", &params.ffn.b_1},
+                 {"b_2", &params.ffn.b_2}, {"gamma1", &params.ln1.gamma}, {"beta1", &params.ln1.beta},
+                 {"gamma2", &params.ln2.gamma}, {"beta2", &params.ln2.beta}})
+            lesson.keep_for_dump(name, as_row(*v));
+
+        // The pieces of the walk, each printed where the chosen placement computes it.
+        const auto show_layer_norm = [&](int which, const Matrix& in, const std::string& in_name,
+                                         const Matrix& out) {
+            const std::string name = fmt::format("ln{}", which);
+            lesson.step(fmt::format("Layer normalisation {}: LN{}({})", which, which, in_name));
+            lesson.say(fmt::format(
+                "Each token (row) on its own: subtract its mean μ, divide by √(σ² + ε) with ε = 1e-5,\n"
+                "so the row x̂ has mean 0 and variance 1; then scale by γ{0} and shift by β{0}, one\n"
+                "learned number per column, which lets the model undo the normalisation where it helps.",
+                which));
+            const Matrix x_hat = normalise_rows(in);  // (n × d_model)
+            std::vector<TextRow> stats;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto [mu, var] = row_moments(in, i);
+                const auto [hat_mu, hat_var] = row_moments(x_hat, i);
+                stats.push_back({tokens[i], fmt::format("{:.3f}", mu), fmt::format("{:.3f}", var),
+                                 format_number(static_cast<float>(hat_mu), 3), fmt::format("{:.3f}", hat_var)});
+            }
+            fmt::print("\n{}", format_table({"token", fmt::format("μ of {}", in_name), "σ²", "mean of x̂",
+                                             "variance of x̂"},
+                                            stats));
+            lesson.show(name, fmt::format("γ{} ⊙ ({} − μ) / √(σ² + ε) + β{}", which, in_name, which), out, tokens,
+                        dims);
+        };
+        const auto show_attention = [&](const std::string& in_name) {
+            lesson.step(fmt::format("Multi-head attention on {}", in_name));
+            lesson.say(fmt::format(
+                "Q = {0} · W_Q + b_Q, and likewise K and V, each (n × d_model), cut into h = {1}\n"
+                "heads of d_k = {2} columns. Each head runs softmax(Q_i · K_iᵀ / √d_k) · V_i on its\n"
+                "own columns; the heads are set side by side and W_O mixes them. This is the only\n"
+                "place in the block where tokens look at each other. (Q, K and V are in --dump.)",
+                in_name, heads, d_k));
+            lesson.keep_for_dump("Q", s.Q);
+            lesson.keep_for_dump("K", s.K);
+            lesson.keep_for_dump("V", s.V);
+            for (std::size_t i = 0; i < heads; ++i)
+                lesson.show(fmt::format("weights_{}", i + 1),
+                            fmt::format("softmax(Q_{0} · K_{0}ᵀ / √{1})", i + 1, d_k), head(s.weights, i), tokens,
+                            tokens);
+            lesson.show("concat", "[weights_1 · V_1, …, weights_h · V_h]", s.concat, tokens, numbered("c", d_model));
+            lesson.show("attention", "concat · W_O + b_O", s.attention, tokens, dims);
+        };
+        const auto show_residual = [&](int which, const std::string& formula, const Matrix& m, bool last) {
+            lesson.step(fmt::format("Residual connection {}: add, do not replace", which));
+            lesson.say(which == 1
+                           ? "The sub-layer's output is added to its input. The token keeps what it was and\n"
+                             "gains what attention found; the gradient has a path of plain 1s back to X."
+                           : "The feed-forward output is added in the same way.");
+            lesson.show(fmt::format("residual{}", which), formula + (last ? "   (the block's output)" : ""), m,
+                        tokens, dims);
+        };
+        const auto show_ffn = [&](const std::string& in_name) {
+            lesson.step(fmt::format("The position-wise feed-forward network on {}", in_name));
+            lesson.say(fmt::format(
+                "FFN(x) = {0} · W_2 + b_2. The paper uses max(0, ·) (ReLU); GPT-2 uses GELU,\n"
+                "a smooth version (--activation gelu). It widens each token to d_ff = {1} hidden units\n"
+                "and back to {2}. It looks at one token at a time, so it cannot move information\n"
+                "between tokens; instead it mixes the columns the heads filled, with a non-linearity\n"
+                "that attention does not have.",
+                activate("x · W_1 + b_1"), d_ff, d_model));
+            lesson.keep_for_dump("pre_activation", s.ffn.pre_activation);
+            lesson.show("hidden", activate(in_name + " · W_1 + b_1"), s.ffn.hidden, tokens,
+                        hidden_units);
+            std::size_t zeros = 0;
+            for (const float v : s.ffn.hidden) zeros += v == 0.0f;
+            if (activation == Activation::relu)
+                lesson.say(fmt::format("\nmax(0, ·) set {} of the {} hidden values to exactly 0.", zeros,
+                                       s.ffn.hidden.size()));
+            lesson.show("ffn", "hidden · W_2 + b_2", s.ffn.output, tokens, dims);
+        };
+
+        // ── Steps 3–8: one pass, in the order the chosen placement computes it ──
+        if (pre_placement) {
+            show_layer_norm(1, X, "X", s.ln1);
+            show_attention("ln1");
+            show_residual(1, "X + attention", s.residual1, false);
+            show_layer_norm(2, s.residual1, "residual1", s.ln2);
+            show_ffn("ln2");
+            show_residual(2, "residual1 + ffn", s.residual2, true);
+        } else {
+            show_attention("X");
+            show_residual(1, "X + attention", s.residual1, false);
+            show_layer_norm(1, s.residual1, "residual1", s.ln1);
+            show_ffn("ln1");
+            show_residual(2, "ln1 + ffn", s.residual2, false);
+            show_layer_norm(2, s.residual2, "residual2", s.ln2);
+            lesson.say("\nln2 is the block's output.");
+        }
+        lesson.keep_for_dump("output", s.output);
+
+        // ── Step 9: the other placement ─────────────────────────────────────
+        const NormPlacement other_placement = pre_placement ? NormPlacement::post : NormPlacement::pre;
+        const BlockSteps other = transformer_block(X, params, other_placement);
+        const Matrix& pre_out = pre_placement ? s.output : other.output;
+        const Matrix& post_out = pre_placement ? other.output : s.output;
+        lesson.step("Pre-norm and post-norm, with the same weights");
+        lesson.say(
+            "Post-norm (the 2017 paper): LN(x + Sublayer(x)). The normalisation sits on the\n"
+            "residual path, so each block's output is renormalised and nothing reaches the next\n"
+            "block unchanged. Deep post-norm stacks train only with a learning-rate warm-up.\n"
+            "Pre-norm (GPT-2 and most models since): x + Sublayer(LN(x)). The sub-layer reads a\n"
+            "normalised copy, and x itself flows through untouched: with the sub-layers switched\n"
+            "off the block is exactly the identity. The stream's size grows from block to block,\n"
+            "so GPT-2 adds one final LayerNorm after the last block.");
+        lesson.show(pre_placement ? "output_post_norm" : "output_pre_norm",
+                    pre_placement ? "LN2(r + FFN(r)), r = LN1(X + MHA(X))" : "r + FFN(LN2(r)), r = X + MHA(LN1(X))",
+                    other.output, tokens, dims);
+        std::vector<TextRow> spread;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double x_std = std::sqrt(row_moments(X, i).second);
+            const double pre_std = std::sqrt(row_moments(pre_out, i).second);
+            const double post_std = std::sqrt(row_moments(post_out, i).second);
+            spread.push_back({tokens[i], fmt::format("{:.3f}", x_std), fmt::format("{:.3f}", pre_std),
+                              fmt::format("{:.3f}", post_std)});
+        }
+        fmt::print("\n{}", format_table({"token", "σ of X", "σ of pre-norm output", "σ of post-norm output"}, spread));
+        lesson.say(
+            "\nThe post-norm output has a spread near 1 in every row (γ2 moves it a little): it\n"
+            "is a LayerNorm's output. The pre-norm output is X plus two additions, so its rows\n"
+            "keep whatever size the stream had.");
+
+        // ── Step 10: the shapes ─────────────────────────────────────────────
+        lesson.step("The shapes through the block");
+        const auto shape = [](std::size_t r, std::size_t c) { return fmt::format("({} × {})", r, c); };
+        std::vector<TextRow> shapes = {
+            {"X", "input", "(n × d_model)", shape(n, d_model)},
+            {"ln1", pre_placement ? "LN1(X)" : "LN1(residual1)", "(n × d_model)", shape(n, d_model)},
+            {"Q, K, V", "x · W + b", "(n × d_model)", shape(n, d_model)},
+            {"Q_i, K_i, V_i", "head i's columns", "(n × d_k)", shape(n, d_k)},
+            {"weights_i", "softmax(Q_i · K_iᵀ / √d_k)", "(n × n)", shape(n, n)},
+            {"concat", "[weights_i · V_i]", "(n × h·d_k)", shape(n, d_model)},
+            {"attention", "concat · W_O + b_O", "(n × d_model)", shape(n, d_model)},
+            {"residual1", "X + attention", "(n × d_model)", shape(n, d_model)},
+            {"ln2", pre_placement ? "LN2(residual1)" : "LN2(residual2)", "(n × d_model)", shape(n, d_model)},
+            {"hidden", activate("x · W_1 + b_1"), "(n × d_ff)", shape(n, d_ff)},
+            {"ffn", "hidden · W_2 + b_2", "(n × d_model)", shape(n, d_model)},
+            {"residual2", pre_placement ? "residual1 + ffn" : "ln1 + ffn", "(n × d_model)", shape(n, d_model)},
+            {"output", pre_placement ? "residual2" : "ln2", "(n × d_model)", shape(n, d_model)},
+        };
+        fmt::print("{}", format_table({"matrix", "formula", "shape", "here"}, shapes));
+        lesson.say(
+            "\nThe block takes (n × d_model) and gives back (n × d_model): blocks stack, and the\n"
+            "only place the shape leaves d_model is inside the FFN (d_ff) and the (n × n) weights.");
+
+        // ── Step 11: parameter counts of real models ────────────────────────
+        lesson.step("Parameters per block in real models");
+        const BlockParameterCount base = count_block_parameters(512, 2048);
+        const BlockParameterCount gpt2 = count_block_parameters(768, 3072);
+        const BlockParameterCount toy = count_block_parameters(d_model, d_ff);
+        const std::uint64_t gpt2_blocks = 12 * gpt2.total();
+        const std::uint64_t gpt2_tokens = 50257ull * 768, gpt2_positions = 1024ull * 768, gpt2_final_ln = 2 * 768;
+        const std::uint64_t gpt2_total = gpt2_blocks + gpt2_tokens + gpt2_positions + gpt2_final_ln;
+        const auto count_row = [&](const std::string& model, const std::string& dims_text,
+                                   const BlockParameterCount& c) {
+            return TextRow{model, dims_text, grouped(c.attention), grouped(c.feed_forward), grouped(c.layer_norms),
+                           grouped(c.total())};
+        };
+        lesson.say(
+            "attention 4·d_model² + 4·d_model (W_Q, W_K, W_V, W_O and biases; h does not change it),\n"
+            "FFN 2·d_model·d_ff + d_ff + d_model, two LayerNorms 2·2·d_model.\n");
+        fmt::print("{}", format_table({"model", "d_model, h, d_ff", "attention", "FFN", "2 LN", "per block"},
+                                      {count_row("this block", fmt::format("{}, {}, {}", d_model, heads, d_ff), toy),
+                                       count_row("Transformer Base", "512, 8, 2048", base),
+                                       count_row("GPT-2 small", "768, 12, 3072", gpt2)}));
+        lesson.say(fmt::format(
+            "\nThe FFN holds two thirds of every block. GPT-2 small stacks 12 blocks ({}), adds\n"
+            "token embeddings 50257 × 768 ({}), position embeddings 1024 × 768 ({}) and a\n"
+            "final LayerNorm ({}): {} parameters, the published \"124M\".",
+            grouped(gpt2_blocks), grouped(gpt2_tokens), grouped(gpt2_positions), grouped(gpt2_final_ln),
+            grouped(gpt2_total)));
+
+        // ── Self-checks ─────────────────────────────────────────────────────
+        lesson.step("Self-checks");
+        auto& check = lesson.checks();
+        const Matrix& ln1_in = pre_placement ? X : s.residual1;
+        const Matrix x_hat = normalise_rows(ln1_in);
+        double mean_error = 0.0, variance_error = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto [hat_mu, hat_var] = row_moments(x_hat, i);
+            const double var = row_moments(ln1_in, i).second;
+            mean_error = std::max(mean_error, std::abs(hat_mu));
+            variance_error = std::max(variance_error, std::abs(hat_var - var / (var + 1e-5)));
+        }
+        check.close("every row of x̂ has mean 0", mean_error, 1e-6);
+        check.close("every row of x̂ has variance σ²/(σ² + ε), which is 1 up to ε", variance_error, 1e-5);
+        check.close("LN1 equals the formula as a loop in double",
+                    max_abs_difference(s.ln1, layer_norm_loop(ln1_in, params.ln1)), 1e-5);
+        check.close("LN2 equals the formula as a loop in double",
+                    max_abs_difference(s.ln2, layer_norm_loop(pre_placement ? s.residual1 : s.residual2, params.ln2)),
+                    1e-5);
+        double row_sum_error = 0.0;
+        for (std::size_t k = 0; k < heads; ++k)
+            for (std::size_t i = 0; i < n; ++i) {
+                double sum = 0.0;
+                for (std::size_t j = 0; j < n; ++j) sum += s.weights(k, i, j);
+                row_sum_error = std::max(row_sum_error, std::abs(sum - 1.0));
+            }
+        check.close("every head's weights: rows sum to 1", row_sum_error, 1e-5);
+        const Matrix& ffn_in = pre_placement ? s.ln2 : s.ln1;
+        check.close("the FFN equals its formula as loops in double",
+                    max_abs_difference(s.ffn.output, feed_forward_loop(params.ffn, ffn_in)), 1e-4);
+        Matrix one_at_a_time = Matrix::from_shape({n, d_model});
+        for (std::size_t i = 0; i < n; ++i) {
+            const Matrix row = xt::view(ffn_in, xt::range(i, i + 1), xt::all());  // (1 × d_model)
+            xt::view(one_at_a_time, i, xt::all()) = xt::view(feed_forward(params.ffn, row).output, 0, xt::all());
+        }
+        check.close("position-wise: the FFN of each token alone gives the same rows",
+                    max_abs_difference(one_at_a_time, s.ffn.output), 1e-5);
+        check.that(fmt::format("the block keeps the shape: {} in, {} out", shape(n, d_model),
+                               shape(rows(s.output), cols(s.output))),
+                   s.output.shape() == X.shape());
+        const Matrix reversed_out = transformer_block(reversed_rows(X), params, placement).output;
+        check.close("with no positional encoding, reversing the tokens reverses the output",
+                    max_abs_difference(reversed_out, reversed_rows(s.output)), 1e-5);
+        BlockParams silent = params;  // the sub-layers' last maps set to 0: they add nothing
+        silent.attention.W_O.fill(0.0f);
+        silent.attention.b_O.fill(0.0f);
+        silent.ffn.W_2.fill(0.0f);
+        silent.ffn.b_2.fill(0.0f);
+        check.close("pre-norm with silent sub-layers is the identity: output = X",
+                    max_abs_difference(transformer_block(X, silent, NormPlacement::pre).output, X), 0.0);
+        check.close("post-norm with silent sub-layers is not: output = LN2(LN1(X))",
+                    max_abs_difference(transformer_block(X, silent, NormPlacement::post).output,
+                                       layer_norm(layer_norm(X, params.ln1), params.ln2)),
+                    1e-6);
+        check.that(fmt::format("this block: the formulas count the {} numbers drawn", grouped(toy_total)),
+                   toy.total() == toy_total);
+        check.that("Transformer Base: attention 1 050 624, FFN 2 099 712, 2 LN 2 048 (published sizes)",
+                   base.attention == 1050624 && base.feed_forward == 2099712 && base.layer_norms == 2048);
+        check.that("Transformer Base: 3 152 384 parameters per encoder layer", base.total() == 3152384);
+        check.that("GPT-2 small: attention 2 362 368, MLP 4 722 432, 2 LN 3 072",
+                   gpt2.attention == 2362368 && gpt2.feed_forward == 4722432 && gpt2.layer_norms == 3072);
+        check.that("GPT-2 small: 7 087 872 per block, 85 054 464 in 12 blocks",
+                   gpt2.total() == 7087872 && gpt2_blocks == 85054464);
+        check.that("GPT-2 small: 124 439 808 parameters in all (the published 124M)", gpt2_total == 124439808);
+    });
+}
