@@ -14,6 +14,10 @@
 namespace {
 
 constexpr std::uintmax_t max_file_bytes = 64u << 20;  // far more than any lesson needs
+// The largest magnitude a lesson takes. Its products are summed into scores,
+// divided by small temperatures and trained on: past this, float32 overflows to
+// inf and the lesson would print nan instead of a lesson.
+constexpr double max_magnitude = 1e6;
 
 std::string trim(const std::string& s) {
     const auto first = s.find_first_not_of(" \t");
@@ -54,6 +58,9 @@ float parse_number(const std::string& cell, const std::string& source, std::size
         fail(source, line, fmt::format("{}: expected a finite number, found '{}'", where, cell));
     if (std::fabs(value) > 3.0e38)
         fail(source, line, fmt::format("{}: '{}' is out of range for a float", where, cell));
+    if (std::fabs(value) > max_magnitude)
+        fail(source, line, fmt::format("{}: '{}' is too large: a lesson takes values within ±{:g} (larger ones "
+                                       "overflow float32 once multiplied and summed)", where, cell, max_magnitude));
     return static_cast<float>(value);
 }
 

@@ -5,7 +5,8 @@
 //   mat,0.0,0.8,0.3
 //
 // Reading is strict: anything malformed throws InputError naming the file,
-// the line and the column, and what was expected.
+// the line and the column, and what was expected. Values must be finite and
+// within ±1e6 (larger ones overflow float32 once multiplied and summed).
 #pragma once
 
 #include <string>

@@ -1,5 +1,6 @@
 #include "common/lesson.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,27 @@ bool has_word(const std::string& name, const std::string& word) {
     return false;
 }
 
+// CLI11 reads "-1" into an unsigned flag as 2^64 − 1, and a CLI::Range lets
+// "nan" through (every comparison with NaN is false): refuse both, for every
+// chapter's flags, with the flag named like CLI11's own errors.
+void refuse_wrapped_or_non_finite(const CLI::App& app) {
+    for (const CLI::Option* option : app.get_options()) {
+        const std::string type = option->get_type_name();
+        const bool is_unsigned = type.rfind("UINT", 0) == 0;
+        const bool is_real = type.rfind("FLOAT", 0) == 0 || type.rfind("NUMBER", 0) == 0;
+        for (const std::string& value : option->results()) {
+            if (is_unsigned && value.find('-') != std::string::npos)
+                throw CLI::ValidationError(option->get_name(), value + ": expected a number at least 0");
+            if (is_real) {
+                char* end = nullptr;
+                const double number = std::strtod(value.c_str(), &end);
+                if (end != value.c_str() && !std::isfinite(number))
+                    throw CLI::ValidationError(option->get_name(), value + ": expected a finite number");
+            }
+        }
+    }
+}
+
 }  // namespace
 
 bool pictured_by_name(const std::string& name, const Matrix& m) {
@@ -77,6 +99,7 @@ std::string& Lesson::add_input_option(const std::string& default_sequence) {
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     try {
         cli_.parse(argc, argv);
+        refuse_wrapped_or_non_finite(cli_);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
         std::string message = e.what();

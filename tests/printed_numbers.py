@@ -1,0 +1,81 @@
+"""The printed decimals never show "-0.000…" (a tiny negative must print as a plain
+zero) nor "nan", in any golden output and in the live default run of every chapter.
+
+    python3 tests/printed_numbers.py BIN_DIR      (ctest runs it as printed_numbers)
+
+One lesson shows nan on purpose: the naive softmax of chapter 02 overflowing. A
+nan is allowed only inside a matrix whose name starts with "naive", and in prose
+(a sentence is not a row of numbers, e.g. "exp() returns inf, and inf / inf is nan").
+"""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.argv[1]).resolve()
+
+NEGATIVE_ZERO = re.compile(r"(?<![\d.])-0\.0+(?![\d])|(?<![\d.\w])-0(?![\d.])")
+NAN = re.compile(r"(?<![\w])-?nan(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w])")
+TITLE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*) (=|\()")
+
+
+CELL = re.compile(r"^-?(\d+(\.\d+)?([eE][+-]?\d+)?|nan|inf|…|⋮)$")
+
+
+def is_data_row(line):
+    """A row of printed numbers (a label, then cells), not a sentence that says "nan"."""
+    words = line.split()
+    cells = sum(1 for w in words if CELL.match(w.strip(",;()")))
+    return cells >= 2 and cells * 2 >= len(words)
+
+
+def problems_in(text):
+    found = []
+    matrix = ""  # the name of the matrix being printed, "" in prose
+    for number, line in enumerate(text.splitlines(), 1):
+        title = TITLE.match(line)
+        if title:
+            matrix = title.group(1)
+        elif not line.strip():
+            matrix = ""
+        if NEGATIVE_ZERO.search(line):
+            found.append(f"line {number}: negative zero: {line.strip()[:120]}")
+        if NAN.search(line) and is_data_row(line) and not matrix.startswith("naive"):
+            found.append(f"line {number}: nan in {matrix or 'a table'}: {line.strip()[:120]}")
+    return found
+
+
+def main():
+    failures = checked = 0
+    sources = []
+    for golden in sorted((ROOT / "tests" / "golden").glob("*.txt")):
+        sources.append((f"tests/golden/{golden.name}", golden.read_text()))
+    for chapter in sorted(p.stem for p in (ROOT / "chapters").glob("ch[0-9][0-9]_*.cpp")):
+        program = BIN / chapter
+        if not program.exists():
+            print(f"FAIL {chapter}: not built")
+            failures += 1
+            continue
+        run = subprocess.run([program, "--no-color"], capture_output=True, text=True,
+                             env=dict(os.environ, NO_COLOR="1"))
+        if run.returncode != 0:
+            print(f"FAIL {chapter}: the default run exited {run.returncode}: {run.stderr.strip()[:200]}")
+            failures += 1
+        sources.append((f"{chapter} (live default run)", run.stdout))
+    for name, text in sources:
+        checked += 1
+        found = problems_in(text)
+        for problem in found:
+            print(f"FAIL {name}: {problem}")
+        failures += bool(found)
+        if not found:
+            print(f"ok   {name}")
+    print(f"{checked - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
