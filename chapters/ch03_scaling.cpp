@@ -90,23 +90,6 @@ double mean_jacobian_norm(const Matrix& weights) {
     return sum / double(rows(weights));
 }
 
-double worst_row_sum_error(const Matrix& weights) {
-    double worst = 0.0;
-    for (std::size_t i = 0; i < rows(weights); ++i) {
-        double sum = 0.0;
-        for (std::size_t j = 0; j < cols(weights); ++j) sum += weights(i, j);
-        const double error = std::abs(sum - 1.0);
-        if (!(error <= worst)) worst = error;  // a NaN sum is the worst of all
-    }
-    return worst;
-}
-
-Labels numbered(const std::string& prefix, std::size_t count) {
-    Labels labels;
-    for (std::size_t i = 0; i < count; ++i) labels.push_back(prefix + std::to_string(i));
-    return labels;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

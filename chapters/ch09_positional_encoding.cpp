@@ -22,6 +22,7 @@
 #include <fmt/ranges.h>
 
 #include "common/attention.hpp"
+#include "common/elide.hpp"
 #include "common/input_error.hpp"
 #include "common/lesson.hpp"
 #include "common/matmul.hpp"
@@ -48,12 +49,6 @@ AttentionSteps self_attention(const Matrix& X, const Projections& W) {
 Labels pe_labels(std::size_t d_model) {
     Labels labels;
     for (std::size_t c = 0; c < d_model; ++c) labels.push_back(fmt::format("{}{}", c % 2 == 0 ? "sin" : "cos", c / 2));
-    return labels;
-}
-
-Labels numbered(const std::string& prefix, std::size_t count) {
-    Labels labels;
-    for (std::size_t i = 0; i < count; ++i) labels.push_back(prefix + std::to_string(i));
     return labels;
 }
 
@@ -134,8 +129,10 @@ int main(int argc, char** argv) {
         const Order order = input.empty() ? swap_cat_and_mat : reversal(n);
         const Labels tokens_b = permute_labels(tokens, order);
         const Matrix X_b = permute_rows(X, order);  // (n × d_model): the same rows, another order
-        const std::string sentence_a = fmt::format("{}", fmt::join(tokens, " "));
-        const std::string sentence_b = fmt::format("{}", fmt::join(tokens_b, " "));
+        const std::string sentence_a = join_elided(tokens, " ");  // a long sequence is shortened with …
+        const std::string sentence_b = join_elided(tokens_b, " ");
+        std::vector<std::string> order_text;
+        for (const std::size_t i : order) order_text.push_back(std::to_string(i));
         // The token whose output we follow: "sat" stays at position 2 in both sentences;
         // for a learner's sequence, the first token (it moves to the end).
         const std::size_t watched = input.empty() ? 2 : 0;
@@ -149,7 +146,7 @@ int main(int argc, char** argv) {
             "A: \"{}\"\nB: \"{}\"\n"
             "B has exactly the rows of A's X, in another order: row i of X_B is row\n"
             "order[i] of X, order = ({}). {}",
-            sentence_a, sentence_b, fmt::join(order, ", "),
+            sentence_a, sentence_b, join_elided(order_text, ", "),
             input.empty() ? "Who sat on whom is only in the order." : "Only the order differs."));
         lesson.show("X", "sentence A", X, tokens, seq.dimensions, 1);
         lesson.keep_for_dump("X_permuted", X_b);
@@ -209,10 +206,20 @@ int main(int argc, char** argv) {
         std::vector<TextRow> looks;
         std::size_t top_a = 0, top_b = 0;
         for (std::size_t j = 0; j < n; ++j) {
-            looks.push_back({std::to_string(j), tokens[j], format_number(pe_a.weights(watched, j), 3), tokens_b[j],
-                             format_number(pe_b.weights(watched_b, j), 3)});
             if (pe_a.weights(watched, j) > pe_a.weights(watched, top_a)) top_a = j;
             if (pe_b.weights(watched_b, j) > pe_b.weights(watched_b, top_b)) top_b = j;
+        }
+        // A long sequence shows its first and last positions, and the two the text names.
+        std::vector<std::size_t> shown = {top_a, top_b};
+        for (const std::size_t j : elided_indices(n))
+            if (j != elided) shown.push_back(j);
+        std::sort(shown.begin(), shown.end());
+        shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+        for (std::size_t s = 0; s < shown.size(); ++s) {
+            const std::size_t j = shown[s];
+            if (s > 0 && j > shown[s - 1] + 1) looks.push_back({"", "…", "", "…"});  // positions left out
+            looks.push_back({std::to_string(j), tokens[j], format_number(pe_a.weights(watched, j), 3), tokens_b[j],
+                             format_number(pe_b.weights(watched_b, j), 3)});
         }
         fmt::print("\n{}", format_table({"position", "A", "weight of \"" + word + "\"", "B", "weight of \"" + word + "\""},
                                         looks));

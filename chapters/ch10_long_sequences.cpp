@@ -188,21 +188,21 @@ std::string loglog_chart(const std::vector<Sweep>& series) {
 }
 
 // "256:1,1024:4" → {(256, 1), (1024, 4)}
+// "256" → 256; 0 for anything but plain digits (std::stoul would read "-1" as 2^64 − 1).
+std::size_t positive_integer(const std::string& text) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoul(text);
+}
+
 std::vector<DilatedPair> parse_pairs(const std::string& text) {
     std::vector<DilatedPair> pairs;
     std::stringstream all(text);
     std::string item;
     while (std::getline(all, item, ',')) {
         const auto colon = item.find(':');
-        std::size_t w = 0, r = 0, used_w = 0, used_r = 0;
-        try {
-            if (colon == std::string::npos) throw std::invalid_argument("no colon");
-            w = std::stoul(item.substr(0, colon), &used_w);
-            r = std::stoul(item.substr(colon + 1), &used_r);
-        } catch (const std::exception&) {
-            used_w = 0;
-        }
-        if (used_w == 0 || used_w != colon || used_r != item.size() - colon - 1 || w == 0 || r == 0)
+        const std::size_t w = colon == std::string::npos ? 0 : positive_integer(item.substr(0, colon));
+        const std::size_t r = colon == std::string::npos ? 0 : positive_integer(item.substr(colon + 1));
+        if (w == 0 || r == 0)
             throw InputError(fmt::format("--pairs {}: expected segment:dilation pairs of positive integers "
                                          "separated by commas, like 256:1,1024:4 (\"{}\" is not one)",
                                          text, item));
@@ -301,12 +301,6 @@ double relative_error(const Matrix& a, const Matrix& b) {
         ref += static_cast<double>(b.flat(i)) * b.flat(i);
     }
     return std::sqrt(diff / ref);
-}
-
-Labels numbered(const std::string& prefix, std::size_t count) {
-    Labels labels;
-    for (std::size_t i = 0; i < count; ++i) labels.push_back(prefix + std::to_string(i));
-    return labels;
 }
 
 }  // namespace
@@ -551,6 +545,20 @@ int main(int argc, char** argv) {
         lesson.say(fmt::format("\nFitted (n ≥ 4096): window ∝ {}, dilated ∝ {}. Time against n:\n",
                                power(slide.slope_of(slide.seconds, 4096)), power(dilated.slope_of(dilated.seconds, 4096))));
         fmt::print("{}", loglog_chart({full, stream, slide, dilated}));
+        // The same curves as pictures (--svg): log–log, so n² and n are straight lines.
+        const auto seconds_of = [](const Sweep& s) { return Series{s.name, s.n, s.seconds}; };
+        lesson.plot("cost_time", "Time of one attention layer against n (one head, one core)",
+                    {"sequence length n (tokens)", true}, {"time (s)", true},
+                    {seconds_of(full), seconds_of(stream), seconds_of(slide), seconds_of(dilated)});
+        const auto mib_of = [](const Sweep& s) {
+            Series series{s.name, {}, {}};
+            for (std::size_t i = 0; i < s.n.size(); ++i)
+                if (s.bytes[i] > 0) series.x.push_back(s.n[i]), series.y.push_back(s.bytes[i] / (1024.0 * 1024.0));
+            return series;
+        };
+        lesson.plot("cost_memory", "Peak memory one attention layer adds, against n",
+                    {"sequence length n (tokens)", true}, {"peak memory (MiB)", true},
+                    {mib_of(full), mib_of(stream), mib_of(slide), mib_of(dilated)});
 
         const std::size_t n_error = std::min<std::size_t>(4096, max_n);
         lesson.say(fmt::format(

@@ -27,6 +27,7 @@
 
 #include "common/adam.hpp"
 #include "common/attention_backward.hpp"
+#include "common/elide.hpp"
 #include "common/input_error.hpp"
 #include "common/labelled_csv.hpp"
 #include "common/lesson.hpp"
@@ -34,7 +35,7 @@
 #include "common/matmul.hpp"
 #include "common/random.hpp"
 #include "common/text_table.hpp"
-#include "common/text_width.hpp"
+#include "common/side_by_side.hpp"
 
 namespace {
 
@@ -188,47 +189,6 @@ float uniform_weight(const std::vector<Sentence>& data) {
 }
 
 // ── Printing helpers ────────────────────────────────────────────────────────
-// The terminal columns a line takes, not counting colour escapes (ESC[…m).
-std::size_t visible_width(const std::string& line) {
-    std::string plain;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line[i] == '\x1b') {
-            while (i < line.size() && line[i] != 'm') ++i;
-            continue;
-        }
-        plain += line[i];
-    }
-    return display_width(plain);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        const std::size_t end = text.find('\n', start);
-        out.push_back(text.substr(start, end - start));
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return out;
-}
-
-// Two printed blocks next to each other.
-std::string side_by_side(const std::string& left, const std::string& right, std::size_t gap = 4) {
-    const auto a = lines_of(left), b = lines_of(right);
-    std::size_t width = 0;
-    for (const auto& line : a) width = std::max(width, visible_width(line));
-    std::string out;
-    for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-        const std::string l = i < a.size() ? a[i] : "";
-        const std::string r = i < b.size() ? b[i] : "";
-        std::string line = l + std::string(width + gap - visible_width(l), ' ') + r;
-        while (!line.empty() && line.back() == ' ') line.pop_back();
-        out += line + "\n";
-    }
-    return out;
-}
-
 // A 10-row plot of log10(loss) against the step, one column per sampled step.
 std::string loss_chart(const std::vector<float>& loss, std::size_t width = 60, std::size_t height = 10) {
     const std::size_t columns = std::min(width, loss.size());
@@ -498,10 +458,11 @@ int main(int argc, char** argv) {
         // ── Step 7: attention before and after ──────────────────────────────
         lesson.step("Attention before and after training");
         const AttentionForward trained = forward(shown.X, w);
-        fmt::print("\n{}", side_by_side(format_matrix("weights_before", "at the start", start_shown.weights, tokens,
-                                                      tokens, lesson.style()),
-                                        format_matrix("weights", "after training", trained.weights, tokens, tokens,
-                                                      lesson.style())));
+        fmt::print("{}", side_by_side({format_matrix("weights_before", "at the start", start_shown.weights, tokens,
+                                                     tokens, lesson.style()),
+                                       format_matrix("weights", "after training", trained.weights, tokens, tokens,
+                                                     lesson.style())},
+                                      200));
         lesson.keep_for_dump("X", shown.X);
         lesson.keep_for_dump("weights_before", start_shown.weights);
         lesson.keep_for_dump("weights", trained.weights);
@@ -515,7 +476,11 @@ int main(int argc, char** argv) {
             return best;
         };
         std::vector<TextRow> reading;
-        for (std::size_t i = 0; i < n; ++i) {
+        for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last rows, like the matrices
+            if (i == elided) {
+                reading.push_back({"⋮"});
+                continue;
+            }
             const std::size_t top = argmax(trained.weights, i);
             reading.push_back({tokens[i], tokens[top], fmt::format("{:.3f}", trained.weights(i, top)),
                                colours[argmax(trained.output, i)],

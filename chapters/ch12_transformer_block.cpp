@@ -22,10 +22,12 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
+#include "common/elide.hpp"
 #include "common/input_error.hpp"
 #include "common/layer_norm.hpp"
 #include "common/lesson.hpp"
 #include "common/linear.hpp"
+#include "common/self_check.hpp"
 #include "common/sequence.hpp"
 #include "common/text_table.hpp"
 #include "common/transformer_block.hpp"
@@ -44,12 +46,6 @@ std::string grouped(std::uint64_t value) {
     return out;
 }
 
-Labels numbered(const std::string& prefix, std::size_t count) {
-    Labels labels;
-    for (std::size_t i = 0; i < count; ++i) labels.push_back(prefix + std::to_string(i));
-    return labels;
-}
-
 // Mean and (biased) variance of row i, in double: the reference for the float32 code.
 std::pair<double, double> row_moments(const Matrix& m, std::size_t i) {
     double mean = 0.0, variance = 0.0;
@@ -57,6 +53,17 @@ std::pair<double, double> row_moments(const Matrix& m, std::size_t i) {
     mean /= static_cast<double>(cols(m));
     for (std::size_t j = 0; j < cols(m); ++j) variance += (m(i, j) - mean) * (m(i, j) - mean);
     return {mean, variance / static_cast<double>(cols(m))};
+}
+
+// The largest |μ| / √(σ² + ε) over the rows: how many spreads away from 0 the
+// rows sit. LayerNorm's float32 rounding grows with it (see the self-checks).
+double mean_over_spread(const Matrix& x) {
+    double worst = 0.0;
+    for (std::size_t i = 0; i < rows(x); ++i) {
+        const auto [mean, variance] = row_moments(x, i);
+        worst = std::max(worst, std::abs(mean) / std::sqrt(variance + 1e-5));
+    }
+    return worst;
 }
 
 // LayerNorm written out as a loop in double, straight from the formula.
@@ -208,7 +215,11 @@ int main(int argc, char** argv) {
                 which));
             const Matrix x_hat = normalise_rows(in);  // (n × d_model)
             std::vector<TextRow> stats;
-            for (std::size_t i = 0; i < n; ++i) {
+            for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last rows, like the matrices
+                if (i == elided) {
+                    stats.push_back({"⋮"});
+                    continue;
+                }
                 const auto [mu, var] = row_moments(in, i);
                 const auto [hat_mu, hat_var] = row_moments(x_hat, i);
                 stats.push_back({tokens[i], fmt::format("{:.3f}", mu), fmt::format("{:.3f}", var),
@@ -304,7 +315,11 @@ int main(int argc, char** argv) {
                     pre_placement ? "LN2(r + FFN(r)), r = LN1(X + MHA(X))" : "r + FFN(LN2(r)), r = X + MHA(LN1(X))",
                     other.output, tokens, dims);
         std::vector<TextRow> spread;
-        for (std::size_t i = 0; i < n; ++i) {
+        for (const std::size_t i : elided_indices(n)) {
+            if (i == elided) {
+                spread.push_back({"⋮"});
+                continue;
+            }
             const double x_std = std::sqrt(row_moments(X, i).second);
             const double pre_std = std::sqrt(row_moments(pre_out, i).second);
             const double post_std = std::sqrt(row_moments(post_out, i).second);
@@ -379,21 +394,30 @@ int main(int argc, char** argv) {
             mean_error = std::max(mean_error, std::abs(hat_mu));
             variance_error = std::max(variance_error, std::abs(hat_var - var / (var + 1e-5)));
         }
-        check.close("every row of x̂ has mean 0", mean_error, 1e-6);
-        check.close("every row of x̂ has variance σ²/(σ² + ε), which is 1 up to ε", variance_error, 1e-5);
-        check.close("LN1 equals the formula as a loop in double",
-                    max_abs_difference(s.ln1, layer_norm_loop(ln1_in, params.ln1)), 1e-5);
-        check.close("LN2 equals the formula as a loop in double",
-                    max_abs_difference(s.ln2, layer_norm_loop(pre_placement ? s.residual1 : s.residual2, params.ln2)),
-                    1e-5);
+        const Matrix& ln2_in = pre_placement ? s.residual1 : s.residual2;
+        // The mean is a float32 sum of d_model numbers of size |μ|, off by less than
+        // d_model · FLT_EPSILON · |μ| (row_sum_tolerance), and x̂ sees that error in
+        // units of the spread. Nothing for centred rows; past 1e-2 (rows near 1e6 with a
+        // spread of 3) too few digits of x − μ are left to check, whatever the code.
+        const auto check_layer_norm = [&](const std::string& claim, double error, double tolerance, const Matrix& in) {
+            const double ratio = mean_over_spread(in), rounding = row_sum_tolerance(d_model) * ratio;
+            const std::string why =
+                fmt::format("a row's mean is {:.0e} times its spread: float32 keeps too few digits of x − μ", ratio);
+            if (rounding > 1e-2)
+                check.skip(claim, why);
+            else
+                check.close(claim, error, std::max(tolerance, rounding));
+        };
+        check_layer_norm("every row of x̂ has mean 0", mean_error, 1e-6, ln1_in);
+        check_layer_norm("every row of x̂ has variance σ²/(σ² + ε), which is 1 up to ε", variance_error, 1e-5, ln1_in);
+        check_layer_norm("LN1 equals the formula as a loop in double",
+                         max_abs_difference(s.ln1, layer_norm_loop(ln1_in, params.ln1)), 1e-5, ln1_in);
+        check_layer_norm("LN2 equals the formula as a loop in double",
+                         max_abs_difference(s.ln2, layer_norm_loop(ln2_in, params.ln2)), 1e-5, ln2_in);
         double row_sum_error = 0.0;
         for (std::size_t k = 0; k < heads; ++k)
-            for (std::size_t i = 0; i < n; ++i) {
-                double sum = 0.0;
-                for (std::size_t j = 0; j < n; ++j) sum += s.weights(k, i, j);
-                row_sum_error = std::max(row_sum_error, std::abs(sum - 1.0));
-            }
-        check.close("every head's weights: rows sum to 1", row_sum_error, 1e-5);
+            row_sum_error = std::max(row_sum_error, worst_row_sum_error(head(s.weights, k)));
+        check.close("every head's weights: rows sum to 1", row_sum_error, row_sum_tolerance(n));
         const Matrix& ffn_in = pre_placement ? s.ln2 : s.ln1;
         check.close("the FFN equals its formula as loops in double",
                     max_abs_difference(s.ffn.output, feed_forward_loop(params.ffn, ffn_in)), 1e-4);
@@ -408,8 +432,10 @@ int main(int argc, char** argv) {
                                shape(rows(s.output), cols(s.output))),
                    s.output.shape() == X.shape());
         const Matrix reversed_out = transformer_block(reversed_rows(X), params, placement).output;
+        // Reversed, each softmax sums its keys in the other order; the float32 rounding
+        // that leaves grows with the output's size (it holds X in pre-norm).
         check.close("with no positional encoding, reversing the tokens reverses the output",
-                    max_abs_difference(reversed_out, reversed_rows(s.output)), 1e-5);
+                    max_abs_difference(reversed_out, reversed_rows(s.output)), scaled_tolerance(1e-5, s.output));
         BlockParams silent = params;  // the sub-layers' last maps set to 0: they add nothing
         silent.attention.W_O.fill(0.0f);
         silent.attention.b_O.fill(0.0f);

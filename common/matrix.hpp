@@ -18,5 +18,12 @@ using Matrix = xt::xtensor<float, 2>;  // row-major, float32 like real models
 using Vector = xt::xtensor<float, 1>;
 using Labels = std::vector<std::string>;  // one name per row or column
 
+// Labels for rows or columns that have no names: numbered("t", 3) → t0, t1, t2.
+inline Labels numbered(const std::string& prefix, std::size_t count) {
+    Labels labels;
+    for (std::size_t i = 0; i < count; ++i) labels.push_back(prefix + std::to_string(i));
+    return labels;
+}
+
 inline std::size_t rows(const Matrix& m) { return m.shape(0); }
 inline std::size_t cols(const Matrix& m) { return m.shape(1); }

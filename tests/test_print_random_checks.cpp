@@ -7,6 +7,7 @@
 
 #include "common/print.hpp"
 #include "common/random.hpp"
+#include "common/side_by_side.hpp"
 #include "common/self_check.hpp"
 #include "common/text_table.hpp"
 
@@ -102,4 +103,13 @@ TEST_CASE("text tables align numbers right and words left") {
           "─────   ─────\n"
           "cat       0.5\n"
           "sat     12.25\n");
+}
+
+TEST_CASE("side_by_side puts blocks next to each other, and wraps when they do not fit") {
+    const std::string a = "ab\nabcd\n", b = "xyz\n";
+    CHECK(side_by_side({a, b}, 80) == "\nab      xyz\nabcd\n");
+    CHECK(side_by_side({a, b}, 6) == "\nab\nabcd\n\nxyz\n");  // 4 + 4 + 3 > 6: one block per row
+    // A colour escape takes no columns: the second block still starts at column 8.
+    CHECK(side_by_side({"\x1b[38;2;1;2;3mab\x1b[0m\nabcd\n", b}, 80) == "\n\x1b[38;2;1;2;3mab\x1b[0m      xyz\nabcd\n");
+    CHECK(visible_width("\x1b[1m…é\x1b[0m") == 2);
 }
