@@ -10,23 +10,14 @@
 #include "common/linear.hpp"
 #include "common/random.hpp"
 
-namespace {
-Vector vector_of(std::initializer_list<float> values) {
-    Vector v = Vector::from_shape({values.size()});
-    std::size_t i = 0;
-    for (float x : values) v(i++) = x;
-    return v;
-}
-}  // namespace
-
 TEST_CASE("linear: x · W + b by hand") {
     const Matrix x = {{1.0f, 2.0f}, {0.0f, -1.0f}};
     const Matrix W = {{1.0f, 0.0f, 2.0f}, {3.0f, 1.0f, -1.0f}};
-    const Matrix y = linear(x, W, vector_of({0.5f, 0.0f, -0.5f}));
+    const Matrix y = linear(x, W, Vector({0.5f, 0.0f, -0.5f}));
     const Matrix expected = {{7.5f, 2.0f, -0.5f}, {-2.5f, -1.0f, 0.5f}};
     CHECK(xt::allclose(y, expected));
-    CHECK_THROWS(linear(x, W, vector_of({1.0f})));
-    CHECK(as_row(vector_of({1.0f, 2.0f})) == Matrix{{1.0f, 2.0f}});
+    CHECK_THROWS(linear(x, W, Vector({1.0f})));
+    CHECK(as_row(Vector({1.0f, 2.0f})) == Matrix{{1.0f, 2.0f}});
 }
 
 TEST_CASE("relu and gelu at known points") {
@@ -45,9 +36,9 @@ TEST_CASE("relu and gelu at known points") {
 TEST_CASE("the feed-forward network by hand: max(0, x · W_1 + b_1) · W_2 + b_2") {
     FeedForward f;
     f.W_1 = {{1.0f, -1.0f, 0.0f}, {0.0f, 1.0f, 2.0f}};  // (2 × 3)
-    f.b_1 = vector_of({0.0f, 0.5f, -1.0f});
+    f.b_1 = Vector({0.0f, 0.5f, -1.0f});
     f.W_2 = {{1.0f, 0.0f}, {0.0f, 1.0f}, {1.0f, 1.0f}};  // (3 × 2)
-    f.b_2 = vector_of({0.25f, -0.25f});
+    f.b_2 = Vector({0.25f, -0.25f});
     const Matrix x = {{1.0f, 1.0f}, {-1.0f, 0.0f}};
     const FeedForwardSteps s = feed_forward(f, x);
     // row 0: pre (1, 0.5, 1) → hidden (1, 0.5, 1) → (1 + 1, 0.5 + 1) + b_2 = (2.25, 1.25)

@@ -19,12 +19,6 @@ double row_variance(const Matrix& m, std::size_t i) {
     for (std::size_t j = 0; j < cols(m); ++j) s += (m(i, j) - mu) * (m(i, j) - mu);
     return s / double(cols(m));
 }
-Vector vector_of(std::initializer_list<float> values) {
-    Vector v = Vector::from_shape({values.size()});
-    std::size_t i = 0;
-    for (float x : values) v(i++) = x;
-    return v;
-}
 }  // namespace
 
 TEST_CASE("layer norm of a hand-computed row: (1, 2, 3, 4)") {
@@ -37,7 +31,7 @@ TEST_CASE("layer norm of a hand-computed row: (1, 2, 3, 4)") {
     CHECK(x_hat(0, 2) == doctest::Approx(0.5 / s).epsilon(1e-6));
     CHECK(x_hat(0, 3) == doctest::Approx(1.5 / s).epsilon(1e-6));
     // γ and β act per column: y_j = γ_j · x̂_j + β_j
-    const LayerNormParams p{vector_of({2.0f, 1.0f, 0.0f, -1.0f}), vector_of({0.5f, 0.0f, 3.0f, 1.0f})};
+    const LayerNormParams p{Vector({2.0f, 1.0f, 0.0f, -1.0f}), Vector({0.5f, 0.0f, 3.0f, 1.0f})};
     const Matrix y = layer_norm(x, p);
     CHECK(y(0, 0) == doctest::Approx(2.0 * -1.5 / s + 0.5).epsilon(1e-6));
     CHECK(y(0, 1) == doctest::Approx(-0.5 / s).epsilon(1e-6));
@@ -73,7 +67,7 @@ TEST_CASE("layer norm ignores a row's shift and scale: LN(a·x + c) = LN(x) for 
 
 TEST_CASE("layer norm of a constant row: ε keeps it finite, the output is β") {
     const Matrix x = {{3.0f, 3.0f, 3.0f}};
-    const LayerNormParams p{vector_of({2.0f, 2.0f, 2.0f}), vector_of({0.1f, 0.2f, 0.3f})};
+    const LayerNormParams p{Vector({2.0f, 2.0f, 2.0f}), Vector({0.1f, 0.2f, 0.3f})};
     const Matrix y = layer_norm(x, p);
     CHECK(y(0, 0) == doctest::Approx(0.1));
     CHECK(y(0, 1) == doctest::Approx(0.2));
