@@ -69,6 +69,7 @@ TEST_CASE("streaming attention equals materialised attention for awkward shapes"
         {37, 61, 8, 5, 8, 16},      // cross-attention: m ≠ n, d_v ≠ d_k
         {64, 64, 64, 64, 64, 64},   // exact multiples
         {50, 50, 4, 4, 1, 1},       // one query and one key per tile
+        {1100, 1000, 8, 8, 128, 256},  // weights of 4.4 MB: the buffer in 2 MiB pages
     };
     std::uint64_t seed = 10;
     for (const Case& c : cases) {
