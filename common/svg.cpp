@@ -108,6 +108,10 @@ std::string heat_map_svg(const std::string& name, const std::string& formula, co
     const bool slanted = col_label_width > cell - 4.0;
     const double slant = col_label_width * std::sqrt(0.5);
     const double col_label_height = slanted ? slant + label_font : label_font + 6.0;
+    // Slanted labels stand cell·sin 45° apart: where that is less than a line, label every k-th column.
+    const auto col_every = slanted ? std::max(label_every, static_cast<std::size_t>(std::ceil(
+                                                               (label_font + 1.0) / (cell * std::sqrt(0.5)))))
+                                   : label_every;
 
     const double grid_left = margin + row_label_width + 8.0;
     const double grid_top = margin + title_size + 14.0 + col_label_height;
@@ -140,7 +144,7 @@ std::string heat_map_svg(const std::string& name, const std::string& formula, co
     out += text(margin, margin + title_size, title_size, "start", title, " font-weight=\"bold\" class=\"title\"");
 
     // Column labels above the grid, row labels to its left.
-    for (std::size_t j = 0; j < n_cols; j += label_every) {
+    for (std::size_t j = 0; j < n_cols; j += col_every) {
         const std::string label = short_label(label_or_index(col_labels, j));
         const double x = grid_left + cell * (double(j) + 0.5);
         if (slanted) {

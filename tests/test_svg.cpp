@@ -222,6 +222,25 @@ TEST_CASE("a big heat map keeps every cell but leaves out values that do not fit
     CHECK(cell.attributes.at("width") == cell.attributes.at("height"));
 }
 
+TEST_CASE("slanted column labels of narrow cells: every other one, so that no two overlap") {
+    // 50 × 16 like chapter 09's PE_long: 11 px cells, labels "sin0", "cos0", … slanted at −45°,
+    // which stand 11 · sin 45° = 7.8 px apart, less than a line of 8 px text.
+    Matrix m = Matrix::from_shape({50, 16});
+    m.fill(0.5f);
+    Labels columns;
+    for (std::size_t i = 0; i < 8; ++i) columns.push_back("sin" + std::to_string(i)), columns.push_back("cos" + std::to_string(i));
+    const auto elements = parse_xml(heat_map_svg("PE_long", "", m, {}, columns, 2));
+    const auto labels = with_class(elements, "col-label");
+    REQUIRE(labels.size() == 8);
+    CHECK(labels[0].text == "sin0");
+    CHECK(labels[1].text == "sin1");
+    // Wide cells keep every label, slanted or not.
+    Matrix wide_matrix = Matrix::from_shape({3, 16});
+    wide_matrix.fill(0.5f);
+    const auto wide = parse_xml(heat_map_svg("w", "", wide_matrix, {}, columns, 2));
+    CHECK(with_class(wide, "col-label").size() == 16);
+}
+
 TEST_CASE("a log–log plot: a power law is a straight line of evenly spaced points") {
     const std::vector<Series> series{{"n²", {1, 10, 100, 1000}, {1, 100, 1e4, 1e6}},
                                      {"n <linear> & cheap", {1, 10, 100, 1000}, {2, 20, 200, 2000}}};
