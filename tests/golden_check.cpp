@@ -23,6 +23,8 @@
 // embedded picture with the fresh one, line by line with the rule below;
 // `bless-doc` rewrites the directory. A picture of measurements (timings) is
 // embedded on a line that holds `<!-- measured -->`: it must exist, it is not compared.
+// `bless-doc` takes a measured default-run block and the pictures from one run,
+// so that the numbers in the doc and in its pictures agree.
 //
 // Numbers are compared with a tolerance of one unit in the last printed digit
 // (BLAS libraries sum in different orders on different processors); integers
@@ -279,26 +281,34 @@ std::set<std::string> svg_files(const fs::path& dir) {
     return names;
 }
 
-// Runs the chapter's default run with --svg into a fresh directory; returns it (empty on failure).
-fs::path draw_pictures(const std::string& bin_dir, const std::string& chapter) {
+// One default run of the chapter with --svg: the pictures it drew, and what it
+// printed (less the closing "Wrote N pictures" line, so it is the default output).
+struct Drawing {
+    fs::path dir;  // empty when the run failed
+    std::string output;
+};
+
+Drawing draw_pictures(const std::string& bin_dir, const std::string& chapter) {
     std::string dir = (fs::temp_directory_path() / "golden_check_XXXXXX").string();
     if (!mkdtemp(dir.data())) {
         std::cerr << "cannot make a temporary directory\n";
         return {};
     }
-    const auto [output, code] = run({bin_dir + "/" + chapter, "--no-color", "--svg", dir}, true);
+    auto [output, code] = run({bin_dir + "/" + chapter, "--no-color", "--svg", dir}, true);
     if (code != 0) {
         std::cerr << chapter << " --svg " << dir << ": exit code " << code << ", expected 0\n" << output;
         fs::remove_all(dir);
         return {};
     }
-    return dir;
+    const auto wrote = output.rfind("\nWrote ");
+    if (wrote != std::string::npos) output.erase(wrote);
+    return {dir, output};
 }
 
 bool check_pictures(const std::string& path, const std::vector<std::string>& doc, const std::string& bin_dir) {
     const Pictures p = embedded_pictures(path, doc);
     if (p.embedded.empty()) return true;
-    const fs::path fresh = draw_pictures(bin_dir, p.chapter);
+    const fs::path fresh = draw_pictures(bin_dir, p.chapter).dir;
     if (fresh.empty()) return false;
     bool ok = true;
     const auto drawn = svg_files(fresh), committed = svg_files(p.dir);
@@ -327,18 +337,19 @@ bool check_pictures(const std::string& path, const std::vector<std::string>& doc
     return ok;
 }
 
-// Rewrites pictures/<chapter>/ with every picture of the default run.
-bool bless_pictures(const std::string& path, const std::vector<std::string>& doc, const std::string& bin_dir) {
+// Rewrites pictures/<chapter>/ with every picture of the default run `drawing`
+// (which bless_doc made, so that a measured output block and the measured
+// pictures come from the same run).
+bool bless_pictures(const std::string& path, const std::vector<std::string>& doc, const Drawing& drawing) {
     const Pictures p = embedded_pictures(path, doc);
     if (p.embedded.empty()) return true;
-    const fs::path fresh = draw_pictures(bin_dir, p.chapter);
+    const fs::path fresh = drawing.dir;
     if (fresh.empty()) return false;
     fs::create_directories(p.dir);
     const auto drawn = svg_files(fresh);
     for (const auto& name : svg_files(p.dir))
         if (!drawn.count(name)) fs::remove(p.dir / name);
     for (const auto& name : drawn) fs::copy_file(fresh / name, p.dir / name, fs::copy_options::overwrite_existing);
-    fs::remove_all(fresh);
     bool ok = true;
     for (const auto& embedded : p.embedded)
         if (!drawn.count(embedded.first)) {
@@ -381,11 +392,17 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
     bool ok = true;
     auto doc = split_lines(read_file(path));
     const auto blocks = find_blocks(doc, path, ok);
+    const Pictures pictures = embedded_pictures(path, doc);
+    const Drawing drawing = pictures.embedded.empty() ? Drawing{} : draw_pictures(bin_dir, pictures.chapter);
     std::string out;
     std::size_t next = 0;
     for (const auto& b : blocks) {
         for (; next < b.first_line; ++next) out += doc[next] + "\n";
-        const auto [full_output, code] = run(program_argv(bin_dir, b), b.exit_code != 0);
+        // A measured default run is the run that drew the pictures: its numbers and theirs agree.
+        const bool same_run = b.measured && b.args.empty() && b.exit_code == 0 && !drawing.dir.empty() &&
+                              b.program == pictures.chapter;
+        const auto [full_output, code] =
+            same_run ? std::pair<std::string, int>{drawing.output, 0} : run(program_argv(bin_dir, b), b.exit_code != 0);
         const std::string output = excerpt(full_output, b.step);
         if (code != b.exit_code) {
             std::cerr << path << ": " << b.program << " exited " << code << ", expected " << b.exit_code << "\n";
@@ -397,7 +414,8 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
     }
     for (; next < doc.size(); ++next) out += doc[next] + "\n";
     std::ofstream(path, std::ios::binary) << out;
-    ok = bless_pictures(path, doc, bin_dir) && ok;
+    ok = bless_pictures(path, doc, drawing) && ok;
+    if (!drawing.dir.empty()) fs::remove_all(drawing.dir);
     return ok ? 0 : 1;
 }
 
