@@ -46,20 +46,6 @@ LabelledMatrix read_projection(const std::string& path, const std::string& name)
     return path.empty() ? read_data_file("projections/" + name + ".csv") : read_labelled_csv(path);
 }
 
-// A projection has one row per dimension of the sequence: same count, same names, same order.
-void require_rows_match(const LabelledMatrix& W, const std::string& name, const Sequence& seq,
-                        const std::string& sequence_source) {
-    if (W.rows.size() != seq.dimensions.size())
-        throw InputError(fmt::format("{}: {} has {} rows, but the sequence ({}) has d_model = {}: one row per "
-                                     "embedding dimension",
-                                     W.source, name, W.rows.size(), sequence_source, seq.dimensions.size()));
-    if (W.rows != seq.dimensions)
-        throw InputError(fmt::format("{}: {} has the rows {}, but the sequence ({}) has the dimensions {} (same "
-                                     "names, same order)",
-                                     W.source, name, fmt::join(W.rows, ","), sequence_source,
-                                     fmt::join(seq.dimensions, ",")));
-}
-
 std::size_t index_of(const Labels& labels, const std::string& label) {
     return static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
 }
@@ -125,9 +111,7 @@ int main(int argc, char** argv) {
         const LabelledMatrix W_Q = read_projection(w_q_path, "W_Q");  // (d_model × d_k)
         const LabelledMatrix W_K = read_projection(w_k_path, "W_K");  // (d_model × d_k)
         const LabelledMatrix W_V = read_projection(w_v_path, "W_V");  // (d_model × d_v)
-        require_rows_match(W_Q, "W_Q", seq, seq_source);
-        require_rows_match(W_K, "W_K", seq, seq_source);
-        require_rows_match(W_V, "W_V", seq, seq_source);
+        for (const LabelledMatrix* W : {&W_Q, &W_K, &W_V}) require_projects(*W, seq, seq_source);
         if (W_K.columns.size() != W_Q.columns.size())
             throw InputError(fmt::format("{}: W_K has {} columns, but W_Q ({}) has {}: a query and a key must have "
                                          "the same width d_k to be compared",

@@ -135,11 +135,7 @@ int main(int argc, char** argv) {
         const Projections W{read_data_file("projections/W_Q.csv"), read_data_file("projections/W_K.csv"),
                             read_data_file("projections/W_V.csv")};
         const Sequence seq = load_sequence(input, default_sentence);
-        if (seq.dimensions != W.W_Q.rows)
-            throw InputError(fmt::format(
-                "{}: has the {} columns {}, but {} projects the {} dimensions {} (same names, same order)",
-                input.empty() ? data_path("embeddings.csv") : input, seq.dimensions.size(), fmt::join(seq.dimensions, ","), W.W_Q.source, W.W_Q.rows.size(),
-                fmt::join(W.W_Q.rows, ",")));
+        require_projects(W.W_Q, seq, input.empty() ? data_path("embeddings.csv") : input);
         const auto project = [&](const Sequence& s) {  // Q, K, V of a sequence, as in chapter 05
             return std::array<Matrix, 3>{matmul(s.X, W.W_Q.values), matmul(s.X, W.W_K.values),
                                          matmul(s.X, W.W_V.values)};

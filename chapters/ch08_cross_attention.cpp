@@ -63,16 +63,6 @@ Sequence load(const std::string& path, const std::string& words, const std::stri
     return Sequence{table.rows, table.columns, std::move(table.values)};
 }
 
-// The sequence's dimensions must be the rows of the projection that reads it.
-void require_dimensions(const Sequence& seq, const std::string& file, const LabelledMatrix& W,
-                        const std::string& flag) {
-    if (seq.dimensions != W.rows)
-        throw InputError(fmt::format("{}{}: has the {} columns {}, but {} projects the {} dimensions {} "
-                                     "(same names, same order)",
-                                     flag, file, seq.dimensions.size(), fmt::join(seq.dimensions, ","), W.source,
-                                     W.rows.size(), fmt::join(W.rows, ",")));
-}
-
 std::size_t argmax_of_row(const Matrix& m, std::size_t i) {
     std::size_t best = 0;
     for (std::size_t j = 1; j < cols(m); ++j)
@@ -115,10 +105,10 @@ int main(int argc, char** argv) {
             target_words.empty() ? default_target : fmt::format("{}", fmt::join(target_words, " "));
         const Sequence enc = load(encoder_path, source, "encoder.csv", "--source");
         const Sequence dec = load(decoder_path, target, "decoder.csv", "--target");
-        require_dimensions(enc, encoder_path.empty() ? data_path("translation/encoder.csv") : encoder_path, W_K,
-                           encoder_path.empty() ? "" : "--encoder ");
-        require_dimensions(dec, decoder_path.empty() ? data_path("translation/decoder.csv") : decoder_path, W_Q,
-                           decoder_path.empty() ? "" : "--decoder ");
+        require_projects(W_K, enc,
+                         encoder_path.empty() ? data_path("translation/encoder.csv") : "--encoder " + encoder_path);
+        require_projects(W_Q, dec,
+                         decoder_path.empty() ? data_path("translation/decoder.csv") : "--decoder " + decoder_path);
         if (W_K.rows != W_V.rows || W_Q.columns.size() != W_K.columns.size())
             throw InputError(fmt::format("{}, {}, {}: W_K and W_V must read the same dimensions, and W_Q and W_K "
                                          "must have the same number of columns (d_k)",

@@ -117,11 +117,7 @@ int main(int argc, char** argv) {
         const Projections W{read_data_file("projections/W_Q.csv"), read_data_file("projections/W_K.csv"),
                             read_data_file("projections/W_V.csv")};
         const Sequence seq = load_sequence(input, default_sentence);
-        if (seq.dimensions != W.W_Q.rows)
-            throw InputError(fmt::format(
-                "{}: has the {} columns {}, but {} projects the {} dimensions {} (same names, same order)",
-                input.empty() ? data_path("embeddings.csv") : input, seq.dimensions.size(),
-                fmt::join(seq.dimensions, ","), W.W_Q.source, W.W_Q.rows.size(), fmt::join(W.W_Q.rows, ",")));
+        require_projects(W.W_Q, seq, input.empty() ? data_path("embeddings.csv") : input);
         const Labels& tokens = seq.tokens;
         const Matrix& X = seq.X;  // (n × d_model)
         const std::size_t n = rows(X), d_model = cols(X);

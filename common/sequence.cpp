@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/input_error.hpp"
 
@@ -35,4 +36,12 @@ Sequence load_sequence(const std::string& input_path, const std::string& default
     if (input_path.empty()) return embed_sentence(read_data_file("embeddings.csv"), default_sentence);
     LabelledMatrix table = read_labelled_csv(input_path);
     return Sequence{table.rows, table.columns, std::move(table.values)};
+}
+
+void require_projects(const LabelledMatrix& W, const Sequence& seq, const std::string& sequence_source) {
+    if (seq.dimensions != W.rows)
+        throw InputError(fmt::format("{}: has the {} columns {}, but {} projects the {} dimensions {} "
+                                     "(same names, same order)",
+                                     sequence_source, seq.dimensions.size(), fmt::join(seq.dimensions, ","),
+                                     W.source, W.rows.size(), fmt::join(W.rows, ",")));
 }

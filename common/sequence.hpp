@@ -29,3 +29,8 @@ Sequence embed_sentence(const LabelledMatrix& table, const std::string& sentence
 // The sequence from --input when `input_path` is not empty, else `default_sentence`
 // looked up in data/embeddings.csv.
 Sequence load_sequence(const std::string& input_path, const std::string& default_sentence);
+
+// A projection W (d_model × d_k) reads the sequence's dimensions: its rows must be
+// the sequence's columns, same names, same order. Throws InputError naming both
+// files otherwise; `sequence_source` is where the sequence came from.
+void require_projects(const LabelledMatrix& W, const Sequence& seq, const std::string& sequence_source);
