@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,21 +53,34 @@ struct Measured {
     std::uint64_t peak_bytes = 0;  // 0: not measured (no /proc, or fork failed)
 };
 
-// Times `work` (repeated until ~20 ms have passed, so short calls are not all
-// noise) in a child process, whose peak resident memory (VmHWM) minus its
+// Times `work` in a child process, whose peak resident memory (VmHWM) minus its
 // resident memory at the start is the memory the work itself needed. The
 // inputs are made before the fork, so they are not counted.
+//
+// The time is the best of up to three rounds (fewer when a round is long), each
+// round the mean of as many calls as fill 5 ms (so a call of a few µs is not
+// all clock noise). Anything above the best round is the rest of the machine
+// getting in the way: the operating system finding fresh pages, another program.
 Measured measure(const std::function<void()>& work) {
     const auto run = [&work] {
+        // Keep what a round frees for the next round (glibc returns large blocks
+        // to the operating system at once, and taking them back costs a page
+        // fault per 4 KiB, which on a virtual machine can outweigh the arithmetic).
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest glibc allows
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
         Measured m;
         const std::uint64_t before = current_resident_bytes();
         const double start = cpu_seconds();
-        int calls = 0;
-        do {
-            work();
-            ++calls;
-        } while (cpu_seconds() - start < 0.02);
-        m.seconds = (cpu_seconds() - start) / calls;
+        m.seconds = std::numeric_limits<double>::infinity();
+        for (int round = 0; round < 3 && (round == 0 || cpu_seconds() - start < 0.25); ++round) {
+            const double round_start = cpu_seconds();
+            int calls = 0;
+            do {
+                work();
+                ++calls;
+            } while (cpu_seconds() - round_start < 0.005);
+            m.seconds = std::min(m.seconds, (cpu_seconds() - round_start) / calls);
+        }
         const std::uint64_t peak = peak_resident_bytes();
         m.peak_bytes = peak > before ? peak - before : 0;
         return m;
