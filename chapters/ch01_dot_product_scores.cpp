@@ -25,10 +25,6 @@ namespace {
 
 const std::string default_sentence = "the cat which was black sat on the mat";
 
-std::size_t index_of(const Labels& tokens, const std::string& token) {
-    return static_cast<std::size_t>(std::find(tokens.begin(), tokens.end(), token) - tokens.begin());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -98,10 +98,6 @@ bool row_is_broken(const Matrix& weights, std::size_t i) {
     return std::abs(sum - 1.0) > 1e-3;
 }
 
-bool all_finite(const Matrix& m) {
-    return std::all_of(m.begin(), m.end(), [](float v) { return std::isfinite(v); });
-}
-
 // The largest |naive − stable| over the rows where Σ exp stays below float's maximum.
 // Not "wherever naive is finite": when the sum overflows but no single exp() does
 // (many keys tied near the top, as in a long --input), every naive weight is

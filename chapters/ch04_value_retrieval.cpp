@@ -64,22 +64,14 @@ Phonebook load_phonebook() {
 // scores / T, refused when T is so small that a score overflows float.
 Matrix divide_by_temperature(const Matrix& scores, float temperature) {
     Matrix scaled = scores / temperature;
-    if (!std::all_of(scaled.begin(), scaled.end(), [](float s) { return std::isfinite(s); }))
+    if (!all_finite(scaled))
         throw InputError(fmt::format("--temperature {:g}: too small, scores / T overflow a float", temperature));
     return scaled;
 }
 
-// The index of the largest entry of a row (the first one on a tie).
-std::size_t best_in_row(const Matrix& m, std::size_t i) {
-    std::size_t best = 0;
-    for (std::size_t j = 1; j < cols(m); ++j)
-        if (m(i, j) > m(i, best)) best = j;
-    return best;
-}
-
 // How far the best entry of a row leads the second best (0 on a tie).
 float lead_in_row(const Matrix& m, std::size_t i) {
-    const std::size_t best = best_in_row(m, i);
+    const std::size_t best = argmax_of_row(m, i);
     float second = -INFINITY;
     for (std::size_t j = 0; j < cols(m); ++j)
         if (j != best) second = std::max(second, m(i, j));
@@ -89,7 +81,7 @@ float lead_in_row(const Matrix& m, std::size_t i) {
 // One-hot rows: 1 at each row's best score, 0 elsewhere. (q × m)
 Matrix one_hot_of_best(const Matrix& scores) {
     Matrix one_hot = xt::zeros<float>(scores.shape());
-    for (std::size_t i = 0; i < rows(scores); ++i) one_hot(i, best_in_row(scores, i)) = 1.0f;
+    for (std::size_t i = 0; i < rows(scores); ++i) one_hot(i, argmax_of_row(scores, i)) = 1.0f;
     return one_hot;
 }
 
@@ -184,8 +176,8 @@ int main(int argc, char** argv) {
                 lesson.say(fmt::format(
                     "\n\"{}\" scores several keys equally ({}): argmax has to break the tie, and\n"
                     "gives {}. The answer is arbitrary.",
-                    book.queries.rows[i], format_number(scores(i, best_in_row(scores, i)), 2),
-                    people[best_in_row(scores, i)]));
+                    book.queries.rows[i], format_number(scores(i, argmax_of_row(scores, i)), 2),
+                    people[argmax_of_row(scores, i)]));
 
         // ── Step 4: the soft lookup ─────────────────────────────────────────
         lesson.step(fmt::format("Soft lookup: a blend of every value (T = {})", temperature_text(temperature)));
@@ -218,10 +210,10 @@ int main(int argc, char** argv) {
         // The two best keys of the most ambiguous query (the first two keys if none is).
         std::size_t from = 0, to = std::min<std::size_t>(1, m - 1);
         if (blend < q_count) {
-            from = best_in_row(scores, blend);
+            from = argmax_of_row(scores, blend);
             Matrix others = scores;
             others(blend, from) = -INFINITY;
-            to = best_in_row(others, blend);
+            to = argmax_of_row(others, blend);
             lesson.say(fmt::format(
                 "\n\"{}\" matches {} ({}) and {} ({}) partly, and gets back {}:\n"
                 "a blend of phone numbers, which is nobody's number. For a phonebook that is\n"
@@ -263,7 +255,7 @@ int main(int argc, char** argv) {
             if (hard_step > largest_hard_step) largest_hard_step = hard_step, jump = s;
             largest_soft_step = std::max(largest_soft_step, soft_step);
             row.insert(row.end(), {s == 0 ? "" : fmt::format("{:.1f}", soft_step),
-                                   people[best_in_row(path_scores, s)],
+                                   people[argmax_of_row(path_scores, s)],
                                    s == 0 ? "" : fmt::format("{:.1f}", hard_step)});
             path_rows.push_back(row);
         }
@@ -298,7 +290,7 @@ int main(int argc, char** argv) {
             const std::string label = temperature_text(T) + (T == temperature ? " ←" : "");
             TextRow weight_row{label}, distance_row{label};
             for (std::size_t i = 0; i < q_count; ++i) {
-                weight_row.push_back(fmt::format("{:.3f}", w(i, best_in_row(scores, i))));
+                weight_row.push_back(fmt::format("{:.3f}", w(i, argmax_of_row(scores, i))));
                 distance_row.push_back(fmt::format("{:.1f}", row_distance(answer, hard, i)));
             }
             best_weight_rows.push_back(weight_row);
@@ -349,12 +341,12 @@ int main(int argc, char** argv) {
                                    : fmt::format("{} = {}", tokens[i], format_combination(combinations[i], tokens)));
         const std::size_t self_best = [&] {
             std::size_t count = 0;
-            for (std::size_t i = 0; i < n; ++i) count += tokens[best_in_row(sentence_weights, i)] == tokens[i];
+            for (std::size_t i = 0; i < n; ++i) count += tokens[argmax_of_row(sentence_weights, i)] == tokens[i];
             return count;
         }();
         float mean_largest = 0.0f;  // how peaked the rows are, on average
         for (std::size_t i = 0; i < n; ++i)
-            mean_largest += sentence_weights(i, best_in_row(sentence_weights, i)) / static_cast<float>(n);
+            mean_largest += sentence_weights(i, argmax_of_row(sentence_weights, i)) / static_cast<float>(n);
         lesson.say(fmt::format(
             "\nIn {} of {} rows the largest weight is on the token itself (or a copy of it),\n"
             "because nothing is as similar to a vector as itself (chapter 01's diagonal).\n"

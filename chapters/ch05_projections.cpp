@@ -46,17 +46,6 @@ LabelledMatrix read_projection(const std::string& path, const std::string& name)
     return path.empty() ? read_data_file("projections/" + name + ".csv") : read_labelled_csv(path);
 }
 
-std::size_t index_of(const Labels& labels, const std::string& label) {
-    return static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
-}
-
-std::size_t best_in_row(const Matrix& m, std::size_t i) {
-    std::size_t best = 0;
-    for (std::size_t j = 1; j < cols(m); ++j)
-        if (m(i, j) > m(i, best)) best = j;
-    return best;
-}
-
 // The attention of the papers, one query at a time, with nothing but loops:
 // output_i = Σ_j softmax_j(q_i · k_j / √d_k) v_j. Fills weights (n × m) too.
 Matrix attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, Matrix& weights) {
@@ -211,7 +200,7 @@ int main(int argc, char** argv) {
         // asymmetry counts only above 1e-3 of the largest score (and above 1e-3).
         const double asymmetry_threshold = scaled_tolerance(1e-3, a.scores);
         std::size_t not_self = 0;  // queries whose best key is another token
-        for (std::size_t i = 0; i < n; ++i) not_self += best_in_row(a.scores, i) != i;
+        for (std::size_t i = 0; i < n; ++i) not_self += argmax_of_row(a.scores, i) != i;
         lesson.say(
             "In chapter 01, q · k = k · q because queries and keys were the same vectors.\n"
             "Now q_i · k_j = x_i W_Q · x_j W_K and q_j · k_i = x_j W_Q · x_i W_K are different\n"
@@ -276,7 +265,7 @@ int main(int argc, char** argv) {
                 "\nThe weights of \"its\", side by side: law_weights_raw = softmax(X · Xᵀ / √d_model)\n"
                 "without projections, law_weights = softmax(Q · Kᵀ / √d_k) with them.\n");
             fmt::print("{}", format_table({"key", "law_weights_raw", "law_weights"}, table));
-            const std::size_t raw_best = best_in_row(raw, its), projected_best = best_in_row(projected.weights, its);
+            const std::size_t raw_best = argmax_of_row(raw, its), projected_best = argmax_of_row(projected.weights, its);
             raw_finds_law = raw_best == law_index;
             its_finds_law = projected_best == law_index;
             lesson.say(fmt::format(

@@ -120,10 +120,6 @@ float weight_on_first(const Matrix& weights, std::size_t i, std::size_t count) {
     return sum;
 }
 
-bool all_finite(const Matrix& m) {
-    return std::all_of(m.begin(), m.end(), [](float v) { return std::isfinite(v); });
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

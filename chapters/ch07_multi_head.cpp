@@ -92,16 +92,6 @@ bool all_rows_equal(const Matrix& m) {
     return true;
 }
 
-// "2 362 368": digits in groups of three, right-aligned to `width`.
-std::string grouped(std::uint64_t value, std::size_t width = 0) {
-    std::string digits = std::to_string(value), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ' ';
-        out += digits[i];
-    }
-    return out.size() < width ? std::string(width - out.size(), ' ') + out : out;
-}
-
 // Multiply-adds of one multi-head pass, counted from the shapes of the products
 // it makes: an (r × k) · (k × c) product costs r·k·c.
 struct Cost {
@@ -277,9 +267,7 @@ int main(int argc, char** argv) {
             TextRow row{tokens[r]};
             for (std::size_t i = 0; i < h; ++i) {
                 const auto& w = head_weights[i];
-                std::size_t best = 0;
-                for (std::size_t c = 1; c < n; ++c)
-                    if (w(r, c) > w(r, best)) best = c;
+                const std::size_t best = argmax_of_row(w, r);
                 row.push_back(fmt::format("{} ({:.2f})", tokens[best], w(r, best)));
             }
             favourites.push_back(row);

@@ -63,13 +63,6 @@ Sequence load(const std::string& path, const std::string& words, const std::stri
     return Sequence{table.rows, table.columns, std::move(table.values)};
 }
 
-std::size_t argmax_of_row(const Matrix& m, std::size_t i) {
-    std::size_t best = 0;
-    for (std::size_t j = 1; j < cols(m); ++j)
-        if (m(i, j) > m(i, best)) best = j;
-    return best;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

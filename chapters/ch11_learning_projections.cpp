@@ -469,22 +469,16 @@ int main(int argc, char** argv) {
         lesson.picture("weights_before", "at the start", start_shown.weights, tokens, tokens);
         lesson.picture("weights", "after training", trained.weights, tokens, tokens);
         lesson.show("output", "weights · X · W_V", trained.output, tokens, colours, 2);  // (n × d_v)
-        const auto argmax = [](const Matrix& m, std::size_t i) {
-            std::size_t best = 0;
-            for (std::size_t j = 1; j < cols(m); ++j)
-                if (m(i, j) > m(i, best)) best = j;
-            return best;
-        };
         std::vector<TextRow> reading;
         for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last rows, like the matrices
             if (i == elided) {
                 reading.push_back({"⋮"});
                 continue;
             }
-            const std::size_t top = argmax(trained.weights, i);
+            const std::size_t top = argmax_of_row(trained.weights, i);
             reading.push_back({tokens[i], tokens[top], fmt::format("{:.3f}", trained.weights(i, top)),
-                               colours[argmax(trained.output, i)],
-                               shown.right[i] == n ? "—" : colours[argmax(shown.target, i)]});
+                               colours[argmax_of_row(trained.output, i)],
+                               shown.right[i] == n ? "—" : colours[argmax_of_row(shown.target, i)]});
         }
         fmt::print("\n{}", format_table({"token", "looks most at", "weight", "output", "target"}, reading));
 
@@ -499,7 +493,7 @@ int main(int argc, char** argv) {
         lesson.show("W_QK", "W_Q · W_Kᵀ", W_QK, dimensions, dimensions, 1, Picture::heat_map);
         std::vector<TextRow> looks;
         for (std::size_t a = 0; a < colour_column; ++a) {  // the kind and pronoun rows
-            const std::size_t top = argmax(W_QK, a);
+            const std::size_t top = argmax_of_row(W_QK, a);
             looks.push_back({dimensions[a], dimensions[top], fmt::format("{:.1f}", W_QK(a, top))});
         }
         fmt::print("\n{}", format_table({"query feature", "looks most for", "entry"}, looks));

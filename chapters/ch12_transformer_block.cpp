@@ -36,16 +36,6 @@ namespace {
 
 const std::string default_sentence = "the cat which was black sat on the mat";
 
-// 3152384 → "3 152 384", the way the papers print parameter counts.
-std::string grouped(std::uint64_t value) {
-    std::string digits = std::to_string(value), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ' ';
-        out += digits[i];
-    }
-    return out;
-}
-
 // Mean and (biased) variance of row i, in double: the reference for the float32 code.
 std::pair<double, double> row_moments(const Matrix& m, std::size_t i) {
     double mean = 0.0, variance = 0.0;

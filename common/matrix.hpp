@@ -9,6 +9,8 @@
 // projection is a right multiplication, Q = X · W_Q, as in numpy (x @ W).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -27,3 +29,21 @@ inline Labels numbered(const std::string& prefix, std::size_t count) {
 
 inline std::size_t rows(const Matrix& m) { return m.shape(0); }
 inline std::size_t cols(const Matrix& m) { return m.shape(1); }
+
+// The position of `label` in `labels`; labels.size() when it is not there.
+inline std::size_t index_of(const Labels& labels, const std::string& label) {
+    return static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
+}
+
+// The column of the largest entry of row i (the first one on a tie), like np.argmax(m[i]).
+inline std::size_t argmax_of_row(const Matrix& m, std::size_t i) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < cols(m); ++j)
+        if (m(i, j) > m(i, best)) best = j;
+    return best;
+}
+
+// True when no entry is inf or NaN.
+inline bool all_finite(const Matrix& m) {
+    return std::all_of(m.begin(), m.end(), [](float v) { return std::isfinite(v); });
+}

@@ -45,3 +45,13 @@ std::string format_table(const TextRow& header, const std::vector<TextRow>& body
     for (const auto& row : body) out += line(row);
     return out;
 }
+
+std::string grouped(std::uint64_t value, std::size_t width) {
+    const std::string digits = std::to_string(value);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ' ';
+        out += digits[i];
+    }
+    return out.size() < width ? std::string(width - out.size(), ' ') + out : out;
+}

@@ -6,9 +6,13 @@
 //     4      3.912            0.412
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 using TextRow = std::vector<std::string>;
 
 std::string format_table(const TextRow& header, const std::vector<TextRow>& body);
+
+// 2362368 → "2 362 368", the way the papers print parameter counts; right-aligned to `width`.
+std::string grouped(std::uint64_t value, std::size_t width = 0);

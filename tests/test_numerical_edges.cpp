@@ -15,14 +15,6 @@
 #include "common/print.hpp"
 #include "common/softmax.hpp"
 
-namespace {
-bool all_finite(const Matrix& m) {
-    for (const float v : m)
-        if (!std::isfinite(v)) return false;
-    return true;
-}
-}  // namespace
-
 TEST_CASE("softmax of ±1e4 and ±1e30 scores: finite weights, each row summing to 1") {
     const Matrix s = {{1e4f, -1e4f, 1e4f}, {-1e30f, -1e30f, -1e30f}, {1e30f, -1e30f, 0.0f},
                       {std::numeric_limits<float>::max(), 0.0f, -std::numeric_limits<float>::max()}};

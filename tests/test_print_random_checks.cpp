@@ -113,3 +113,23 @@ TEST_CASE("side_by_side puts blocks next to each other, and wraps when they do n
     CHECK(side_by_side({"\x1b[38;2;1;2;3mab\x1b[0m\nabcd\n", b}, 80) == "\n\x1b[38;2;1;2;3mab\x1b[0m      xyz\nabcd\n");
     CHECK(visible_width("\x1b[1m…é\x1b[0m") == 2);
 }
+
+TEST_CASE("grouped digits, the way the papers print parameter counts") {
+    CHECK(grouped(2362368) == "2 362 368");
+    CHECK(grouped(512) == "512");
+    CHECK(grouped(1000) == "1 000");
+    CHECK(grouped(0) == "0");
+    CHECK(grouped(1048576, 12) == "   1 048 576");
+}
+
+TEST_CASE("small matrix helpers: index_of, argmax_of_row, all_finite") {
+    const Labels tokens = {"the", "cat", "sat"};
+    CHECK(index_of(tokens, "cat") == 1);
+    CHECK(index_of(tokens, "dog") == 3);  // not there: the size
+    const Matrix m = {{0.1f, 0.7f, 0.7f}, {-2.0f, -3.0f, -1.0f}};
+    CHECK(argmax_of_row(m, 0) == 1);  // a tie: the first
+    CHECK(argmax_of_row(m, 1) == 2);
+    CHECK(all_finite(m));
+    CHECK_FALSE(all_finite(Matrix{{1.0f, std::numeric_limits<float>::infinity()}}));
+    CHECK_FALSE(all_finite(Matrix{{std::nanf("")}}));
+}
