@@ -27,6 +27,7 @@
 #include "common/layer_norm.hpp"
 #include "common/lesson.hpp"
 #include "common/linear.hpp"
+#include "common/permutation.hpp"
 #include "common/self_check.hpp"
 #include "common/sequence.hpp"
 #include "common/text_table.hpp"
@@ -85,13 +86,6 @@ Matrix feed_forward_loop(const FeedForward& f, const Matrix& x) {
         }
     }
     return y;
-}
-
-Matrix reversed_rows(const Matrix& m) {
-    Matrix r = Matrix::from_shape(m.shape());
-    for (std::size_t i = 0; i < rows(m); ++i)
-        for (std::size_t j = 0; j < cols(m); ++j) r(i, j) = m(rows(m) - 1 - i, j);
-    return r;
 }
 
 }  // namespace
@@ -421,11 +415,13 @@ int main(int argc, char** argv) {
         check.that(fmt::format("the block keeps the shape: {} in, {} out", shape(n, d_model),
                                shape(rows(s.output), cols(s.output))),
                    s.output.shape() == X.shape());
-        const Matrix reversed_out = transformer_block(reversed_rows(X), params, placement).output;
+        const Order backwards = reversal(n);
+        const Matrix reversed_out = transformer_block(permute_rows(X, backwards), params, placement).output;
         // Reversed, each softmax sums its keys in the other order; the float32 rounding
         // that leaves grows with the output's size (it holds X in pre-norm).
         check.close("with no positional encoding, reversing the tokens reverses the output",
-                    max_abs_difference(reversed_out, reversed_rows(s.output)), scaled_tolerance(1e-5, s.output));
+                    max_abs_difference(reversed_out, permute_rows(s.output, backwards)),
+                    scaled_tolerance(1e-5, s.output));
         BlockParams silent = params;  // the sub-layers' last maps set to 0: they add nothing
         silent.attention.W_O.fill(0.0f);
         silent.attention.b_O.fill(0.0f);
