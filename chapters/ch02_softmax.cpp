@@ -20,14 +20,14 @@
 
 #include <fmt/format.h>
 
-#include "common/elide.hpp"
-#include "common/lesson.hpp"
-#include "common/matmul.hpp"
-#include "common/self_check.hpp"
-#include "common/sequence.hpp"
-#include "common/softmax.hpp"
-#include "common/text_table.hpp"
-#include "common/weight_entropy.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/matmul.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/math/softmax.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/math/weight_entropy.hpp"
 
 namespace {
 
@@ -218,9 +218,9 @@ int main(int argc, char** argv) {
                        "loop gives weights.");
 
         // ── Step 5: softmax_rows, and the temperature ───────────────────────
-        lesson.step(fmt::format("From now on: softmax_rows (common/softmax.hpp), at temperature T = {:g}", temperature));
+        lesson.step(fmt::format("From now on: softmax_rows (common/math/softmax.hpp), at temperature T = {:g}", temperature));
         lesson.say(
-            "The stable loop lives in common/softmax.hpp as softmax_rows, and every later\n"
+            "The stable loop lives in common/math/softmax.hpp as softmax_rows, and every later\n"
             "chapter calls it. Dividing the scores by a temperature T before the softmax\n"
             "sharpens the weights (T < 1) or flattens them (T > 1); --temperature sets T.");
         const Matrix scaled = scores / temperature;    // (n × n)

@@ -21,12 +21,12 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson.hpp"
-#include "common/matmul.hpp"
-#include "common/random.hpp"
-#include "common/softmax.hpp"
-#include "common/text_table.hpp"
-#include "common/weight_entropy.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/random.hpp"
+#include "common/math/softmax.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/math/weight_entropy.hpp"
 
 namespace {
 

@@ -23,15 +23,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/combination.hpp"
-#include "common/elide.hpp"
-#include "common/input_error.hpp"
-#include "common/lesson.hpp"
-#include "common/matmul.hpp"
-#include "common/self_check.hpp"
-#include "common/sequence.hpp"
-#include "common/softmax.hpp"
-#include "common/text_table.hpp"
+#include "common/lesson/combination.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/matmul.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/math/softmax.hpp"
+#include "common/lesson/text_table.hpp"
 
 namespace {
 

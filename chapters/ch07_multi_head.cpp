@@ -25,19 +25,19 @@
 
 #include <fmt/format.h>
 
-#include "common/attention.hpp"
-#include "common/elide.hpp"
-#include "common/input_error.hpp"
-#include "common/lesson.hpp"
-#include "common/matmul.hpp"
-#include "common/multi_head.hpp"
-#include "common/print.hpp"
-#include "common/random.hpp"
-#include "common/self_check.hpp"
-#include "common/sequence.hpp"
-#include "common/side_by_side.hpp"
-#include "common/text_table.hpp"
-#include "common/text_width.hpp"
+#include "common/math/attention.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/multi_head.hpp"
+#include "common/lesson/print.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/lesson/side_by_side.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/lesson/text_width.hpp"
 
 namespace {
 

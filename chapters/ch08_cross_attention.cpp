@@ -27,15 +27,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/attention.hpp"
-#include "common/elide.hpp"
-#include "common/input_error.hpp"
-#include "common/lesson.hpp"
-#include "common/matmul.hpp"
-#include "common/permutation.hpp"
-#include "common/self_check.hpp"
-#include "common/sequence.hpp"
-#include "common/text_table.hpp"
+#include "common/math/attention.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/permutation.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/lesson/text_table.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 //
 // Shapes: Q, K, V (n × d), one head, d_k = d_v = d; weights (n × n) when
 // materialised; one tile of scores (block_q × block_k) when streamed.
-// The kernels live in common/long_attention.hpp, shared with the tests and bench/.
+// The kernels live in common/math/long_attention.hpp, shared with the tests and bench/.
 //
 // Every timing uses one core (one OpenBLAS thread), so the methods compare
 // like for like. The printed times differ from run to run; the claims do not.
@@ -32,13 +32,13 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "common/input_error.hpp"
-#include "common/lesson.hpp"
-#include "common/long_attention.hpp"
-#include "common/matmul.hpp"
-#include "common/memory_budget.hpp"
-#include "common/random.hpp"
-#include "common/text_table.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/long_attention.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/memory_budget.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/text_table.hpp"
 
 namespace {
 

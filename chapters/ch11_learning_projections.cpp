@@ -25,17 +25,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/adam.hpp"
-#include "common/attention_backward.hpp"
-#include "common/elide.hpp"
-#include "common/input_error.hpp"
-#include "common/labelled_csv.hpp"
-#include "common/lesson.hpp"
-#include "common/mask.hpp"
-#include "common/matmul.hpp"
-#include "common/random.hpp"
-#include "common/text_table.hpp"
-#include "common/side_by_side.hpp"
+#include "common/math/adam.hpp"
+#include "common/math/attention_backward.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/labelled_csv.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/mask.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/lesson/side_by_side.hpp"
 
 namespace {
 
@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
         lesson.say(fmt::format(
             "The chain rule, run from the loss back to the weights, for the sentence\n"
             "\"{}\". Each gradient has the shape of what it is the gradient of,\n"
-            "and each line undoes one line of the forward pass (common/attention_backward.cpp).",
+            "and each line undoes one line of the forward pass (common/math/attention_backward.cpp).",
             fmt::join(first.tokens, " ")));
         const auto shape = [](const Matrix& m) { return fmt::format("({} × {})", rows(m), cols(m)); };
         const auto largest = [](const Matrix& m) { return fmt::format("{:.5f}", double(xt::amax(xt::abs(m))())); };
@@ -429,7 +429,7 @@ int main(int argc, char** argv) {
         lesson.say(
             "Each step computes the loss and the gradients on the whole training set, then\n"
             "moves every entry. Plain gradient descent moves w by −lr · ∂loss/∂w; Adam\n"
-            "(common/adam.hpp) divides a running mean of the gradient by a running mean of\n"
+            "(common/math/adam.hpp) divides a running mean of the gradient by a running mean of\n"
             "its size, so every entry moves about lr per step whether its gradient is large\n"
             "or tiny. The held-out sentences are never trained on.\n");
         Adam adam(lr);

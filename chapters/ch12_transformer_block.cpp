@@ -22,16 +22,16 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "common/elide.hpp"
-#include "common/input_error.hpp"
-#include "common/layer_norm.hpp"
-#include "common/lesson.hpp"
-#include "common/linear.hpp"
-#include "common/permutation.hpp"
-#include "common/self_check.hpp"
-#include "common/sequence.hpp"
-#include "common/text_table.hpp"
-#include "common/transformer_block.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/math/input_error.hpp"
+#include "common/math/layer_norm.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/linear.hpp"
+#include "common/math/permutation.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/math/transformer_block.hpp"
 
 namespace {
 

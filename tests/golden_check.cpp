@@ -13,8 +13,10 @@
 //   ```
 //
 // `exit=N` among the arguments expects exit code N and compares stdout and
-// stderr together. `step=N` keeps only step N of the output (from its
-// "Step N." heading to the next step), for excerpts in exercises. `<!-- measured: … -->` marks output with timings: shown, not
+// stderr together. `step=NAME` runs the program with `--step NAME` and keeps
+// the step (the output from its "Step N." heading on, without the title);
+// `step=N` keeps only step N of the whole output (from its "Step N." heading
+// to the next step), for chapters whose steps have no names. `<!-- measured: … -->` marks output with timings: shown, not
 // compared. A block with no arguments must also equal GOLDEN_DIR/<program>.txt.
 //
 // Pictures: a doc that embeds pictures of its chapter, ![…](pictures/<chapter>/<name>.svg),
@@ -31,6 +33,7 @@
 // exactly; numbers in scientific notation (the max errors of self-checks) only
 // by their form, since they are rounding noise. Everything else exactly, with
 // runs of spaces treated as one.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -181,7 +184,7 @@ struct Block {
     std::string program;
     std::vector<std::string> args;
     int exit_code = 0;
-    int step = 0;  // 0: the whole output
+    std::string step;  // empty: the whole output; a number or a step's name
     bool measured = false;
     std::size_t first_line = 0;  // index of the first content line in the doc
     std::size_t end_line = 0;    // index of the closing fence
@@ -204,7 +207,7 @@ std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::s
             if (w.rfind("exit=", 0) == 0)
                 b.exit_code = std::stoi(w.substr(5));
             else if (w.rfind("step=", 0) == 0)
-                b.step = std::stoi(w.substr(5));
+                b.step = w.substr(5);
             else
                 b.args.push_back(w);
         }
@@ -228,14 +231,20 @@ std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::s
     return blocks;
 }
 
-// Step N of a chapter's output: from its "Step N." heading to the line before the next step.
-std::string excerpt(const std::string& output, int step) {
-    if (step == 0) return output;
-    const std::string heading = "Step " + std::to_string(step) + ". ";
+bool is_number(const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
+}
+
+// What a block shows of the output: all of it; step N of it ("Step N." to the
+// line before the next step); or, for a named step (the program ran with
+// --step NAME), everything from the first "Step " heading on.
+std::string excerpt(const std::string& output, const std::string& step) {
+    if (step.empty()) return output;
+    const std::string heading = "Step " + step + ". ";
     std::string out;
     bool inside = false;
     for (const auto& line : split_lines(output)) {
-        if (line.rfind("Step ", 0) == 0) inside = line.rfind(heading, 0) == 0;
+        if (line.rfind("Step ", 0) == 0) inside = !is_number(step) || line.rfind(heading, 0) == 0;
         if (inside) out += line + "\n";
     }
     while (out.size() >= 2 && out.substr(out.size() - 2) == "\n\n") out.pop_back();
@@ -245,6 +254,10 @@ std::string excerpt(const std::string& output, int step) {
 std::vector<std::string> program_argv(const std::string& bin_dir, const Block& b) {
     std::vector<std::string> argv{bin_dir + "/" + b.program};
     argv.insert(argv.end(), b.args.begin(), b.args.end());
+    if (!b.step.empty() && !is_number(b.step)) {
+        argv.push_back("--step");
+        argv.push_back(b.step);
+    }
     argv.push_back("--no-color");
     return argv;
 }
@@ -379,7 +392,7 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
             continue;
         }
         ok = texts_match(b.content, output, what) && ok;
-        if (b.args.empty() && b.step == 0 && b.exit_code == 0 && b.content != read_file(golden_dir + "/" + b.program + ".txt")) {
+        if (b.args.empty() && b.step.empty() && b.exit_code == 0 && b.content != read_file(golden_dir + "/" + b.program + ".txt")) {
             std::cerr << what << ": differs from " << golden_dir << "/" << b.program << ".txt\n";
             ok = false;
         }

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <vector>
 
-#include "common/adam.hpp"
-#include "common/attention.hpp"
-#include "common/attention_backward.hpp"
-#include "common/mask.hpp"
-#include "common/matmul.hpp"
-#include "common/random.hpp"
-#include "common/self_check.hpp"
+#include "common/math/adam.hpp"
+#include "common/math/attention.hpp"
+#include "common/math/attention_backward.hpp"
+#include "common/math/mask.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/self_check.hpp"
 
 namespace {
 

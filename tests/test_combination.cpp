@@ -2,7 +2,7 @@
 // grouped, and the sum of the terms is the vector the row of weights makes.
 #include <doctest/doctest.h>
 
-#include "common/combination.hpp"
+#include "common/lesson/combination.hpp"
 
 TEST_CASE("a row's terms come largest first, equal weights in row order") {
     const Matrix weights = {{0.1f, 0.5f, 0.1f, 0.3f}};

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/elide.hpp"
-#include "common/self_check.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/lesson/self_check.hpp"
 
 TEST_CASE("a short list is kept whole, a long one keeps its first and last five") {
     CHECK(elided_indices(3) == std::vector<std::size_t>{0, 1, 2});

@@ -6,9 +6,9 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/feed_forward.hpp"
-#include "common/linear.hpp"
-#include "common/random.hpp"
+#include "common/math/feed_forward.hpp"
+#include "common/math/linear.hpp"
+#include "common/math/random.hpp"
 
 TEST_CASE("linear: x · W + b by hand") {
     const Matrix x = {{1.0f, 2.0f}, {0.0f, -1.0f}};

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "common/input_error.hpp"
-#include "common/labelled_csv.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/labelled_csv.hpp"
 
 namespace {
 // The message parse_labelled_csv throws for `text`, or "" when it loads.

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "common/layer_norm.hpp"
-#include "common/random.hpp"
+#include "common/math/layer_norm.hpp"
+#include "common/math/random.hpp"
 
 namespace {
 double row_mean(const Matrix& m, std::size_t i) {

@@ -1,17 +1,17 @@
-// The long-sequence kernels (common/long_attention.hpp) against a loop in
+// The long-sequence kernels (common/math/long_attention.hpp) against a loop in
 // double precision, against each other, and the memory guard
-// (common/memory_budget.hpp) on lengths no machine can hold.
+// (common/math/memory_budget.hpp) on lengths no machine can hold.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "common/input_error.hpp"
-#include "common/long_attention.hpp"
-#include "common/memory_budget.hpp"
-#include "common/random.hpp"
-#include "common/self_check.hpp"
+#include "common/math/input_error.hpp"
+#include "common/math/long_attention.hpp"
+#include "common/math/memory_budget.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/self_check.hpp"
 
 namespace {
 

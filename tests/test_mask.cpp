@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
-#include "common/attention.hpp"
-#include "common/input_error.hpp"
-#include "common/mask.hpp"
-#include "common/random.hpp"
-#include "common/self_check.hpp"
-#include "common/softmax.hpp"
+#include "common/math/attention.hpp"
+#include "common/math/input_error.hpp"
+#include "common/math/mask.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/math/softmax.hpp"
 
 namespace {
 const float minus_infinity = -std::numeric_limits<float>::infinity();

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <vector>
 
-#include "common/attention.hpp"
-#include "common/input_error.hpp"
-#include "common/matmul.hpp"
-#include "common/multi_head.hpp"
-#include "common/random.hpp"
-#include "common/self_check.hpp"
+#include "common/math/attention.hpp"
+#include "common/math/input_error.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/multi_head.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/self_check.hpp"
 
 namespace {
 // Multi-head self-attention written from the formula, head by head and entry

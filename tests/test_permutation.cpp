@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "common/attention.hpp"
-#include "common/matmul.hpp"
-#include "common/permutation.hpp"
-#include "common/positional_encoding.hpp"
-#include "common/random.hpp"
-#include "common/self_check.hpp"
+#include "common/math/attention.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/permutation.hpp"
+#include "common/math/positional_encoding.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/self_check.hpp"
 
 namespace {
 // A uniformly random permutation of 0 … n−1 (Fisher–Yates), from the project's generator.

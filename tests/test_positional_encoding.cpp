@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "common/matmul.hpp"
-#include "common/positional_encoding.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/positional_encoding.hpp"
 
 TEST_CASE("PE: entries computed by hand (d_model = 10)") {
     const Matrix PE = sinusoidal_encoding(8, 10);

@@ -5,11 +5,11 @@
 #include <limits>
 #include <set>
 
-#include "common/print.hpp"
-#include "common/random.hpp"
-#include "common/side_by_side.hpp"
-#include "common/self_check.hpp"
-#include "common/text_table.hpp"
+#include "common/lesson/print.hpp"
+#include "common/math/random.hpp"
+#include "common/lesson/side_by_side.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/text_table.hpp"
 
 TEST_CASE("numbers print with fixed decimals, and never as -0.000") {
     CHECK(format_number(0.12345f, 3) == "0.123");

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "common/attention.hpp"
-#include "common/random.hpp"
-#include "common/softmax.hpp"
+#include "common/math/attention.hpp"
+#include "common/math/random.hpp"
+#include "common/math/softmax.hpp"
 
 namespace {
 float row_sum(const Matrix& m, std::size_t i) {

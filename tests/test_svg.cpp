@@ -19,10 +19,10 @@
 
 #include <fmt/format.h>
 
-#include "common/colormap.hpp"
-#include "common/input_error.hpp"
-#include "common/lesson.hpp"
-#include "common/svg.hpp"
+#include "common/lesson/colormap.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/lesson/svg.hpp"
 
 namespace {
 

@@ -7,10 +7,10 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/attention.hpp"
-#include "common/linear.hpp"
-#include "common/random.hpp"
-#include "common/transformer_block.hpp"
+#include "common/math/attention.hpp"
+#include "common/math/linear.hpp"
+#include "common/math/random.hpp"
+#include "common/math/transformer_block.hpp"
 
 namespace {
 Matrix permuted_rows(const Matrix& m, const std::vector<std::size_t>& order) {

@@ -10,8 +10,8 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/matrix.hpp"
-#include "common/softmax.hpp"
+#include "common/math/matrix.hpp"
+#include "common/math/softmax.hpp"
 
 namespace {
 

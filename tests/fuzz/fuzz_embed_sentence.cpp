@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/input_error.hpp"
-#include "common/sequence.hpp"
+#include "common/math/input_error.hpp"
+#include "common/lesson/sequence.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const LabelledMatrix embeddings = read_data_file("embeddings.csv");

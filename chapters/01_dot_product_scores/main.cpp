@@ -1,0 +1,141 @@
+// Chapter 01 · Dot-product scores
+//
+// The lesson: the scores of math.cpp, shown step by step, then checked against
+// what they must be (a symmetric matrix whose diagonal is each token's squared
+// length, equal to the loop of the definition).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chapters/01_dot_product_scores/math.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/math/input_error.hpp"
+
+namespace {
+
+const std::string default_sentence = "the cat which was black sat on the mat";
+
+// Step: the terms of one query's dot products, the products that are not zero.
+void show_one_query(const Sequence& seq, std::size_t q, const DotProductScores& r) {
+    const Matrix& X = seq.X;
+    std::vector<TextRow> shown;  // a long --input: the first and last keys, like the matrices
+    for (const std::size_t j : elided_indices(rows(X))) {
+        if (j == elided) {
+            shown.push_back({"⋮"});
+            continue;
+        }
+        std::string products;
+        for (std::size_t d = 0; d < cols(X); ++d)
+            if (X(q, d) * X(j, d) != 0.0f)
+                products += fmt::format("{}{} {:g}·{:g}", products.empty() ? "" : " + ", seq.dimensions[d], X(q, d),
+                                        X(j, d));
+        shown.push_back({seq.tokens[j], products.empty() ? "0" : products,
+                         fmt::format("{:.3f}", r.scores_by_loops(q, j))});
+    }
+    fmt::print("\n{}", format_table({"key", "Σ_d q_d · k_d", "score"}, shown));
+}
+
+// Step: each query's self score and its most similar other token.
+void show_reading(const Labels& tokens, const Matrix& scores) {
+    const std::size_t n = rows(scores);
+    std::vector<TextRow> best;
+    for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last queries
+        if (i == elided) {
+            best.push_back({"⋮"});
+            continue;
+        }
+        std::size_t top = n;  // the best key that is another word
+        for (std::size_t j = 0; j < n; ++j)
+            if (tokens[j] != tokens[i] && (top == n || scores(i, j) > scores(i, top))) top = j;
+        best.push_back({tokens[i], fmt::format("{:.3f}", scores(i, i)), top == n ? "—" : tokens[top],
+                        top == n ? "" : fmt::format("{:.3f}", scores(i, top))});
+    }
+    fmt::print("{}", format_table({"query", "self score ‖x‖²", "most similar other", "score"}, best));
+}
+
+// Each claim against something computed another way: the loop, the transpose,
+// the squared lengths in double precision.
+void check(SelfChecks& check, const Sequence& seq, const DotProductScores& r, const std::string& loop_step) {
+    const Matrix& X = seq.X;
+    const Matrix& scores = r.scores;
+    const std::size_t n = rows(X);
+    // Float rounding grows with the size of the products summed, Σ_d |q_d k_d|, and by
+    // Cauchy–Schwarz that is at most max(‖q‖², ‖k‖²), the largest score of the diagonal:
+    // so tolerances relative to the largest score hold for embeddings of any size.
+    check.close(fmt::format("the loop of {} equals X · Xᵀ", loop_step), max_abs_difference(r.scores_by_loops, scores),
+                scaled_tolerance(1e-5, scores));
+    Matrix transposed = Matrix::from_shape({n, n});
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) transposed(i, j) = scores(j, i);
+    check.close("scores is symmetric: scores = scoresᵀ", max_abs_difference(scores, transposed),
+                scaled_tolerance(1e-6, scores));
+    double diagonal_error = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double length2 = 0.0;
+        for (std::size_t d = 0; d < cols(X); ++d) length2 += double(X(i, d)) * X(i, d);
+        diagonal_error = std::max(diagonal_error, std::abs(length2 - scores(i, i)));
+    }
+    check.close("the diagonal is ‖x_i‖², each token's squared length", diagonal_error,
+                scaled_tolerance(1e-5, scores));
+    const Labels& tokens = seq.tokens;
+    const std::size_t sat = index_of(tokens, "sat"), cat = index_of(tokens, "cat"), mat = index_of(tokens, "mat"),
+                      black = index_of(tokens, "black");
+    if (std::max({sat, cat, mat, black}) < n)
+        check.that("\"sat\" scores \"cat\" and \"mat\" higher than \"black\"",
+                   scores(sat, cat) > scores(sat, black) && scores(sat, mat) > scores(sat, black));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
+    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    std::string query = "sat";
+    lesson.cli().add_option("--query", query, "the token whose scores the one-query step computes one by one")
+        ->capture_default_str();
+
+    return lesson.run(argc, argv, [&] {
+        const Sequence seq = load_sequence(input, default_sentence);
+        std::size_t q = index_of(seq.tokens, query);
+        if (q == rows(seq.X)) {
+            if (lesson.cli().count("--query") > 0)
+                throw InputError(fmt::format("--query {}: not a token of the sequence", query));
+            q = 0;  // a learner's own sequence without "sat": ask with its first token
+        }
+        const DotProductScores r = dot_product_scores(seq.X);
+
+        lesson.step("embeddings", "The sequence as a matrix", [&] {
+            lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
+                                   "so you can read what each number says about the word.",
+                                   cols(seq.X)));
+            lesson.show("X", "", seq.X, seq.tokens, seq.dimensions, 1);
+        });
+        lesson.step("one-query",
+                    fmt::format("One query, one loop: how much is each token like \"{}\"?", seq.tokens[q]), [&] {
+                        lesson.say("score(q, k) = Σ_d q_d · k_d. Only the dimensions that both tokens have\n"
+                                   "add to the score; here are the products that are not zero.");
+                        show_one_query(seq, q, r);
+                    });
+        lesson.step("all-at-once", "All queries at once: one matrix product", [&] {
+            lesson.say(fmt::format("Row i of X · Xᵀ holds token i's dot products with every token, so one\n"
+                                   "product (a single BLAS call) computes every score of {} for every query.",
+                                   lesson.ref("one-query")));
+            // A heat map (--svg) shows the symmetry and the bright diagonal at a glance.
+            lesson.show("scores", "X · Xᵀ", r.scores, seq.tokens, seq.tokens, 3, Picture::heat_map);
+        });
+        lesson.step("reading", "Reading the scores", [&] {
+            show_reading(seq.tokens, r.scores);
+            lesson.say("\nThe diagonal is each token's squared length, so a long vector scores high\n"
+                       "with itself; and the matrix is symmetric, because q · k = k · q while queries\n"
+                       "and keys are the same vectors. Learned projections (chapter 05) break both.");
+        });
+        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), seq, r, lesson.ref("one-query")); });
+        lesson.present();
+    });
+}

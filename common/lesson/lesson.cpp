@@ -1,0 +1,325 @@
+#include "common/lesson/lesson.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <new>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <xtensor/xnpy.hpp>
+
+#include "common/math/input_error.hpp"
+#include "common/lesson/text_width.hpp"
+
+namespace {
+
+bool is_file_name(const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+// Makes the --dump (or --svg) directory now, before anything is computed, so
+// that a directory that cannot be written is refused up front.
+void prepare_output_dir(const std::string& flag, const std::string& dir) {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) throw InputError(fmt::format("{} {}: cannot create the directory ({})", flag, dir, error.message()));
+    if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("{} {}: is not a directory", flag, dir));
+    if (access(dir.c_str(), W_OK) != 0)
+        throw InputError(fmt::format("{} {}: the directory is not writable", flag, dir));
+}
+
+// The words of a name, between underscores: "causal_weights_h0" → causal, weights, h0.
+bool has_word(const std::string& name, const std::string& word) {
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t end = std::min(name.find('_', start), name.size());
+        if (name.compare(start, end - start, word) == 0 && end - start == word.size()) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+// CLI11 reads "-1" into an unsigned flag as 2^64 − 1, and a CLI::Range lets
+// "nan" through (every comparison with NaN is false): refuse both, for every
+// chapter's flags, with the flag named like CLI11's own errors.
+void refuse_wrapped_or_non_finite(const CLI::App& app) {
+    for (const CLI::Option* option : app.get_options()) {
+        const std::string type = option->get_type_name();
+        const bool is_unsigned = type.rfind("UINT", 0) == 0;
+        const bool is_real = type.rfind("FLOAT", 0) == 0 || type.rfind("NUMBER", 0) == 0;
+        for (const std::string& value : option->results()) {
+            if (is_unsigned && value.find('-') != std::string::npos)
+                throw CLI::ValidationError(option->get_name(), value + ": expected a number at least 0");
+            if (is_real) {
+                char* end = nullptr;
+                const double number = std::strtod(value.c_str(), &end);
+                if (end != value.c_str() && !std::isfinite(number))
+                    throw CLI::ValidationError(option->get_name(), value + ": expected a finite number");
+            }
+        }
+    }
+}
+
+}  // namespace
+
+bool pictured_by_name(const std::string& name, const Matrix& m) {
+    constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
+    return (has_word(name, "weights") || has_word(name, "mask") || has_word(name, "PE")) && rows(m) <= largest &&
+           cols(m) <= largest;
+}
+
+namespace {
+
+bool wants_color(const std::string& color, bool no_color) {
+    if (no_color || color == "never") return false;
+    if (color == "always") return true;
+    const char* term = std::getenv("TERM");
+    return std::getenv("NO_COLOR") == nullptr && !(term && std::string(term) == "dumb") && isatty(STDOUT_FILENO);
+}
+
+// The columns a line may take: $COLUMNS, else the terminal's own width, else
+// (a pipe, a file, a golden test) 100, a projector's or a wide terminal's.
+std::size_t terminal_width() {
+    constexpr std::size_t narrowest = 40, fallback = 100;
+    if (const char* columns = std::getenv("COLUMNS")) {
+        char* end = nullptr;
+        const long value = std::strtol(columns, &end, 10);
+        if (end != columns && *end == '\0' && value > 0) return std::max<std::size_t>(narrowest, std::size_t(value));
+    }
+    winsize size{};
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return std::max<std::size_t>(narrowest, size.ws_col);
+    return fallback;
+}
+
+bool is_step_name(const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+}  // namespace
+
+Lesson::Lesson(std::string program, std::string title)
+    : program_(std::move(program)), title_(std::move(title)), cli_(title_, program_) {
+    cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
+        ->type_name("DIR");
+    cli_.add_option("--svg", svg_dir_,
+                    "draw the pictures (heat maps of attention maps, curves) as DIR/<name>.svg, for a browser")
+        ->type_name("DIR");
+    cli_.add_option("--color", color_,
+                    "heat shading: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always (also "
+                    "through | less -R), never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
+    cli_.add_flag("--no-color", no_color_, "plain text, no heat shading: --color=never");
+    cli_.add_option("--step", only_step_, "print only this step (its name or number; --list-steps shows them)")
+        ->type_name("NAME");
+    cli_.add_flag("--list-steps", list_steps_, "list the steps (number, name, heading) and stop");
+    cli_.add_flag("--pause", pause_, "wait for Enter after each step (when reading from a terminal)");
+}
+
+std::string& Lesson::add_input_option(const std::string& default_sequence) {
+    cli_.add_option("--input", input_path_,
+                    fmt::format("a labelled CSV sequence (header token,<dims…>, one row per token) "
+                                "instead of the default: {}",
+                                default_sequence))
+        ->type_name("PATH");
+    return input_path_;
+}
+
+int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
+    try {
+        cli_.parse(argc, argv);
+        refuse_wrapped_or_non_finite(cli_);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
+        std::string message = e.what();
+        std::replace(message.begin(), message.end(), '\n', ' ');
+        fmt::print(stderr, "{}: {} (see --help)\n", program_, message);
+        return 2;
+    }
+    style_.color = wants_color(color_, no_color_);
+    style_.line_width = terminal_width();
+    try {
+        if (!dump_dir_.empty()) prepare_output_dir("--dump", dump_dir_);
+        if (!svg_dir_.empty()) prepare_output_dir("--svg", svg_dir_);
+        body();
+        if (!registered_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
+        write_dumps();
+        write_pictures();
+    } catch (const InputError& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {}\n", program_, e.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: out of memory\n", program_);
+        return 2;
+    } catch (const std::exception& e) {  // e.g. a dump file that cannot be written
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {}\n", program_, e.what());
+        return 2;
+    }
+    if (checks_.failed() > 0) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {} of {} self-checks failed\n", program_, checks_.failed(),
+                   checks_.failed() + checks_.passed());
+        return 1;
+    }
+    return 0;
+}
+
+// The chapter's title is printed with its first output, so that a bad input
+// found before any step leaves stdout empty.
+void Lesson::print_title_once() {
+    if (title_printed_) return;
+    title_printed_ = true;
+    std::string rule;
+    for (std::size_t i = 0; i < display_width(title_); ++i) rule += "═";
+    fmt::print("{}\n{}\n", title_, rule);
+}
+
+void Lesson::step(const std::string& name, const std::string& heading, std::function<void()> show) {
+    if (!is_step_name(name)) throw std::logic_error("step name '" + name + "' is not lower-case letters, digits and '-'");
+    for (const Step& s : registered_)
+        if (s.name == name) throw std::logic_error("two steps are named '" + name + "'");
+    registered_.push_back({name, heading, std::move(show)});
+}
+
+std::string Lesson::ref(const std::string& name) const {
+    for (std::size_t i = 0; i < registered_.size(); ++i)
+        if (registered_[i].name == name) return "step " + std::to_string(i + 1);
+    throw std::logic_error("no step is named '" + name + "'");
+}
+
+void Lesson::present() {
+    presented_ = true;
+    std::size_t chosen = registered_.size();  // all of them
+    if (!only_step_.empty()) {
+        for (std::size_t i = 0; i < registered_.size(); ++i)
+            if (registered_[i].name == only_step_ || std::to_string(i + 1) == only_step_) chosen = i;
+        if (chosen == registered_.size()) {
+            std::string names;
+            for (const Step& s : registered_) names += (names.empty() ? "" : ", ") + s.name;
+            throw InputError(fmt::format("--step {}: no such step (the steps: {}; or 1 to {})", only_step_, names,
+                                         registered_.size()));
+        }
+    }
+    if (list_steps_) {
+        print_title_once();
+        for (std::size_t i = 0; i < registered_.size(); ++i)
+            fmt::print("{:>2}  {:<16} {}\n", i + 1, registered_[i].name, registered_[i].heading);
+        return;
+    }
+    const bool can_pause = pause_ && isatty(STDIN_FILENO);
+    for (std::size_t i = 0; i < registered_.size(); ++i) {
+        if (chosen != registered_.size() && i != chosen) continue;
+        print_title_once();
+        print_heading(int(i + 1), registered_[i].heading);
+        registered_[i].show();
+        steps_ = int(i + 1);
+        if (can_pause && chosen == registered_.size() && i + 1 < registered_.size()) {
+            std::fflush(stdout);
+            fmt::print(stderr, "\n── Enter: {} ({}) · Ctrl-C: stop ──", ref(registered_[i + 1].name),
+                       registered_[i + 1].name);
+            int c = 0;
+            while ((c = std::getchar()) != EOF && c != '\n') {}
+            if (c == EOF) pause_ = false;
+        }
+    }
+}
+
+void Lesson::print_heading(int number, const std::string& heading) {
+    const std::string title = fmt::format("Step {}. {}", number, heading);
+    std::string rule;
+    for (std::size_t i = 0; i < display_width(title); ++i) rule += "─";
+    fmt::print("\n{}\n{}\n", title, rule);
+}
+
+void Lesson::step(const std::string& heading) {
+    if (!only_step_.empty() || list_steps_)
+        throw InputError("--step and --list-steps: this chapter's steps have no names yet");
+    print_title_once();
+    print_heading(++steps_, heading);
+}
+
+void Lesson::say(const std::string& text) {
+    print_title_once();
+    fmt::print("{}\n", text);
+}
+
+void Lesson::show(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
+                  const Labels& col_labels, int decimals, Picture picture_kind) {
+    print_title_once();
+    PrintStyle style = style_;
+    style.decimals = decimals;
+    fmt::print("\n{}", format_matrix(name, formula, m, row_labels, col_labels, style));
+    keep_for_dump(name, m);
+    if (picture_kind == Picture::heat_map || (picture_kind == Picture::by_name && pictured_by_name(name, m)))
+        picture(name, formula, m, row_labels, col_labels, decimals);
+}
+
+void Lesson::picture(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
+                     const Labels& col_labels, int decimals) {
+    if (!is_file_name(name)) throw std::logic_error("picture name '" + name + "' is not a file name");
+    if (svg_dir_.empty()) return;
+    keep_picture(name, heat_map_svg(name, formula, m, row_labels, col_labels, decimals));
+}
+
+void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
+                  const std::vector<Series>& series) {
+    if (!is_file_name(name)) throw std::logic_error("plot name '" + name + "' is not a file name");
+    if (svg_dir_.empty()) return;
+    keep_picture(name, line_plot_svg(title, x, y, series));
+}
+
+void Lesson::keep_picture(const std::string& name, std::string svg) {
+    for (auto& [kept_name, kept] : pictures_)
+        if (kept_name == name) {  // drawn again: the last one drawn is the one written
+            kept = std::move(svg);
+            return;
+        }
+    pictures_.emplace_back(name, std::move(svg));
+}
+
+void Lesson::write_pictures() const {
+    if (svg_dir_.empty()) return;
+    std::string names;
+    for (const auto& [name, svg] : pictures_) {
+        const std::string path = svg_dir_ + "/" + name + ".svg";
+        std::ofstream file(path, std::ios::binary);
+        file << svg;
+        if (!file.flush()) throw std::runtime_error("cannot write " + path);
+        names += (names.empty() ? "" : ", ") + name + ".svg";
+    }
+    fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_, names.empty() ? "" : ": " + names);
+}
+
+void Lesson::keep_for_dump(const std::string& name, const Matrix& m) {
+    if (!is_file_name(name)) throw std::logic_error("matrix name '" + name + "' is not a file name");
+    if (dump_dir_.empty()) return;
+    for (auto& [kept_name, kept] : dumps_)
+        if (kept_name == name) {  // shown again: the last one shown is the one dumped
+            kept = m;
+            return;
+        }
+    dumps_.emplace_back(name, m);
+}
+
+void Lesson::write_dumps() const {
+    if (dump_dir_.empty()) return;
+    std::string names;
+    for (const auto& [name, m] : dumps_) {
+        const std::string path = dump_dir_ + "/" + name + ".npy";
+        xt::dump_npy(path, m);
+        names += (names.empty() ? "" : ", ") + name + ".npy";
+    }
+    fmt::print("\nWrote {} matrices to {}/: {}\n", dumps_.size(), dump_dir_, names);
+}

@@ -1,0 +1,52 @@
+// Adam (Kingma & Ba 2015): gradient descent with a step size per entry.
+//
+//   m ← β₁ m + (1 − β₁) g          a running mean of the gradient (momentum)
+//   v ← β₂ v + (1 − β₂) g²         a running mean of its square
+//   m̂ = m / (1 − β₁ᵗ), v̂ = v / (1 − β₂ᵗ)   both start at 0: undo that bias
+//   W ← W − lr · m̂ / (√v̂ + ε)
+//
+// m̂ / √v̂ is about ±1 for an entry whose gradient keeps its sign, whatever the
+// gradient's size, so every entry moves by about lr per step: small gradients
+// are not left behind, large ones do not overshoot.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include <xtensor/xbuilder.hpp>
+
+#include "common/math/matrix.hpp"
+
+class Adam {
+public:
+    explicit Adam(float lr, float beta1 = 0.9f, float beta2 = 0.999f, float epsilon = 1e-8f)
+        : lr_(lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {}
+
+    // One update of every parameter by its gradient (same order every call).
+    void step(const std::vector<Matrix*>& parameters, const std::vector<const Matrix*>& gradients) {
+        if (m_.empty())
+            for (const Matrix* p : parameters) {
+                m_.push_back(xt::zeros<float>(p->shape()));
+                v_.push_back(xt::zeros<float>(p->shape()));
+            }
+        ++t_;
+        const float correction1 = 1.0f - std::pow(beta1_, static_cast<float>(t_));
+        const float correction2 = 1.0f - std::pow(beta2_, static_cast<float>(t_));
+        for (std::size_t k = 0; k < parameters.size(); ++k) {
+            Matrix& w = *parameters[k];
+            const Matrix& g = *gradients[k];
+            for (std::size_t i = 0; i < w.size(); ++i) {
+                float& m = m_[k].flat(i);
+                float& v = v_[k].flat(i);
+                m = beta1_ * m + (1.0f - beta1_) * g.flat(i);
+                v = beta2_ * v + (1.0f - beta2_) * g.flat(i) * g.flat(i);
+                w.flat(i) -= lr_ * (m / correction1) / (std::sqrt(v / correction2) + epsilon_);
+            }
+        }
+    }
+
+private:
+    float lr_, beta1_, beta2_, epsilon_;
+    int t_ = 0;
+    std::vector<Matrix> m_, v_;
+};
