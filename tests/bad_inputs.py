@@ -12,7 +12,7 @@ Some inputs are odd but fine and must work: a sequence of one token, and a very
 long one, whose printed matrices are elided (no line longer than 200 characters,
 a bounded number of lines).
 
-The chapters are found in chapters/ch*.cpp and their flags in their --help, so
+The chapters are found in chapters/ (printed_numbers.chapter_programs) and their flags in their --help, so
 a chapter that lands later is covered: every PATH flag gets the file cases,
 every number flag a non-number. What only a person can know (which template a
 file flag reads, which values are out of range) is in the tables below; a chapter
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from printed_numbers import problems_in  # noqa: E402  (no nan in a matrix, no -0.000)
+from printed_numbers import chapter_programs, problems_in  # noqa: E402  (no nan in a matrix, no -0.000)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -342,7 +342,7 @@ def check_ok(chapter, case, args, expect, path):
 
 
 def main():
-    chapters = sorted(p.stem for p in (ROOT / "chapters").glob("ch[0-9][0-9]_*.cpp"))
+    chapters = chapter_programs()
     if ONLY:
         chapters = [c for c in chapters if any(c.startswith(o) for o in ONLY)]
     missing = [c for c in chapters if not (BIN / c).exists()]

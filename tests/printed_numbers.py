@@ -32,6 +32,13 @@ def is_data_row(line):
     return cells >= 2 and cells * 2 >= len(words)
 
 
+def chapter_programs():
+    """The chapter programs: chapters/NN_name/ is chNN_name (chapters/chNN_name.cpp likewise)."""
+    chapters = ROOT / "chapters"
+    return sorted([f"ch{p.name}" for p in chapters.glob("[0-9][0-9]_*") if p.is_dir()] +
+                  [p.stem for p in chapters.glob("ch[0-9][0-9]_*.cpp")])
+
+
 def problems_in(text):
     found = []
     matrix = ""  # the name of the matrix being printed, "" in prose
@@ -53,7 +60,7 @@ def main():
     sources = []
     for golden in sorted((ROOT / "tests" / "golden").glob("*.txt")):
         sources.append((f"tests/golden/{golden.name}", golden.read_text()))
-    for chapter in sorted(p.stem for p in (ROOT / "chapters").glob("ch[0-9][0-9]_*.cpp")):
+    for chapter in chapter_programs():
         program = BIN / chapter
         if not program.exists():
             print(f"FAIL {chapter}: not built")
