@@ -24,7 +24,7 @@ make_case() {
     mkdir -p "$dir/repo/chapters" "$dir/repo/build" "$dir/bin"
     cp "$tutorial" "$dir/repo/tutorial"
     : >"$dir/repo/chapters/ch01_x.cpp"
-    for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env; do
+    for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find; do
         ln -s "$(command -v "$tool")" "$dir/bin/$tool"
     done
     # cmake and ctest: the build and the tests are not what is tested here.
@@ -88,8 +88,16 @@ d="$(make_case root_installs)"; stub "$d" dpkg-query "$installed_none"; stub "$d
 stub "$d" apt-get "$apt_ok"
 check root_installs 0 'installing the missing packages with apt-get .*xtensor-dev.*libopenblas-dev' \
     '^apt-get install -y .*xtensor-dev .*python3-numpy'
+rm -f "$d/repo/build/packages.ok"  # the stubbed dpkg-query still says "none installed"
 grep -q 'installed: ' <<<"$(cd "$d/repo" && PATH="$d/bin" "$d/bin/bash" ./tutorial test 2>&1 >/dev/null)" \
     || { echo "FAIL root_installs: does not say what it installed"; failed=$((failed + 1)); }
+
+# 2b. A rerun once everything was found asks dpkg nothing (the learner's loop starts at once).
+d="$(make_case rerun_asks_nothing)"; stub "$d" dpkg-query "$installed_all"; stub "$d" id "$root"
+(cd "$d/repo" && PATH="$d/bin" "$d/bin/bash" ./tutorial test >/dev/null 2>&1)
+stub "$d" dpkg-query 'echo "dpkg-query $*" >>"$(dirname "$0")/../calls"; exit 1'
+check rerun_asks_nothing 0 'building'
+[ ! -e "$d/calls" ] || { echo "FAIL rerun_asks_nothing: dpkg-query was called again"; failed=$((failed + 1)); }
 
 # 3. Not root, sudo available: installs through sudo.
 d="$(make_case user_with_sudo)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$user"

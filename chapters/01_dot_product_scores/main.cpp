@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
             q = 0;  // a learner's own sequence without "sat": ask with its first token
         }
         const DotProductScores r = dot_product_scores(seq.X);
+        lesson.keep_for_dump("scores_by_loops", r.scores_by_loops, seq.tokens, seq.tokens);
 
         lesson.step("embeddings", "The sequence as a matrix", [&] {
             lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"

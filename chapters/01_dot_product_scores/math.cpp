@@ -6,12 +6,14 @@
 Matrix scores_by_loops(const Matrix& X) {
     const std::size_t n = rows(X), d_model = cols(X);
     Matrix scores = Matrix::from_shape({n, n});
+    // ┌ exercise dot-products
     for (std::size_t i = 0; i < n; ++i)          // each query …
         for (std::size_t j = 0; j < n; ++j) {    // … against each key
             float sum = 0.0f;
             for (std::size_t d = 0; d < d_model; ++d) sum += X(i, d) * X(j, d);
             scores(i, j) = sum;
         }
+    // └ stub: scores.fill(0.0f);
     return scores;
 }
 

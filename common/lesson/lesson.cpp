@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <new>
 
@@ -13,6 +12,8 @@
 #include <xtensor/xnpy.hpp>
 
 #include "common/math/input_error.hpp"
+#include "common/lesson/compare.hpp"
+#include "common/lesson/output_files.hpp"
 #include "common/lesson/text_width.hpp"
 
 namespace {
@@ -21,17 +22,6 @@ bool is_file_name(const std::string& name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     });
-}
-
-// Makes the --dump (or --svg) directory now, before anything is computed, so
-// that a directory that cannot be written is refused up front.
-void prepare_output_dir(const std::string& flag, const std::string& dir) {
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    if (error) throw InputError(fmt::format("{} {}: cannot create the directory ({})", flag, dir, error.message()));
-    if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("{} {}: is not a directory", flag, dir));
-    if (access(dir.c_str(), W_OK) != 0)
-        throw InputError(fmt::format("{} {}: the directory is not writable", flag, dir));
 }
 
 // The words of a name, between underscores: "causal_weights_h0" → causal, weights, h0.
@@ -123,6 +113,9 @@ Lesson::Lesson(std::string program, std::string title)
         ->type_name("NAME");
     cli_.add_flag("--list-steps", list_steps_, "list the steps (number, name, heading) and stop");
     cli_.add_flag("--pause", pause_, "wait for Enter after each step (when reading from a terminal)");
+    // For ./tutorial check: the chapter's own results (saved with --dump) to grade a
+    // learner's math.cpp against; an environment variable, so --help stays the lesson's.
+    if (const char* expect = std::getenv("TUTORIAL_EXPECT")) expect_dir_ = expect;
 }
 
 std::string& Lesson::add_input_option(const std::string& default_sequence) {
@@ -148,12 +141,11 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     style_.color = wants_color(color_, no_color_);
     style_.line_width = terminal_width();
     try {
-        if (!dump_dir_.empty()) prepare_output_dir("--dump", dump_dir_);
-        if (!svg_dir_.empty()) prepare_output_dir("--svg", svg_dir_);
+        if (!dump_dir_.empty()) require_writable_directory("--dump", dump_dir_);
+        if (!svg_dir_.empty()) require_writable_directory("--svg", svg_dir_);
         body();
         if (!registered_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
-        write_dumps();
-        write_pictures();
+        write_outputs();
     } catch (const InputError& e) {
         std::fflush(stdout);
         fmt::print(stderr, "{}: {}\n", program_, e.what());
@@ -167,10 +159,15 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
         fmt::print(stderr, "{}: {}\n", program_, e.what());
         return 2;
     }
-    if (checks_.failed() > 0) {
+    if (!expect_dir_.empty()) report_expected();
+    if (checks_.failed() > 0 || !differences_.empty()) {
         std::fflush(stdout);
-        fmt::print(stderr, "{}: {} of {} self-checks failed\n", program_, checks_.failed(),
-                   checks_.failed() + checks_.passed());
+        if (checks_.failed() > 0)
+            fmt::print(stderr, "{}: {} of {} self-checks failed\n", program_, checks_.failed(),
+                       checks_.failed() + checks_.passed());
+        else
+            fmt::print(stderr, "{}: {} of {} matrices differ from the chapter's\n", program_, differences_.size(),
+                       compared_);
         return 1;
     }
     return 0;
@@ -261,7 +258,7 @@ void Lesson::show(const std::string& name, const std::string& formula, const Mat
     PrintStyle style = style_;
     style.decimals = decimals;
     fmt::print("\n{}", format_matrix(name, formula, m, row_labels, col_labels, style));
-    keep_for_dump(name, m);
+    keep_for_dump(name, m, row_labels, col_labels);
     if (picture_kind == Picture::heat_map || (picture_kind == Picture::by_name && pictured_by_name(name, m)))
         picture(name, formula, m, row_labels, col_labels, decimals);
 }
@@ -289,21 +286,10 @@ void Lesson::keep_picture(const std::string& name, std::string svg) {
     pictures_.emplace_back(name, std::move(svg));
 }
 
-void Lesson::write_pictures() const {
-    if (svg_dir_.empty()) return;
-    std::string names;
-    for (const auto& [name, svg] : pictures_) {
-        const std::string path = svg_dir_ + "/" + name + ".svg";
-        std::ofstream file(path, std::ios::binary);
-        file << svg;
-        if (!file.flush()) throw std::runtime_error("cannot write " + path);
-        names += (names.empty() ? "" : ", ") + name + ".svg";
-    }
-    fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_, names.empty() ? "" : ": " + names);
-}
-
-void Lesson::keep_for_dump(const std::string& name, const Matrix& m) {
+void Lesson::keep_for_dump(const std::string& name, const Matrix& m, const Labels& row_labels,
+                           const Labels& col_labels) {
     if (!is_file_name(name)) throw std::logic_error("matrix name '" + name + "' is not a file name");
+    compare_with_expected(name, m, row_labels, col_labels);
     if (dump_dir_.empty()) return;
     for (auto& [kept_name, kept] : dumps_)
         if (kept_name == name) {  // shown again: the last one shown is the one dumped
@@ -313,13 +299,55 @@ void Lesson::keep_for_dump(const std::string& name, const Matrix& m) {
     dumps_.emplace_back(name, m);
 }
 
-void Lesson::write_dumps() const {
-    if (dump_dir_.empty()) return;
-    std::string names;
+// The dumps and the pictures, all or none (common/lesson/output_files.hpp); the
+// "Wrote" lines only once every file is in place.
+void Lesson::write_outputs() const {
+    OutputFiles files;
+    std::string dumped, drawn;
     for (const auto& [name, m] : dumps_) {
-        const std::string path = dump_dir_ + "/" + name + ".npy";
-        xt::dump_npy(path, m);
-        names += (names.empty() ? "" : ", ") + name + ".npy";
+        files.add(dump_dir_ + "/" + name + ".npy", xt::dump_npy(m));
+        dumped += (dumped.empty() ? "" : ", ") + name + ".npy";
     }
-    fmt::print("\nWrote {} matrices to {}/: {}\n", dumps_.size(), dump_dir_, names);
+    if (!svg_dir_.empty())
+        for (const auto& [name, svg] : pictures_) {
+            files.add(svg_dir_ + "/" + name + ".svg", svg);
+            drawn += (drawn.empty() ? "" : ", ") + name + ".svg";
+        }
+    files.write_all();
+    if (!dump_dir_.empty()) fmt::print("\nWrote {} matrices to {}/: {}\n", dumps_.size(), dump_dir_, dumped);
+    if (!svg_dir_.empty())
+        fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_,
+                   drawn.empty() ? "" : ": " + drawn);
+}
+
+void Lesson::compare_with_expected(const std::string& name, const Matrix& m, const Labels& row_labels,
+                                   const Labels& col_labels) {
+    if (expect_dir_.empty()) return;
+    for (Shown& shown : shown_)
+        if (shown.name == name) {  // shown again: the last one is the one the chapter dumps
+            shown = {name, m, row_labels, col_labels};
+            return;
+        }
+    shown_.push_back({name, m, row_labels, col_labels});
+}
+
+// The verdict of ./tutorial check: every matrix against the chapter's own.
+void Lesson::report_expected() {
+    for (const Shown& shown : shown_) {
+        const std::string path = expect_dir_ + "/" + shown.name + ".npy";
+        if (!std::ifstream(path)) continue;  // the chapter's own run did not keep it
+        ++compared_;
+        const Matrix expected = xt::load_npy<float>(path);
+        const std::string difference =
+            describe_difference(shown.name, shown.m, expected, shown.row_labels, shown.col_labels);
+        if (!difference.empty()) differences_.push_back(difference);
+    }
+    if (differences_.empty()) {
+        fmt::print("\n✓ all {} matrices equal what the chapter's own math.cpp computes\n", compared_);
+        return;
+    }
+    fmt::print("\n✗ {} of {} matrices differ from what the chapter's own math.cpp computes; the first:\n  {}\n",
+               differences_.size(), compared_, differences_.front());
+    for (std::size_t i = 1; i < differences_.size(); ++i)
+        fmt::print("  then {}\n", differences_[i].substr(0, differences_[i].find('\n')));
 }

@@ -113,8 +113,10 @@ public:
     // With --svg, also draws its heat map as <name>.svg when `picture` says so.
     void show(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
               const Labels& col_labels, int decimals = 3, Picture picture = Picture::by_name);
-    // Keeps a matrix for --dump without printing it.
-    void keep_for_dump(const std::string& name, const Matrix& m);
+    // Keeps a matrix for --dump without printing it (and, for ./tutorial check, to
+    // compare with the chapter's own: keep every matrix of the result struct).
+    void keep_for_dump(const std::string& name, const Matrix& m, const Labels& row_labels = {},
+                       const Labels& col_labels = {});
     // With --svg, draws the heat map of a matrix as <name>.svg, without printing it.
     void picture(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
                  const Labels& col_labels, int decimals = 3);
@@ -126,10 +128,12 @@ public:
     const PrintStyle& style() const { return style_; }
 
 private:
-    void write_dumps() const;
+    void write_outputs() const;
     void keep_picture(const std::string& name, std::string svg);
-    void write_pictures() const;
     void print_title_once();
+    void compare_with_expected(const std::string& name, const Matrix& m, const Labels& row_labels,
+                               const Labels& col_labels);
+    void report_expected();
     void print_heading(int number, const std::string& heading);
 
     std::string program_;
@@ -148,6 +152,15 @@ private:
     };
     std::vector<Step> registered_;
     bool presented_ = false;
+    std::string expect_dir_;  // $TUTORIAL_EXPECT: grade against the chapter's own results
+    struct Shown {
+        std::string name;
+        Matrix m;
+        Labels row_labels, col_labels;
+    };
+    std::vector<Shown> shown_;  // with --expect: every matrix shown or kept, the last of each name
+    std::vector<std::string> differences_;
+    int compared_ = 0;
     PrintStyle style_;
     int steps_ = 0;
     bool title_printed_ = false;

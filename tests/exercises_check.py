@@ -1,0 +1,61 @@
+"""Every exercise works: its solution passes, its file as given fails, a compile error says so.
+
+    python3 tests/exercises_check.py BUILD_DIR     (ctest runs it as exercises)
+
+For each exercise of exercises/exercises.toml, in a scratch folder:
+  - the chapter's own math.cpp in place of the learner's file: `check` exits 0;
+  - the file as given (a TODO, or the bug of a bug hunt): `check` exits 1 and
+    names a wrong matrix entry or a failed self-check;
+and for the first exercise, a file that does not compile: exit 2, with the
+compiler's own error.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(sys.argv[1]).resolve()
+TOOL = ROOT / "exercises" / "exercises.py"
+exercises = tomllib.loads((ROOT / "exercises" / "exercises.toml").read_text())["exercise"]
+failures = []
+
+
+def check(name, files):
+    env = dict(os.environ, TUTORIAL_BUILD=str(BUILD), TUTORIAL_EXERCISE_FILES=str(files))
+    run = subprocess.run([sys.executable, str(TOOL), "check", name], capture_output=True, text=True, env=env,
+                         timeout=600)
+    return run.returncode, run.stdout + run.stderr
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    files = Path(tmp)
+    for e in exercises:
+        name, mine = e["name"], files / f"{e['name']}.cpp"
+        mine.unlink(missing_ok=True)
+        code, out = check(name, files)  # makes the file as given
+        stub_fails = code == 1 and ("✗" in out)
+        first_line = next((l.strip() for l in out.splitlines() if "expected" in l and "got" in l), "")
+        mine.write_text((ROOT / "chapters" / e["chapter"] / "math.cpp").read_text())
+        code_solved, out_solved = check(name, files)
+        solution_passes = code_solved == 0 and "passes" in out_solved
+        if not stub_fails:
+            failures.append(f"{name}: the file as given does not fail (exit {code})")
+        if not solution_passes:
+            failures.append(f"{name}: the chapter's own math.cpp does not pass (exit {code_solved}):\n{out_solved[-1500:]}")
+        print(f"{'✓' if stub_fails and solution_passes else '✗'} {name}: as given, exit {code}"
+              f"{' · ' + first_line if first_line else ''}; solved, exit {code_solved}")
+    e = exercises[0]
+    mine = files / f"{e['name']}.cpp"
+    mine.write_text(mine.read_text() + "\nthis does not compile\n")
+    code, out = check(e["name"], files)
+    if code != 2 or "error" not in out:
+        failures.append(f"{e['name']}: a compile error gives exit {code} (expected 2 and the compiler's message)")
+    print(f"{'✓' if code == 2 else '✗'} a compile error: exit {code}")
+
+for f in failures:
+    print("FAIL", f)
+print(f"{len(exercises) + 1 - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

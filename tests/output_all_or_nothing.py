@@ -1,0 +1,70 @@
+"""--dump and --svg write every file or none, and say so in one line.
+
+    python3 tests/output_all_or_nothing.py BIN_DIR     (ctest runs it as output_all_or_nothing)
+
+For every chapter:
+  - a directory where no file can be created (/proc, even for root) is refused
+    before the lesson prints anything: exit 2, one line on stderr, empty stdout;
+  - a full disk, played by a file size limit of 100 bytes (ulimit -f): the lesson
+    prints, then the run exits 2 with one line naming the file it could not
+    write, prints no "Wrote …", and leaves no file (not even a partial one) in
+    either directory.
+"""
+import concurrent.futures
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from printed_numbers import chapter_programs  # noqa: E402
+
+BIN = Path(sys.argv[1]).resolve()
+failures = []
+
+
+def small_files():
+    # The limit makes write() fail with EFBIG instead of killing the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+
+def check(chapter):
+    lines = []
+    run = subprocess.run([BIN / chapter, "--no-color", "--dump", "/proc"], capture_output=True, text=True,
+                         timeout=600)
+    if run.returncode != 2 or run.stderr.count("\n") != 1 or "--dump /proc" not in run.stderr or run.stdout:
+        failures.append(f"{chapter} --dump /proc: exit {run.returncode}, stderr {run.stderr!r}, "
+                        f"{run.stdout.count(chr(10))} lines on stdout")
+    lines.append(f"  --dump /proc: {run.stderr.strip()}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dump, svg = Path(tmp) / "dump", Path(tmp) / "svg"
+        run = subprocess.run([BIN / chapter, "--no-color", "--dump", dump, "--svg", svg], capture_output=True,
+                             text=True, timeout=600, preexec_fn=small_files)
+        left = sorted(p.name for d in (dump, svg) if d.exists() for p in d.iterdir())
+        problems = []
+        if run.returncode != 2:
+            problems.append(f"exit {run.returncode}")
+        if run.stderr.count("\n") != 1 or "cannot write" not in run.stderr:
+            problems.append(f"stderr {run.stderr[:200]!r}")
+        if "Wrote" in run.stdout:
+            problems.append("says it wrote files")
+        if left:
+            problems.append(f"left {left}")
+        if problems:
+            failures.append(f"{chapter} with a full disk: " + "; ".join(problems))
+        lines.append(f"  a full disk: {run.stderr.strip()}")
+    return chapter, lines
+
+
+with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+    for chapter, lines in pool.map(check, chapter_programs()):
+        print(chapter)
+        print("\n".join(lines))
+for f in failures:
+    print("FAIL", f)
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
