@@ -107,6 +107,35 @@ float step_length(const Matrix& m, std::size_t s) {
 
 std::string temperature_text(float temperature) { return fmt::format("{:g}", temperature); }
 
+// The largest error of the sentence's weights and output against
+// softmax(x_i · x_j / √d_model / T) · X computed again by loops in double: an
+// independent computation of attention (no matmul, no softmax_rows).
+double attention_error_against_double(const Matrix& X, float temperature, const Matrix& weights,
+                                      const Matrix& output) {
+    const std::size_t n = rows(X), d_model = cols(X);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::vector<double> p(n, 0.0);
+        double top = -INFINITY, sum = 0.0;
+        for (std::size_t j = 0; j < n; ++j) {
+            for (std::size_t d = 0; d < d_model; ++d) p[j] += double(X(i, d)) * X(j, d);
+            p[j] /= std::sqrt(double(d_model)) * double(temperature);
+            top = std::max(top, p[j]);
+        }
+        for (double& x : p) sum += x = std::exp(x - top);
+        for (std::size_t j = 0; j < n; ++j) {
+            p[j] /= sum;
+            worst = std::max(worst, std::abs(p[j] - weights(i, j)));
+        }
+        for (std::size_t d = 0; d < d_model; ++d) {
+            double out = 0.0;  // Σ_j w_ij x_j
+            for (std::size_t j = 0; j < n; ++j) out += p[j] * X(j, d);
+            worst = std::max(worst, std::abs(out - output(i, d)));
+        }
+    }
+    return std::isnan(worst) ? INFINITY : worst;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -378,11 +407,14 @@ int main(int argc, char** argv) {
                 cold_error = std::max(cold_error, double(row_distance(cold, hard, i)));
                 ++checked;
             }
-        check.close(fmt::format("at T = {:g} the soft lookup is the hard lookup, for the {} queries with one "
-                                "best key",
-                                check_temperature, checked),
+        check.close(fmt::format("at T = {:g} soft = hard (the {} queries with one best key)", check_temperature,
+                                checked),
                     cold_error, 1e-4 * largest_value);
-        check.close("each row of output equals its printed combination Σ_j w_ij x_j", combination_error,
+        check.close("each output row equals its printed combination Σ_j w_ij x_j", combination_error,
                     scaled_tolerance(1e-5, X));  // rounding grows with the size of the embeddings
+        // Weights ≤ 1 and outputs of the size of X: float rounding is relative to both.
+        check.close("output = softmax(X · Xᵀ / √d / T) · X, looped in double",
+                    attention_error_against_double(X, temperature, sentence_weights, output),
+                    scaled_tolerance(1e-5, X));
     });
 }
