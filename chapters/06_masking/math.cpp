@@ -1,0 +1,138 @@
+#include "chapters/06_masking/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/math/matmul.hpp"
+#include "common/math/softmax.hpp"
+
+// Q (n × d_k), K (m × d_k), V (m × d_v), mask (n × m).
+MaskedLoops masked_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& mask) {
+    const std::size_t n = rows(Q), m = rows(K), d_k = cols(Q), d_v = cols(V);
+    MaskedLoops r{Matrix::from_shape({n, m}), Matrix::from_shape({n, d_v})};
+    r.weights.fill(0.0f);
+    r.output.fill(0.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+        // 1. the scaled scores of the visible keys, and their maximum
+        std::vector<double> e(m, 0.0);
+        double largest = -std::numeric_limits<double>::infinity();
+        for (std::size_t j = 0; j < m; ++j) {
+            if (mask(i, j) == 0.0f) continue;  // hidden: not in the sum at all
+            double dot = 0.0;
+            for (std::size_t d = 0; d < d_k; ++d) dot += double(Q(i, d)) * K(j, d);
+            e[j] = dot / std::sqrt(double(d_k));
+            largest = std::max(largest, e[j]);
+        }
+        if (largest == -std::numeric_limits<double>::infinity()) continue;  // no visible key: zeros
+        // 2. softmax over the visible keys
+        double sum = 0.0;
+        for (std::size_t j = 0; j < m; ++j) sum += (e[j] = mask(i, j) == 0.0f ? 0.0 : std::exp(e[j] - largest));
+        // 3. the weighted sum of their values
+        for (std::size_t j = 0; j < m; ++j) r.weights(i, j) = static_cast<float>(e[j] / sum);
+        for (std::size_t d = 0; d < d_v; ++d) {
+            double acc = 0.0;
+            for (std::size_t j = 0; j < m; ++j) acc += e[j] / sum * V(j, d);
+            r.output(i, d) = static_cast<float>(acc);
+        }
+    }
+    return r;
+}
+
+Matrix pad_rows(const Matrix& X, std::size_t length, bool left) {
+    const std::size_t n = rows(X), first = left ? length - n : 0;
+    Matrix padded = Matrix::from_shape({length, cols(X)});
+    padded.fill(0.0f);  // a pad's embedding is 0
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t d = 0; d < cols(X); ++d) padded(first + i, d) = X(i, d);
+    return padded;
+}
+
+Matrix row_block(const Matrix& m, std::size_t first, std::size_t count) {
+    std::vector<std::size_t> which(count);
+    for (std::size_t i = 0; i < count; ++i) which[i] = first + i;
+    return pick_rows(m, which);
+}
+
+Matrix pick_rows(const Matrix& m, const std::vector<std::size_t>& which) {
+    Matrix picked = Matrix::from_shape({which.size(), cols(m)});
+    for (std::size_t r = 0; r < which.size(); ++r)
+        for (std::size_t j = 0; j < cols(m); ++j) picked(r, j) = m(which[r], j);
+    return picked;
+}
+
+std::vector<float> visible_weight(const Matrix& weights, const Matrix& mask) {
+    std::vector<float> kept(rows(weights), 0.0f);  // summed in float, as softmax_then_renormalise sums it
+    for (std::size_t i = 0; i < rows(weights); ++i)
+        for (std::size_t j = 0; j < cols(weights); ++j)
+            if (mask(i, j) != 0.0f) kept[i] += weights(i, j);
+    return kept;
+}
+
+double hidden_lead(const Matrix& scores, const Matrix& mask, std::size_t i) {
+    double best_hidden = -std::numeric_limits<double>::infinity(), best_visible = best_hidden;
+    for (std::size_t j = 0; j < cols(scores); ++j) {
+        double& best = mask(i, j) != 0.0f ? best_visible : best_hidden;
+        best = std::max(best, static_cast<double>(scores(i, j)));
+    }
+    return best_hidden - best_visible;
+}
+
+float weight_on_first(const Matrix& weights, std::size_t i, std::size_t count) {
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < count; ++j) sum += weights(i, j);
+    return sum;
+}
+
+QKV project(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
+    return {matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V)};  // (n × d_model) · (d_model × d_k) → (n × d_k)
+}
+
+Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
+    Causal r;
+    const std::size_t n = rows(X);
+    r.p = project(X, W_Q, W_K, W_V);
+    // pass 1: the causal mask, and attention with −inf where it is 0
+    r.mask = causal_mask(n);
+    r.steps = masked_attention(r.p.Q, r.p.K, r.p.V, r.mask);
+    r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
+    // pass 2: the other way, softmax over every key, then forget the hidden ones
+    r.unmasked = softmax_rows(r.steps.scaled_scores);
+    r.renormalised = softmax_then_renormalise(r.steps.scaled_scores, r.mask);
+    r.kept = visible_weight(r.unmasked, r.mask);
+    // A kept weight below the smallest normal float has lost digits (or is 0).
+    for (std::size_t i = 0; i < n; ++i)
+        (r.kept[i] >= std::numeric_limits<float>::min() ? r.sound_rows : r.broken_rows).push_back(i);
+    return r;
+}
+
+Padded padded_batch(const Matrix& short_X, std::size_t length, const Matrix& W_Q, const Matrix& W_K,
+                    const Matrix& W_V) {
+    Padded r;
+    r.padding = padding_mask({length, rows(short_X)}, length);  // (2 × length)
+    r.X = pad_rows(short_X, length, false);
+    r.mask = key_mask(r.padding, 1);  // every query row = padding row 1
+    r.p = project(r.X, W_Q, W_K, W_V);
+    r.batch = masked_attention(r.p.Q, r.p.K, r.p.V, r.mask);
+    r.unmasked = scaled_dot_product_attention(r.p.Q, r.p.K, r.p.V);
+    const QKV alone = project(short_X, W_Q, W_K, W_V);
+    r.alone = scaled_dot_product_attention(alone.Q, alone.K, alone.V);
+    r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
+    return r;
+}
+
+LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Matrix& W_Q, const Matrix& W_K,
+                       const Matrix& W_V) {
+    LeftPadded r;
+    const std::size_t n = rows(short_X) + pads;
+    r.X = pad_rows(short_X, n, true);
+    Matrix real = Matrix::from_shape({1, n});  // (1 × n) the padding mask of this one sentence
+    for (std::size_t j = 0; j < n; ++j) real(0, j) = j < pads ? 0.0f : 1.0f;
+    r.mask = causal_mask(n) * key_mask(real, 0);  // both masks at once
+    r.p = project(r.X, W_Q, W_K, W_V);
+    r.generation = masked_attention(r.p.Q, r.p.K, r.p.V, r.mask);
+    const QKV alone = project(short_X, W_Q, W_K, W_V);
+    r.short_causal = masked_attention(alone.Q, alone.K, alone.V, causal_mask(rows(short_X)));
+    r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
+    return r;
+}

@@ -1,0 +1,89 @@
+// Chapter 06 · the mathematics: masking, what a token may not see.
+//
+// A hidden key's scaled score becomes −inf before the softmax; exp(−inf) = 0,
+// so its weight is exactly 0 and the other weights of the row still sum to 1.
+//
+//   weights = softmax(Q · Kᵀ / √d_k + M),   M(i, j) = 0 where mask(i, j) = 1, −inf where it is 0
+//   output_i = Σ_{j visible} softmax_j(q_i · k_j / √d_k) v_j   the same, one query at a time
+//
+//   causal mask   (n × n)  mask(i, j) = 1 when j ≤ i: a decoder may not look ahead
+//   padding mask  (b × n)  1 for a real token, 0 for a pad of a batch
+//
+// Shapes: X (n × d_model); W_Q, W_K, W_V (d_model × d_k); Q, K, V (n × d_k);
+// mask, scores, weights (n × n); output (n × d_k).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "common/math/attention.hpp"
+#include "common/math/mask.hpp"
+#include "common/math/matrix.hpp"
+
+// The loop form with a mask: only the visible keys enter the softmax; a row that
+// sees no key gets zero weights and a zero output. Summed in double.
+struct MaskedLoops {
+    Matrix weights;  // (n × m)
+    Matrix output;   // (n × d_v)
+};
+MaskedLoops masked_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& mask);
+
+// X (n × d) padded with zero rows to `length`, on the right or (left) on the left.
+Matrix pad_rows(const Matrix& X, std::size_t length, bool left);
+// The rows [first, first + count) of m.
+Matrix row_block(const Matrix& m, std::size_t first, std::size_t count);
+// The rows `which` of m, in that order.
+Matrix pick_rows(const Matrix& m, const std::vector<std::size_t>& which);
+// For each row, the weight its visible keys keep of a softmax over every key (float sum).
+std::vector<float> visible_weight(const Matrix& weights, const Matrix& mask);
+// How far row i's best hidden score lies above its best visible one.
+double hidden_lead(const Matrix& scores, const Matrix& mask, std::size_t i);
+// How much of row i's weight falls on the keys [0, count).
+float weight_on_first(const Matrix& weights, std::size_t i, std::size_t count);
+
+// Q, K, V of a sequence: X (n × d_model) times each projection (d_model × d_k).
+struct QKV {
+    Matrix Q, K, V;
+};
+QKV project(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
+
+// The causal mask on one sentence, and the other way of masking.
+struct Causal {
+    QKV p;
+    Matrix mask;                  // (n × n) causal_mask(n)
+    MaskedAttentionSteps steps;   // masked_attention (common/math/mask)
+    MaskedLoops loops;            // the loop form, in double
+    Matrix unmasked;              // (n × n) softmax over every key
+    Matrix renormalised;          // (n × n) softmax, zero the hidden keys, divide by what is left
+    std::vector<float> kept;      // per row: the weight the visible keys kept in `unmasked`
+    // Rows whose kept weight is at least the smallest normal float (sound) or not
+    // (broken: subnormal or 0, too few digits to divide by).
+    std::vector<std::size_t> sound_rows, broken_rows;
+};
+Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
+
+// A batch of two sentences: `short_X` padded on the right to the length of the other.
+struct Padded {
+    Matrix padding;                // (2 × length) padding_mask
+    Matrix X;                      // (length × d_model) short_X and zero rows
+    Matrix mask;                   // (length × length) key_mask(padding, 1)
+    QKV p;
+    MaskedAttentionSteps batch;    // masked
+    AttentionSteps unmasked;       // the same batch without the mask
+    AttentionSteps alone;          // short_X alone, no pads
+    MaskedLoops loops;             // the loop form of `batch`, in double
+};
+Padded padded_batch(const Matrix& short_X, std::size_t length, const Matrix& W_Q, const Matrix& W_K,
+                    const Matrix& W_V);
+
+// short_X padded on the left by `pads` rows, with the causal and padding masks combined.
+struct LeftPadded {
+    Matrix X;                           // (n × d_model), n = pads + short
+    Matrix mask;                        // (n × n) causal · padding
+    QKV p;
+    MaskedAttentionSteps generation;    // masked
+    MaskedAttentionSteps short_causal;  // short_X alone, causal
+    MaskedLoops loops;                  // the loop form of `generation`, in double
+};
+LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Matrix& W_Q, const Matrix& W_K,
+                       const Matrix& W_V);
