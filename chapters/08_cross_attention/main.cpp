@@ -1,0 +1,269 @@
+// Chapter 08 · Cross-attention: one sequence asks, another answers
+//
+// The lesson: the cross-attention of math.cpp, shown step by step (the two
+// sequences, who asks and who answers, a rectangle of scores, the alignment, the
+// output, the encoder's tokens reversed), then checked against what it must be,
+// computed another way (the loop form in double, the reversed columns).
+//
+// The states and projections are hand-made (data/translation/, see data/README.md)
+// so that the alignment a trained model learns is easy to read.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "chapters/08_cross_attention/math.hpp"
+#include "common/lesson/attention_tolerance.hpp"
+#include "common/lesson/elide.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/math/input_error.hpp"
+
+namespace {
+
+const std::string default_source = "the black cat sat";  // English: what the encoder read
+const std::string default_target = "le chat noir";       // French: what the decoder has written so far
+
+// The French word → the English word it translates, for the alignment self-check.
+const std::map<std::string, std::string> translation_of = {
+    {"le", "the"},     {"chat", "cat"},   {"chien", "dog"},
+    {"noir", "black"}, {"blanc", "white"}, {"assis", "sat"}};
+
+// A sequence from a labelled CSV (--encoder/--decoder PATH) or from words looked up
+// in data/translation/<vocabulary>.
+Sequence load(const std::string& path, const std::string& words, const std::string& vocabulary,
+              const std::string& words_flag) {
+    if (path.empty()) {
+        const LabelledMatrix table = read_data_file("translation/" + vocabulary);
+        try {
+            return embed_sentence(table, words);
+        } catch (const InputError& error) {
+            throw InputError(fmt::format("{} \"{}\": {}", words_flag, words, error.what()));
+        }
+    }
+    LabelledMatrix table = read_labelled_csv(path);
+    return Sequence{table.rows, table.columns, std::move(table.values)};
+}
+
+struct Weights {
+    LabelledMatrix W_Q, W_K, W_V;  // (d_dec × d_k), (d_enc × d_k), (d_enc × d_v)
+};
+
+// Step who-asks: the roles, the projections, Q, K and V.
+void show_roles(Lesson& lesson, const Sequence& enc, const Sequence& dec, const Weights& W, const CrossAttention& r) {
+    const std::size_t m = rows(r.Q), n = rows(r.K), d_k = cols(r.Q), d_v = cols(r.V);
+    fmt::print("\n{}", format_table({"matrix", "comes from", "formula", "shape"},
+                                    {{"Q", "the decoder (it asks)", "X_dec · W_Q", fmt::format("({} × {})", m, d_k)},
+                                     {"K", "the encoder (it is found)", "X_enc · W_K", fmt::format("({} × {})", n, d_k)},
+                                     {"V", "the encoder (it answers)", "X_enc · W_V", fmt::format("({} × {})", n, d_v)}}));
+    lesson.say(
+        "\nW_Q and W_K carry the two languages into one space of d_k slots, where a\n"
+        "French query and an English key can be compared: article, animal, feline,\n"
+        "colour, dark, action. W_Q ignores 'masculine': no English word can answer it.\n"
+        "W_V chooses what the English word hands back: is it an article, which animal\n"
+        "(+ cat, − dog), which shade (+ black, − white).");
+    lesson.show("W_Q", "decoder dims → query slots", W.W_Q.values, W.W_Q.rows, W.W_Q.columns, 1);
+    lesson.show("W_K", "encoder dims → key slots", W.W_K.values, W.W_K.rows, W.W_K.columns, 1);
+    lesson.show("W_V", "encoder dims → value slots", W.W_V.values, W.W_V.rows, W.W_V.columns, 1);
+    lesson.show("Q", "X_dec · W_Q", r.Q, dec.tokens, W.W_Q.columns, 2);
+    lesson.show("K", "X_enc · W_K", r.K, enc.tokens, W.W_K.columns, 2);
+    lesson.show("V", "X_enc · W_V", r.V, enc.tokens, W.W_V.columns, 2);
+}
+
+// The prose of the alignment step: it names only words of the two sentences, so
+// that it stays true for any --source and --target (a self-check holds it to that).
+std::string alignment_prose(const Labels& english, const Labels& french, const CrossAttention& r) {
+    std::string text = "The weights are a soft word alignment.";
+    if (r.crossing.found) {
+        const std::size_t a = r.crossing.a, b = r.crossing.b;
+        text += fmt::format(
+            " Its lines cross: '{}'\n(position {}) looks at '{}' (position {}), '{}' (position {}) at '{}'\n"
+            "(position {}). (In the default pair, English puts the colour before the noun\n"
+            "and French after it.) Attention finds the right English word by its key,\n"
+            "wherever it stands.",
+            french[a], a, english[r.looks_at[a]], r.looks_at[a], french[b], b, english[r.looks_at[b]],
+            r.looks_at[b]);
+    } else {
+        text += " Here no two of its lines cross: each\nFrench word looks at the English word of the one before it, or at a later one.";
+    }
+    const std::size_t sat = index_of(english, "sat");
+    if (sat < english.size() && std::find(r.looks_at.begin(), r.looks_at.end(), sat) == r.looks_at.end())
+        text += "\n'sat' gets no French word's largest weight: none so far asks for an action.";
+    return text;
+}
+
+// Step alignment: where each decoder token looks most.
+void show_alignment(Lesson& lesson, const Labels& english, const Labels& french, const CrossAttention& r) {
+    std::vector<TextRow> alignment;
+    for (const std::size_t i : elided_indices(french.size())) {
+        if (i == elided) {
+            alignment.push_back({"…"});
+            continue;
+        }
+        const std::size_t j = r.looks_at[i];
+        alignment.push_back({fmt::format("{} {}", i, french[i]), fmt::format("{} {}", j, english[j]),
+                             fmt::format("{:.3f}", r.steps.weights(i, j))});
+    }
+    fmt::print("\n{}", format_table({"French word (position)", "looks most at (position)", "weight"}, alignment));
+    lesson.say("\n" + alignment_prose(english, french, r));
+}
+
+// The words between single quotes in `text`.
+std::vector<std::string> quoted_words(const std::string& text) {
+    std::vector<std::string> words;
+    for (std::size_t open = text.find('\''); open != std::string::npos; open = text.find('\'', open + 1)) {
+        const std::size_t close = text.find('\'', open + 1);
+        if (close == std::string::npos) break;
+        words.push_back(text.substr(open + 1, close - open - 1));
+        open = close;
+    }
+    return words;
+}
+
+// Each claim against something computed another way: the loop in double, the
+// reversed columns, the words of the sentences.
+void check(SelfChecks& check, const Labels& english, const Labels& french, bool own_states, const CrossAttention& r) {
+    const std::size_t m = french.size(), n = english.size(), d_k = cols(r.Q), d_v = cols(r.V);
+    const AttentionSteps& steps = r.steps;
+    check.that(fmt::format("the shapes: Q ({0} × {2}), K ({1} × {2}), V ({1} × {3}), weights ({0} × {1}), "
+                           "output ({0} × {3})",
+                           m, n, d_k, d_v),
+               rows(r.Q) == m && rows(r.K) == n && cols(r.K) == d_k && rows(r.V) == n && rows(steps.weights) == m &&
+                   cols(steps.weights) == n && rows(steps.output) == m && cols(steps.output) == d_v);
+    check.close("every row of weights sums to 1", worst_row_sum_error(steps.weights), row_sum_tolerance(n));
+    // The loop of the papers, one decoder token at a time, in double: it differs from the
+    // float matrix form by the latter's rounding (common/lesson/attention_tolerance.hpp).
+    const AttentionTolerance tolerance = attention_tolerance(r.Q, r.K, r.V);
+    check.close("a loop over decoder and encoder tokens gives the same weights",
+                max_abs_difference(r.loops.weights, steps.weights), tolerance.weights);
+    check.close("a loop over decoder and encoder tokens gives the same output",
+                max_abs_difference(r.loops.output, steps.output), tolerance.output);
+    // The alignment of every French word whose English translation is in the source once.
+    // It is built into the states and projections of data/translation/, so it is a
+    // claim about words looked up there, not about states from --encoder/--decoder.
+    const std::string alignment_claim = "each French word looks most at its translation";
+    std::vector<std::string> pairs;
+    bool aligned = true;
+    for (std::size_t i = 0; i < m; ++i) {
+        const auto found = translation_of.find(french[i]);
+        if (found == translation_of.end() || std::count(english.begin(), english.end(), found->second) != 1) continue;
+        aligned = aligned && english[r.looks_at[i]] == found->second;
+        pairs.push_back(french[i] + "→" + found->second);
+    }
+    if (own_states)
+        check.skip(alignment_claim, "states from --encoder/--decoder: the alignment is built into "
+                                    "data/translation/ only");
+    else if (!pairs.empty())
+        check.that(fmt::format("{}: {}", alignment_claim, fmt::join(pairs, ", ")), aligned);
+    bool named = true;
+    for (const std::string& word : quoted_words(alignment_prose(english, french, r)))
+        named = named && (index_of(english, word) < n || index_of(french, word) < m);
+    check.that("the alignment's text names only words of the two sentences", named);
+    check.close("reversing the encoder reverses the columns of weights",
+                max_abs_difference(r.reversed.weights, permute_columns(steps.weights, r.order)), 1e-6);
+    check.close("reversing the encoder leaves the output unchanged", max_abs_difference(r.reversed.output, steps.output),
+                scaled_tolerance(1e-6, steps.output));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Lesson lesson("ch08_cross_attention", "Chapter 08 · Cross-attention: one sequence asks, another answers");
+    std::string encoder_path, decoder_path;
+    std::vector<std::string> source_words, target_words;  // e.g. --source the white dog sat
+    auto* encoder_flag = lesson.cli().add_option(
+        "--encoder", encoder_path,
+        "the encoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_K.csv>)")
+        ->type_name("PATH");
+    auto* decoder_flag = lesson.cli().add_option(
+        "--decoder", decoder_path,
+        "the decoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_Q.csv>)")
+        ->type_name("PATH");
+    lesson.cli()
+        .add_option("--source", source_words,
+                    "the English words the encoder read, from data/translation/encoder.csv (default: " +
+                        default_source + ")")
+        ->excludes(encoder_flag);
+    lesson.cli()
+        .add_option("--target", target_words,
+                    "the French words the decoder has written, from data/translation/decoder.csv (default: " +
+                        default_target + ")")
+        ->excludes(decoder_flag);
+
+    return lesson.run(argc, argv, [&] {
+        const Weights W{read_data_file("translation/W_Q.csv"), read_data_file("translation/W_K.csv"),
+                        read_data_file("translation/W_V.csv")};
+        const std::string source = source_words.empty() ? default_source : fmt::format("{}", fmt::join(source_words, " "));
+        const std::string target = target_words.empty() ? default_target : fmt::format("{}", fmt::join(target_words, " "));
+        const Sequence enc = load(encoder_path, source, "encoder.csv", "--source");
+        const Sequence dec = load(decoder_path, target, "decoder.csv", "--target");
+        require_projects(W.W_K, enc,
+                         encoder_path.empty() ? data_path("translation/encoder.csv") : "--encoder " + encoder_path);
+        require_projects(W.W_Q, dec,
+                         decoder_path.empty() ? data_path("translation/decoder.csv") : "--decoder " + decoder_path);
+        if (W.W_K.rows != W.W_V.rows || W.W_Q.columns.size() != W.W_K.columns.size())
+            throw InputError(fmt::format("{}, {}, {}: W_K and W_V must read the same dimensions, and W_Q and W_K "
+                                         "must have the same number of columns (d_k)",
+                                         W.W_Q.source, W.W_K.source, W.W_V.source));
+        const CrossAttention r = cross_attention(dec.X, enc.X, W.W_Q.values, W.W_K.values, W.W_V.values);
+        const Labels& english = enc.tokens;
+        const Labels& french = dec.tokens;
+        const std::size_t n = english.size(), m = french.size(), d_k = cols(r.Q), d_v = cols(r.V);
+
+        lesson.step("sequences", "Two sequences: the encoder's and the decoder's", [&] {
+            lesson.say(fmt::format(
+                "A translation model reads the English sentence with its encoder: one state per\n"
+                "English token, n = {}. Its decoder writes the French sentence one token after\n"
+                "the other, and has m = {} so far. The two need not have the same length, nor\n"
+                "the same width (d_enc = {}, d_dec = {}): French has a gender that English has not.",
+                n, m, cols(enc.X), cols(dec.X)));
+            lesson.show("X_enc", "the encoder's states", enc.X, english, enc.dimensions, 1);  // (n × d_enc)
+            lesson.show("X_dec", "the decoder's states", dec.X, french, dec.dimensions, 1);   // (m × d_dec)
+        });
+        lesson.step("who-asks", "Queries from the decoder, keys and values from the encoder",
+                    [&] { show_roles(lesson, enc, dec, W, r); });
+        lesson.step("scores", "Scores: one row per French word, one column per English word", [&] {
+            lesson.say(fmt::format("Q · Kᵀ is (m × d_k) · (d_k × n) → ({} × {}). It need not be square: each\n"
+                                   "decoder token has one score for each encoder token, however long the two\n"
+                                   "sentences are. Then the usual scaling by √d_k = √{} and a softmax per row.",
+                                   m, n, d_k));
+            lesson.show("scores", "Q · Kᵀ", r.steps.scores, french, english, 3);
+            lesson.show("scaled_scores", fmt::format("Q · Kᵀ / √{}", d_k), r.steps.scaled_scores, french, english, 3);
+            lesson.show("weights", "softmax of each row", r.steps.weights, french, english, 3);  // (m × n)
+        });
+        lesson.step("alignment", "Reading the weights: an alignment", [&] { show_alignment(lesson, english, french, r); });
+        lesson.step("output", "The output: what each French word takes from the English sentence", [&] {
+            const bool noir_and_black = index_of(french, "noir") < m && index_of(english, "black") < n;
+            lesson.say(fmt::format(
+                "weights · V is (m × n) · (n × d_v) → ({} × {}): one row per decoder token, in the\n"
+                "encoder's value space. It is what the decoder learns from the source sentence\n"
+                "before it chooses its next word{}",
+                m, d_v,
+                noir_and_black ? ": 'noir' gets a positive v_shade from 'black',\nso it is dark, not 'blanc'."
+                               : ". (In the default pair, 'noir' gets a positive\nv_shade from 'black', so it is dark, not 'blanc'.)"));
+            lesson.show("output", "weights · V", r.steps.output, french, W.W_V.columns, 3);  // (m × d_v)
+        });
+        const Labels english_reversed = permute_labels(english, r.order);
+        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] {
+            lesson.say(fmt::format(
+                "Give the encoder its tokens in the reverse order: {}.\n"
+                "Each key stays paired with its own value, so the weights' columns are only\n"
+                "reordered, and every output row is the same sum Σ_j weight_j · v_j taken in\n"
+                "another order. For one query, the keys and values form a set: attention alone\n"
+                "does not see their order.",
+                join_elided(english_reversed, " ")));
+            lesson.show("weights_reversed", "softmax(Q · K_reversedᵀ / √d_k)", r.reversed.weights, french,
+                        english_reversed, 3);
+            lesson.show("output_reversed", "weights_reversed · V_reversed", r.reversed.output, french, W.W_V.columns, 3);
+        });
+        lesson.step("checks", "Self-checks", [&] {
+            check(lesson.checks(), english, french, !encoder_path.empty() || !decoder_path.empty(), r);
+        });
+        lesson.present();
+    });
+}

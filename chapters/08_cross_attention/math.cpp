@@ -1,0 +1,60 @@
+#include "chapters/08_cross_attention/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/math/matmul.hpp"
+
+// Q (m × d_k), K (n × d_k), V (n × d_v).
+LoopForm attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V) {
+    const std::size_t m = rows(Q), n = rows(K), d_k = cols(Q), d_v = cols(V);
+    LoopForm r{Matrix::from_shape({m, n}), Matrix::from_shape({m, d_v})};
+    for (std::size_t i = 0; i < m; ++i) {  // one decoder token at a time
+        // 1. its scaled score against every encoder token
+        std::vector<double> score(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            double dot = 0.0;
+            for (std::size_t c = 0; c < d_k; ++c) dot += double(Q(i, c)) * K(j, c);
+            score[j] = dot / std::sqrt(double(d_k));
+        }
+        // 2. softmax, shifted by the maximum
+        const double top = *std::max_element(score.begin(), score.end());
+        double z = 0.0;
+        for (double& s : score) z += (s = std::exp(s - top));
+        for (std::size_t j = 0; j < n; ++j) r.weights(i, j) = static_cast<float>(score[j] / z);
+        // 3. the weighted sum of the encoder's values
+        for (std::size_t c = 0; c < d_v; ++c) {
+            double sum = 0.0;
+            for (std::size_t j = 0; j < n; ++j) sum += score[j] / z * V(j, c);
+            r.output(i, c) = static_cast<float>(sum);
+        }
+    }
+    return r;
+}
+
+Crossing first_crossing(const std::vector<std::size_t>& looks_at) {
+    for (std::size_t b = 0; b < looks_at.size(); ++b)
+        for (std::size_t a = 0; a < b; ++a)
+            if (looks_at[a] > looks_at[b]) return {true, a, b};
+    return {};
+}
+
+CrossAttention cross_attention(const Matrix& X_dec, const Matrix& X_enc, const Matrix& W_Q, const Matrix& W_K,
+                               const Matrix& W_V) {
+    CrossAttention r;
+    // pass 1: the decoder asks, the encoder is found and answers
+    r.Q = matmul(X_dec, W_Q);  // (m × d_dec) · (d_dec × d_k) → (m × d_k)
+    r.K = matmul(X_enc, W_K);  // (n × d_enc) · (d_enc × d_k) → (n × d_k)
+    r.V = matmul(X_enc, W_V);  // (n × d_enc) · (d_enc × d_v) → (n × d_v)
+    // pass 2: a rectangle of scores (m × n), its softmax and the output (m × d_v)
+    r.steps = scaled_dot_product_attention(r.Q, r.K, r.V);
+    r.loops = attention_by_loops(r.Q, r.K, r.V);
+    // pass 3: the alignment, each decoder token's largest weight
+    for (std::size_t i = 0; i < rows(X_dec); ++i) r.looks_at.push_back(argmax_of_row(r.steps.weights, i));
+    r.crossing = first_crossing(r.looks_at);
+    // pass 4: the encoder's tokens reversed, each key with its own value
+    r.order = reversal(rows(X_enc));
+    const Matrix X_enc_reversed = permute_rows(X_enc, r.order);  // (n × d_enc)
+    r.reversed = scaled_dot_product_attention(r.Q, matmul(X_enc_reversed, W_K), matmul(X_enc_reversed, W_V));
+    return r;
+}
