@@ -221,9 +221,9 @@ void check(Lesson& lesson, const Matrix& X, const Weights& W, const Projected& r
     // The loops sum in double: they differ from the float matrix form by its rounding,
     // which grows with the size of the scores and of V (common/lesson/attention_tolerance.hpp).
     const AttentionTolerance tolerance = attention_tolerance(r.Q, r.K, r.V);
-    check.close(fmt::format("the loops of {} (in double) give the matrix form's weights", lesson.ref("loop-form")),
+    check.close(fmt::format("the loops of {} (in double) give the same weights", lesson.ref("loop-form")),
                 max_abs_difference(r.loops.weights, a.weights), tolerance.weights);
-    check.close(fmt::format("the loops of {} (in double) give the matrix form's output", lesson.ref("loop-form")),
+    check.close(fmt::format("the loops of {} (in double) give the same output", lesson.ref("loop-form")),
                 max_abs_difference(r.loops.output, a.output), tolerance.output);
     check.close("every row of weights sums to 1", worst_row_sum_error(a.weights), row_sum_tolerance(n));
     // The two products add up the terms |x_a| |W_Q W_Kᵀ|_ab |x_b| in different orders, so they
