@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <xtensor/xmanipulation.hpp>
+
 #include "common/math/attention.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/matmul.hpp"
@@ -130,4 +132,25 @@ TEST_CASE("one head is plain attention followed by W_O") {
     const AttentionSteps a = scaled_dot_product_attention(matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V));
     CHECK(max_abs_difference(one.concat, a.output) < 1e-6);
     CHECK(max_abs_difference(one.output, matmul(a.output, W_O)) < 1e-5);
+}
+
+// Chapter 07's sentence about PyTorch's q.view(n, h, d_k).transpose(0, 1): the
+// reshaped and swapped Q is a strided view of the same memory (a head's block is
+// not contiguous); split_heads evaluates it into a new array whose blocks are.
+TEST_CASE("split_heads: the swapped view is strided, the evaluated heads are contiguous") {
+    const std::size_t n = 3, h = 2, d_k = 4;
+    Matrix Q = Matrix::from_shape({n, h * d_k});
+    for (std::size_t i = 0; i < Q.size(); ++i) Q.data()[i] = static_cast<float>(i);
+    auto by_token = xt::reshape_view(Q, {n, h, d_k});        // (n × h × d_k), no copy
+    auto swapped = xt::transpose(by_token, {1, 0, 2});       // (h × n × d_k), no copy
+    CHECK(swapped.strides()[0] == static_cast<std::ptrdiff_t>(d_k));          // the next head: d_k floats on
+    CHECK(swapped.strides()[1] == static_cast<std::ptrdiff_t>(h * d_k));      // the next token: a whole row of Q
+    CHECK(swapped.strides()[2] == 1);
+    const Heads heads = split_heads(Q, h);
+    CHECK(heads.strides()[0] == static_cast<std::ptrdiff_t>(n * d_k));        // one block after another
+    CHECK(heads.strides()[1] == static_cast<std::ptrdiff_t>(d_k));
+    for (std::size_t i = 0; i < h; ++i)  // block i holds columns [i·d_k, (i+1)·d_k) of Q, packed
+        for (std::size_t t = 0; t < n; ++t)
+            for (std::size_t c = 0; c < d_k; ++c)
+                CHECK(heads.data()[(i * n + t) * d_k + c] == Q(t, i * d_k + c));
 }

@@ -109,11 +109,19 @@ TEST_CASE("parameter counts: the formulas, the drawn weights and the published s
     CHECK(tiny.layer_norms == 8);
     Random random(7);
     CHECK(parameter_count(random_block_params(random, 10, 2, 40, Init::xavier)) == count_block_parameters(10, 40).total());
-    // Transformer Base (Vaswani et al. 2017): one encoder layer
+    // A block of Transformer Base's sizes with this block's attention biases
     const BlockParameterCount base = count_block_parameters(512, 2048);
     CHECK(base.attention == 1050624);
     CHECK(base.feed_forward == 2099712);
     CHECK(base.total() == 3152384);
+    // Transformer Base as the paper writes it: no biases in attention, so chapter 07
+    // (attention alone) and chapter 12 (the block) count the same 1 048 576.
+    const BlockParameterCount paper = count_block_parameters(512, 2048, AttentionBiases::none);
+    CHECK(paper.attention == 1048576);
+    CHECK(paper.attention == attention_parameters(512, AttentionBiases::none));
+    CHECK(paper.feed_forward == 2099712);
+    CHECK(paper.total() == 3150336);
+    CHECK(attention_parameters(768, AttentionBiases::with_biases) == count_block_parameters(768, 3072).attention);
     // GPT-2 small: 12 blocks, token and position embeddings, a final LayerNorm: 124M
     const BlockParameterCount gpt2 = count_block_parameters(768, 3072);
     CHECK(gpt2.total() == 7087872);

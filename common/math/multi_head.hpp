@@ -27,7 +27,8 @@ Matrix head_columns(const Matrix& m, std::size_t h, std::size_t i);
 Matrix head_rows(const Matrix& m, std::size_t h, std::size_t i);
 
 // (n × h·d_k) → (h × n × d_k): reshape to (n × h × d_k), then swap the first two
-// axes, as PyTorch does with q.view(n, h, d_k).transpose(0, 1).
+// axes, as PyTorch does with q.view(n, h, d_k).transpose(0, 1). PyTorch's result is
+// a strided view of m's memory; this returns a new array, each head's block packed.
 Heads split_heads(const Matrix& m, std::size_t h);
 
 // (h × n × d_k) → (n × h·d_k): the inverse of split_heads, the "concat" of the heads.

@@ -87,8 +87,8 @@ BlockParams random_block_params(Random& random, std::size_t d_model, std::size_t
     return p;
 }
 
-BlockParameterCount count_block_parameters(std::uint64_t d_model, std::uint64_t d_ff) {
-    return {4 * d_model * d_model + 4 * d_model, 2 * d_model * d_ff + d_ff + d_model, 2 * 2 * d_model};
+BlockParameterCount count_block_parameters(std::uint64_t d_model, std::uint64_t d_ff, AttentionBiases biases) {
+    return {attention_parameters(d_model, biases), 2 * d_model * d_ff + d_ff + d_model, 2 * 2 * d_model};
 }
 
 std::uint64_t parameter_count(const BlockParams& p) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/math/attention_parameters.hpp"
 #include "common/math/feed_forward.hpp"
 #include "common/math/layer_norm.hpp"
 #include "common/math/matrix.hpp"
@@ -66,15 +67,19 @@ enum class Init { xavier, gpt2 };
 BlockParams random_block_params(Random& random, std::size_t d_model, std::size_t heads, std::size_t d_ff, Init init,
                                 Activation activation = Activation::relu);
 
-// Parameter counts of one block, from the formulas.
+// Parameter counts of one block, from the formulas (not published numbers: the
+// Transformer paper gives only whole-model sizes, 65 M for its base model).
 struct BlockParameterCount {
-    std::uint64_t attention;     // 4 · d_model² + 4 · d_model (W_Q, W_K, W_V, W_O and their biases)
+    std::uint64_t attention;     // 4 · d_model² (W_Q, W_K, W_V, W_O) + 4 · d_model when they have biases
     std::uint64_t feed_forward;  // 2 · d_model · d_ff + d_ff + d_model
     std::uint64_t layer_norms;   // 2 · 2 · d_model (γ and β of LN1 and LN2)
     std::uint64_t total() const { return attention + feed_forward + layer_norms; }
 };
 
-BlockParameterCount count_block_parameters(std::uint64_t d_model, std::uint64_t d_ff);
+// This block's attention has biases (the default); the paper's has none
+// (attention_parameters.hpp), so its Transformer Base is counted with AttentionBiases::none.
+BlockParameterCount count_block_parameters(std::uint64_t d_model, std::uint64_t d_ff,
+                                           AttentionBiases biases = AttentionBiases::with_biases);
 
 // The number of floats actually held by `params`.
 std::uint64_t parameter_count(const BlockParams& params);

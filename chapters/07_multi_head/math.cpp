@@ -1,0 +1,142 @@
+#include "chapters/07_multi_head/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/math/attention.hpp"
+#include "common/math/matmul.hpp"
+
+Matrix random_embeddings(const Labels& tokens, std::size_t d_model, Random& random) {
+    Labels words;                                               // the distinct words met so far
+    Matrix table = Matrix::from_shape({tokens.size(), d_model});  // one row per distinct word
+    Matrix X = Matrix::from_shape({tokens.size(), d_model});      // (n × d_model)
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const std::size_t w = index_of(words, tokens[i]);
+        if (w == words.size()) {
+            words.push_back(tokens[i]);
+            for (std::size_t d = 0; d < d_model; ++d) table(w, d) = random.normal();
+        }
+        for (std::size_t d = 0; d < d_model; ++d) X(i, d) = table(w, d);
+    }
+    return X;
+}
+
+MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& random) {
+    const std::size_t d_k = d_model / h;
+    const float scale = std::sqrt(2.0f / static_cast<float>(d_model));  // wide enough that heads differ
+    MultiHeadWeights W;
+    W.W_Q = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_k)
+    W.W_K = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_k)
+    W.W_V = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_v)
+    W.W_O = random.normal_matrix(h * d_k, d_model, 1.0f / std::sqrt(static_cast<float>(d_model)));
+    return W;
+}
+
+MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
+    const std::size_t n = rows(X), d_model = cols(X), d_k = d_model / h;
+    MultiHeadLesson r;
+    r.h = h, r.d_k = d_k;
+    // pass 1: head by head, each on a copy of its columns (BLAS takes no column slice)
+    r.concat = Matrix::from_shape({n, h * d_k});  // (n × h·d_v)
+    for (std::size_t i = 0; i < h; ++i) {
+        OneHead one;
+        one.Q = matmul(X, head_columns(W.W_Q, h, i));  // (n × d_k)
+        one.K = matmul(X, head_columns(W.W_K, h, i));  // (n × d_k)
+        one.V = matmul(X, head_columns(W.W_V, h, i));  // (n × d_v)
+        const AttentionSteps a = scaled_dot_product_attention(one.Q, one.K, one.V);
+        one.weights = a.weights, one.output = a.output;
+        for (std::size_t t = 0; t < n; ++t)  // head i's output fills columns [i·d_v, (i+1)·d_v) of concat
+            for (std::size_t c = 0; c < d_k; ++c) r.concat(t, i * d_k + c) = a.output(t, c);
+        r.heads.push_back(one);
+    }
+    // pass 2: mix the heads: (n × h·d_v) · (h·d_v × d_model) → (n × d_model)
+    r.output = matmul(r.concat, W.W_O);
+    // pass 3: the same with one split matrix, as real code does
+    r.Q = matmul(X, W.W_Q);            // (n × h·d_k)
+    r.Q_split = split_heads(r.Q, h);   // (h × n × d_k)
+    r.split = multi_head_attention(X, W.W_Q, W.W_K, W.W_V, W.W_O, h);
+    // pass 4: W_O as a sum over heads, each through its own rows
+    r.summed = Matrix::from_shape({n, d_model});
+    r.summed.fill(0.0f);
+    for (std::size_t i = 0; i < h; ++i) r.summed += matmul(head_columns(r.concat, h, i), head_rows(W.W_O, h, i));
+    // pass 5: the definition again, as loops in double
+    r.by_loops = multi_head_by_loops(X, W, h);
+    return r;
+}
+
+// X · W in double: (n × d_model) · (d_model × c) → n rows of c numbers; with
+// absolute = true, Σ_d |x_d|·|w_dc|, the size float rounding of that sum is relative to.
+static std::vector<std::vector<double>> project(const Matrix& X, const Matrix& W, bool absolute = false) {
+    std::vector<std::vector<double>> P(rows(X), std::vector<double>(cols(W), 0.0));
+    for (std::size_t t = 0; t < rows(X); ++t)
+        for (std::size_t d = 0; d < cols(X); ++d)
+            for (std::size_t c = 0; c < cols(W); ++c)
+                P[t][c] += absolute ? std::abs(double(X(t, d)) * W(d, c)) : double(X(t, d)) * W(d, c);
+    return P;
+}
+
+ByLoops multi_head_by_loops(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
+    const std::size_t n = rows(X), d_k = cols(W.W_Q) / h, d_model = cols(W.W_O);
+    const auto Q = project(X, W.W_Q), K = project(X, W.W_K), V = project(X, W.W_V);  // n rows of h·d_k
+    const auto Q_size = project(X, W.W_Q, true), K_size = project(X, W.W_K, true);
+    std::vector<std::vector<double>> concat(n, std::vector<double>(h * d_k, 0.0));
+    ByLoops r;
+    r.weights.assign(h, Matrix::from_shape({n, n}));
+    for (std::size_t i = 0; i < h; ++i)
+        for (std::size_t q = 0; q < n; ++q) {
+            std::vector<double> s(n);  // this query's scaled scores against every key
+            for (std::size_t j = 0; j < n; ++j) {
+                double dot = 0.0, size = 0.0;
+                for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c)
+                    dot += Q[q][c] * K[j][c], size += Q_size[q][c] * K_size[j][c];
+                s[j] = dot / std::sqrt(double(d_k));
+                r.score_size = std::max(r.score_size, size / std::sqrt(double(d_k)));
+            }
+            const double top = *std::max_element(s.begin(), s.end());
+            r.score_spread = std::max(r.score_spread, top - *std::min_element(s.begin(), s.end()));
+            double z = 0.0;
+            for (double& e : s) z += (e = std::exp(e - top));  // softmax: exp, sum, …
+            for (std::size_t j = 0; j < n; ++j) {              // … normalise, weigh the values
+                r.weights[i](q, j) = static_cast<float>(s[j] / z);
+                for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c) concat[q][c] += s[j] / z * V[j][c];
+            }
+        }
+    double v_max = 0.0, o_max = 0.0;
+    for (const auto& row : V) for (const double v : row) v_max = std::max(v_max, std::abs(v));
+    r.output = Matrix::from_shape({n, d_model});  // concat · W_O
+    for (std::size_t d = 0; d < d_model; ++d) {
+        double column = 0.0;
+        for (std::size_t c = 0; c < h * d_k; ++c) column += std::abs(double(W.W_O(c, d)));
+        o_max = std::max(o_max, column);
+        for (std::size_t q = 0; q < n; ++q) {
+            double sum = 0.0;
+            for (std::size_t c = 0; c < h * d_k; ++c) sum += concat[q][c] * W.W_O(c, d);
+            r.output(q, d) = static_cast<float>(sum);
+        }
+    }
+    r.value_size = v_max * o_max;
+    return r;
+}
+
+Cost multi_head_cost(std::size_t n, std::size_t d_model, std::size_t h) {
+    const auto product = [](std::uint64_t r, std::uint64_t k, std::uint64_t c) { return r * k * c; };
+    const std::size_t d_k = d_model / h;
+    Cost cost;
+    for (std::size_t i = 0; i < h; ++i) {
+        cost.projections += 3 * product(n, d_model, d_k);  // (n × d_model) · (d_model × d_k)
+        cost.scores += product(n, d_k, n);                 // (n × d_k) · (d_k × n)
+        cost.mix += product(n, n, d_k);                    // (n × n) · (n × d_v)
+    }
+    cost.output = product(n, h * d_k, d_model);  // (n × h·d_v) · (h·d_v × d_model)
+    return cost;
+}
+
+double weight_moved(const Matrix& a, const Matrix& b) {
+    double most = 0.0;
+    for (std::size_t r = 0; r < rows(a); ++r) {
+        double moved = 0.0;
+        for (std::size_t c = 0; c < cols(a); ++c) moved += std::abs(double(a(r, c)) - double(b(r, c)));
+        most = std::max(most, moved / 2.0);
+    }
+    return most;
+}

@@ -1,0 +1,86 @@
+// Chapter 07 · the mathematics: multi-head attention.
+//
+// h attention passes side by side, each on its own slice of the projections,
+// glued together and mixed by one more projection, W_O:
+//
+//   head_i = softmax(Q_i · K_iᵀ / √d_k) · V_i,   Q_i = X · W_Q[:, i·d_k : (i+1)·d_k]  (same for K, V)
+//   MultiHead(X) = concat(head_0, …, head_{h−1}) · W_O
+//
+// Shapes: X (n × d_model); W_Q, W_K, W_V (d_model × h·d_k); W_O (h·d_v × d_model);
+// Q_i, K_i, V_i (n × d_k); head i's weights (n × n); concat (n × h·d_v); output
+// (n × d_model); d_k = d_v = d_model / h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/math/matrix.hpp"
+#include "common/math/multi_head.hpp"
+#include "common/math/random.hpp"
+
+// The four projections, drawn at random (seeded: the same on every machine).
+struct MultiHeadWeights {
+    Matrix W_Q, W_K, W_V;  // (d_model × h·d_k) each; head i owns columns [i·d_k, (i+1)·d_k)
+    Matrix W_O;            // (h·d_v × d_model); head i's output meets rows [i·d_v, (i+1)·d_v)
+};
+
+// One head, computed on its own copied slice of the weights.
+struct OneHead {
+    Matrix Q, K, V;  // (n × d_k) X · W[:, i·d_k : (i+1)·d_k]
+    Matrix weights;  // (n × n)   softmax(Q · Kᵀ / √d_k)
+    Matrix output;   // (n × d_v) weights · V
+};
+
+// Multiply-adds of one multi-head pass, from the shapes of its products:
+// an (r × k) · (k × c) product costs r·k·c.
+struct Cost {
+    std::uint64_t projections = 0;  // X · W_Q_i, X · W_K_i, X · W_V_i
+    std::uint64_t scores = 0;       // Q_i · K_iᵀ
+    std::uint64_t mix = 0;          // weights_i · V_i
+    std::uint64_t output = 0;       // concat · W_O
+    std::uint64_t total() const { return projections + scores + mix + output; }
+};
+
+// The definition in double, with nothing shared with the float code, and the sizes its
+// float rounding is relative to (the self-checks' tolerances follow them).
+struct ByLoops {
+    std::vector<Matrix> weights;  // h × (n × n)
+    Matrix output;                // (n × d_model)
+    double score_size = 0.0;      // max over heads, q, j of Σ_c |q_c|·|k_jc| / √d_k, |q_c| ≤ Σ_d |x_d w_dc|
+    double value_size = 0.0;      // max |V| · max over columns of Σ_c |W_O(c, d)|
+    double score_spread = 0.0;    // max over heads and queries of (largest − smallest scaled score)
+};
+
+// Everything the lesson shows, computed once.
+struct MultiHeadLesson {
+    std::size_t h = 1, d_k = 1;
+    std::vector<OneHead> heads;  // h of them: the loop over heads
+    Matrix concat;               // (n × h·d_v) the heads' outputs side by side
+    Matrix output;               // (n × d_model) concat · W_O
+    Matrix Q;                    // (n × h·d_k) X · W_Q, every head's queries at once
+    Heads Q_split;               // (h × n × d_k) split_heads(Q)
+    MultiHeadSteps split;        // the same layer with one split matrix (common/math/multi_head)
+    Matrix summed;               // (n × d_model) Σ_i head_i · W_O[i·d_v : (i+1)·d_v, :]
+    ByLoops by_loops;            // the definition again, in double
+};
+
+
+// One random row per distinct token, so a repeated word has the same embedding. (n × d_model)
+Matrix random_embeddings(const Labels& tokens, std::size_t d_model, Random& random);
+
+// W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
+MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& random);
+
+// The whole layer, both ways, and the definition as loops in double.
+MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
+
+// Every head's weights and the layer's output, written out as loops in double with
+// nothing shared: Σ_j softmax_j(Σ_c q_c k_jc / √d_k) · v_j, then · W_O.
+ByLoops multi_head_by_loops(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
+
+// The cost of h heads over n tokens of width d_model, head by head.
+Cost multi_head_cost(std::size_t n, std::size_t d_model, std::size_t h);
+
+// How much of a query's weight two heads place differently, at most over the queries:
+// half the summed |difference| of two rows (0 for the same row, 1 when they share no key).
+double weight_moved(const Matrix& a, const Matrix& b);
