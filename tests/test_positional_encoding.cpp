@@ -2,7 +2,9 @@
 // property the paper chose it for: PE(pos + k) is a linear function of PE(pos).
 #include <doctest/doctest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <vector>
 
 #include "common/math/matmul.hpp"
 #include "common/math/positional_encoding.hpp"
@@ -95,4 +97,58 @@ TEST_CASE("PE: PE(pos) · PE(pos + k) = Σ_i cos(ω_i k), whatever pos") {
             CHECK(dot == doctest::Approx(expected).epsilon(1e-5).scale(1.0));
         }
     }
+}
+
+// Chapter 09's rotation step: with row vectors, PE(pos + k) = PE(pos) · M_k, and the
+// 2×2 block of M_k for pair i is exactly the textbook rotation matrix
+// R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]], θ = ω_i k (not its transpose). Multiplied
+// from the right it turns the point (sin, cos) clockwise: R(θ)ᵀ = R(−θ) is the
+// column-vector form, PE(pos + k)ᵀ = M_kᵀ · PE(pos)ᵀ.
+TEST_CASE("PE: M_k's blocks are the textbook rotation R(ω_i k), applied from the right") {
+    const std::size_t d_model = 8, k = 3;
+    const Matrix M = pe_shift_matrix(k, d_model);
+    for (std::size_t i = 0; i < d_model / 2; ++i) {
+        const double theta = double(k) * pe_frequency(i, d_model);
+        const std::size_t a = 2 * i, b = a + 1;
+        CHECK(M(a, a) == doctest::Approx(std::cos(theta)));   // R(θ) row 0: cos θ, −sin θ
+        CHECK(M(a, b) == doctest::Approx(-std::sin(theta)));
+        CHECK(M(b, a) == doctest::Approx(std::sin(theta)));   // R(θ) row 1: sin θ, cos θ
+        CHECK(M(b, b) == doctest::Approx(std::cos(theta)));
+        // (sin x, cos x) · R(θ) = (sin(x + θ), cos(x + θ)): the row-vector product
+        const double x = 0.7;
+        CHECK(std::sin(x) * M(a, a) + std::cos(x) * M(b, a) == doctest::Approx(std::sin(x + theta)));
+        CHECK(std::sin(x) * M(a, b) + std::cos(x) * M(b, b) == doctest::Approx(std::cos(x + theta)));
+        // the column-vector form R(θ)ᵀ · (sin x, cos x)ᵀ does the same; R(θ) · (…)ᵀ would not
+        CHECK(M(a, a) * std::sin(x) + M(b, a) * std::cos(x) == doctest::Approx(std::sin(x + theta)));
+        if (std::abs(std::sin(theta)) > 1e-3)
+            CHECK(M(a, a) * std::sin(x) + M(a, b) * std::cos(x) != doctest::Approx(std::sin(x + theta)));
+    }
+}
+
+// Chapter 09's PE_dots: PE(pos) · PE(pos + k) summed in double from float PE, then
+// stored as float next to Σ_i cos(ω_i k), also stored as float. Each product is off by
+// at most FLT_EPSILON/2 times its size, the sizes add up to at most d_pe/2, and each
+// stored float rounds by FLT_EPSILON/2 of up to d_pe/2: at most d_pe · FLT_EPSILON apart,
+// for every --d-pe the chapter allows (2 … 512, even). A fixed 1e-5 fails from 282 on.
+TEST_CASE("PE: chapter 09's dot products stay within max(1e-5, d_pe · FLT_EPSILON) for every --d-pe") {
+    const std::vector<std::size_t> starts = {0, 1, 2, 5, 10, 20};
+    const std::size_t ks = 8;
+    std::size_t over_fixed_tolerance = 0;
+    for (std::size_t d_pe = 2; d_pe <= 512; d_pe += 2) {
+        const Matrix PE = sinusoidal_encoding(starts.back() + ks, d_pe);
+        double worst = 0.0;
+        for (std::size_t k = 0; k < ks; ++k) {
+            double closed = 0.0;
+            for (std::size_t i = 0; i < d_pe / 2; ++i) closed += std::cos(double(k) * pe_frequency(i, d_pe));
+            for (const std::size_t pos : starts) {
+                double dot = 0.0;
+                for (std::size_t c = 0; c < d_pe; ++c) dot += double(PE(pos, c)) * PE(pos + k, c);
+                worst = std::max(worst, double(std::abs(static_cast<float>(dot) - static_cast<float>(closed))));
+            }
+        }
+        CAPTURE(d_pe);
+        CHECK(worst <= std::max(1e-5, double(d_pe) * FLT_EPSILON));
+        over_fixed_tolerance += worst > 1e-5;
+    }
+    CHECK(over_fixed_tolerance > 0);  // the old fixed tolerance was too tight somewhere
 }
