@@ -3,6 +3,9 @@ zero) nor "nan", in any golden output and in the live default run of every chapt
 
     python3 tests/printed_numbers.py BIN_DIR      (ctest runs it as printed_numbers)
 
+A chapter written as a folder (chapters/NN_name/) also keeps every line of its
+default run within 100 display columns.
+
 One lesson shows nan on purpose: the naive softmax of chapter 02 overflowing. A
 nan is allowed only inside a matrix whose name starts with "naive", and in prose
 (a sentence is not a row of numbers, e.g. "exp() returns inf, and inf / inf is nan").
@@ -11,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +34,11 @@ def is_data_row(line):
     words = line.split()
     cells = sum(1 for w in words if CELL.match(w.strip(",;()")))
     return cells >= 2 and cells * 2 >= len(words)
+
+
+def display_width(line):
+    """Columns on a terminal: East Asian wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
 
 
 def chapter_programs():
@@ -72,6 +81,12 @@ def main():
             print(f"FAIL {chapter}: the default run exited {run.returncode}: {run.stderr.strip()[:200]}")
             failures += 1
         sources.append((f"{chapter} (live default run)", run.stdout))
+        if (ROOT / "chapters" / chapter[2:]).is_dir():  # a chapter written as a folder
+            for number, line in enumerate(run.stdout.splitlines(), 1):
+                if display_width(line) > 100:
+                    print(f"FAIL {chapter}: line {number} is {display_width(line)} columns wide "
+                          f"(at most 100): {line[:60]}…")
+                    failures += 1
     for name, text in sources:
         checked += 1
         found = problems_in(text)

@@ -215,13 +215,13 @@ void show_long(const Shown& s) {
 void check(SelfChecks& check, const Shown& s, std::size_t shift, std::size_t max_pos) {
     const PositionalLesson& r = s.r;
     const std::string& word = s.seq.tokens[s.watched];
-    check.close("PE follows the formula of the paper (recomputed in double), sentence and long encoding",
+    check.close("PE = the paper's formula, again in double (PE and PE_long)",
                 r.formula_error, 1e-6);
     // Permuted, each softmax and each Σ_j w_j v_j adds the same terms in another order:
     // float32 rounding of a sum of n terms (row_sum_tolerance) of the values' size.
     const double permuted_tolerance =
         std::max(1e-6, row_sum_tolerance(rows(s.seq.X)) * r.plain_a_by_loops.value_size);
-    check.close("without PE, permuting the tokens permutes the output rows: output_B = P · output_A",
+    check.close("without PE: output_B = P · output_A (rows permuted alike)",
                 max_abs_difference(r.plain_b.output, permute_rows(r.plain_a.output, s.order)), permuted_tolerance);
     check.close(fmt::format("without PE, \"{}\" gets the same output in both sentences", word),
                 max_abs_difference(row_of(r.plain_b.output, s.watched_b), row_of(r.plain_a.output, s.watched)),
@@ -234,7 +234,7 @@ void check(SelfChecks& check, const Shown& s, std::size_t shift, std::size_t max
     const AttentionByLoops& loops = r.pe_a_by_loops;
     const double weights_tolerance =
         std::max(1e-6, double(cols(s.seq.X) + cols(s.W.W_Q)) * FLT_EPSILON * loops.score_size);
-    check.close("attention(X + PE): weights = softmax(q·k_j/√d_k) as loops in double",
+    check.close("weights of X + PE = softmax(q·k_j/√d_k), loops in double",
                 max_abs_difference(r.pe_a.weights, loops.weights), weights_tolerance);
     check.close("attention(X + PE): output = Σ_j w_j v_j as loops in double",
                 max_abs_difference(r.pe_a.output, loops.output),
