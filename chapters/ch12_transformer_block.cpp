@@ -14,6 +14,7 @@
 // d_k = d_model / h columns; each head's weights (n × n); hidden (n × d_ff),
 // d_ff = 4 · d_model.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -86,6 +87,68 @@ Matrix feed_forward_loop(const FeedForward& f, const Matrix& x) {
         }
     }
     return y;
+}
+
+// The attention sub-layer written out as loops in double, sharing nothing with
+// common/math: q = x · W_Q + b_Q (and k, v), each head's Σ_j softmax_j(q·k_j/√d_k) v_j,
+// the heads side by side, · W_O + b_O. Also the size float rounding of a score is
+// relative to (Σ_c |q_c|·|k_jc| / √d_k) and of a value (max |v| · max column Σ |W_O|).
+struct AttentionByLoops {
+    Matrix weights;  // (h·n × n) head i's weights in rows [i·n, (i+1)·n)
+    Matrix output;   // (n × d_model)
+    double score_size = 0.0, value_size = 0.0;
+};
+
+AttentionByLoops attention_by_loops(const Matrix& x, const AttentionParams& p, std::size_t h) {
+    const std::size_t n = rows(x), d_model = cols(p.W_Q), d_k = d_model / h;
+    const auto project = [&](const Matrix& W, const Vector& b) {  // x · W + b in double
+        std::vector<std::vector<double>> P(n, std::vector<double>(d_model));
+        for (std::size_t t = 0; t < n; ++t)
+            for (std::size_t c = 0; c < d_model; ++c) {
+                double sum = b(c);
+                for (std::size_t d = 0; d < cols(x); ++d) sum += double(x(t, d)) * W(d, c);
+                P[t][c] = sum;
+            }
+        return P;
+    };
+    const auto Q = project(p.W_Q, p.b_Q), K = project(p.W_K, p.b_K), V = project(p.W_V, p.b_V);
+    AttentionByLoops r;
+    r.weights = Matrix::from_shape({h * n, n});
+    std::vector<std::vector<double>> concat(n, std::vector<double>(d_model, 0.0));
+    for (std::size_t i = 0; i < h; ++i)
+        for (std::size_t q = 0; q < n; ++q) {
+            std::vector<double> s(n);
+            for (std::size_t j = 0; j < n; ++j) {
+                double dot = 0.0, size = 0.0;
+                for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c)
+                    dot += Q[q][c] * K[j][c], size += std::abs(Q[q][c] * K[j][c]);
+                s[j] = dot / std::sqrt(double(d_k));
+                r.score_size = std::max(r.score_size, size / std::sqrt(double(d_k)));
+            }
+            const double top = *std::max_element(s.begin(), s.end());
+            double z = 0.0;
+            for (double& e : s) z += (e = std::exp(e - top));
+            for (std::size_t j = 0; j < n; ++j) {
+                r.weights(i * n + q, j) = static_cast<float>(s[j] / z);
+                for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c) concat[q][c] += s[j] / z * V[j][c];
+            }
+        }
+    double v_max = 0.0, o_max = 0.0;
+    for (const auto& row : V)
+        for (const double v : row) v_max = std::max(v_max, std::abs(v));
+    r.output = Matrix::from_shape({n, d_model});
+    for (std::size_t d = 0; d < d_model; ++d) {
+        double column = 0.0;
+        for (std::size_t c = 0; c < d_model; ++c) column += std::abs(double(p.W_O(c, d)));
+        o_max = std::max(o_max, column);
+        for (std::size_t t = 0; t < n; ++t) {
+            double sum = p.b_O(d);
+            for (std::size_t c = 0; c < d_model; ++c) sum += concat[t][c] * p.W_O(c, d);
+            r.output(t, d) = static_cast<float>(sum);
+        }
+    }
+    r.value_size = v_max * o_max;
+    return r;
 }
 
 }  // namespace
@@ -341,7 +404,8 @@ int main(int argc, char** argv) {
 
         // ── Step 11: parameter counts of real models ────────────────────────
         lesson.step("Parameters per block in real models");
-        const BlockParameterCount base = count_block_parameters(512, 2048);
+        // The paper's attention has no biases (as chapter 07 counts it); its FFN has them.
+        const BlockParameterCount base = count_block_parameters(512, 2048, AttentionBiases::none);
         const BlockParameterCount gpt2 = count_block_parameters(768, 3072);
         const BlockParameterCount toy = count_block_parameters(d_model, d_ff);
         const std::uint64_t gpt2_blocks = 12 * gpt2.total();
@@ -353,16 +417,20 @@ int main(int argc, char** argv) {
                            grouped(c.total())};
         };
         lesson.say(
-            "attention 4·d_model² + 4·d_model (W_Q, W_K, W_V, W_O and biases; h does not change it),\n"
-            "FFN 2·d_model·d_ff + d_ff + d_model, two LayerNorms 2·2·d_model.\n");
+            "Computed from the formulas: attention 4·d_model² (W_Q, W_K, W_V, W_O; h does not\n"
+            "change it), + 4·d_model for their biases (this block and GPT-2 have them, the\n"
+            "paper's attention has none), FFN 2·d_model·d_ff + d_ff + d_model, two LayerNorms\n"
+            "2·2·d_model.\n");
         fmt::print("{}", format_table({"model", "d_model, h, d_ff", "attention", "FFN", "2 LN", "per block"},
                                       {count_row("this block", fmt::format("{}, {}, {}", d_model, heads, d_ff), toy),
                                        count_row("Transformer Base", "512, 8, 2048", base),
                                        count_row("GPT-2 small", "768, 12, 3072", gpt2)}));
         lesson.say(fmt::format(
-            "\nThe FFN holds two thirds of every block. GPT-2 small stacks 12 blocks ({}), adds\n"
-            "token embeddings 50257 × 768 ({}), position embeddings 1024 × 768 ({}) and a\n"
-            "final LayerNorm ({}): {} parameters, the published \"124M\".",
+            "\nThe FFN holds two thirds of every block. The paper publishes no per-layer sizes,\n"
+            "only 65 M parameters for the whole Transformer Base (its Table 3). GPT-2 small\n"
+            "stacks 12 blocks ({}), adds token embeddings 50257 × 768 ({}),\n"
+            "position embeddings 1024 × 768 ({}) and a final LayerNorm ({}):\n"
+            "{} parameters, the published \"124M\".",
             grouped(gpt2_blocks), grouped(gpt2_tokens), grouped(gpt2_positions), grouped(gpt2_final_ln),
             grouped(gpt2_total)));
 
@@ -402,6 +470,22 @@ int main(int argc, char** argv) {
         for (std::size_t k = 0; k < heads; ++k)
             row_sum_error = std::max(row_sum_error, worst_row_sum_error(head(s.weights, k)));
         check.close("every head's weights: rows sum to 1", row_sum_error, row_sum_tolerance(n));
+        // Attention against the loops in double, from the sub-layer's own input (LN1(X)
+        // in pre-norm, X in post-norm). A float32 score is off by about (d_model + d_k)
+        // roundings of the size of its terms; a weight moves by less than its score.
+        const AttentionByLoops loops = attention_by_loops(pre_placement ? s.ln1 : X, params.attention, heads);
+        double loop_weights_error = 0.0;
+        for (std::size_t k = 0; k < heads; ++k)
+            for (std::size_t q = 0; q < n; ++q)
+                for (std::size_t j = 0; j < n; ++j)
+                    loop_weights_error = std::max(
+                        loop_weights_error, double(std::abs(s.weights(k, q, j) - loops.weights(k * n + q, j))));
+        const double weights_tolerance = std::max(1e-5, double(d_model + d_k) * FLT_EPSILON * loops.score_size);
+        check.close("every head's weights = softmax(q·k_j/√d_k) as loops in double", loop_weights_error,
+                    weights_tolerance);
+        check.close("attention = concat · W_O + b_O, written as loops in double",
+                    max_abs_difference(s.attention, loops.output),
+                    scaled_tolerance(1e-4, loops.output) + weights_tolerance * double(n) * loops.value_size);
         const Matrix& ffn_in = pre_placement ? s.ln2 : s.ln1;
         check.close("the FFN equals its formula as loops in double",
                     max_abs_difference(s.ffn.output, feed_forward_loop(params.ffn, ffn_in)), 1e-4);
@@ -410,7 +494,7 @@ int main(int argc, char** argv) {
             const Matrix row = xt::view(ffn_in, xt::range(i, i + 1), xt::all());  // (1 × d_model)
             xt::view(one_at_a_time, i, xt::all()) = xt::view(feed_forward(params.ffn, row).output, 0, xt::all());
         }
-        check.close("position-wise: the FFN of each token alone gives the same rows",
+        check.close("position-wise: each token's FFN alone gives the same row",
                     max_abs_difference(one_at_a_time, s.ffn.output), 1e-5);
         check.that(fmt::format("the block keeps the shape: {} in, {} out", shape(n, d_model),
                                shape(rows(s.output), cols(s.output))),
@@ -419,7 +503,7 @@ int main(int argc, char** argv) {
         const Matrix reversed_out = transformer_block(permute_rows(X, backwards), params, placement).output;
         // Reversed, each softmax sums its keys in the other order; the float32 rounding
         // that leaves grows with the output's size (it holds X in pre-norm).
-        check.close("with no positional encoding, reversing the tokens reverses the output",
+        check.close("without PE, reversing the tokens reverses the output",
                     max_abs_difference(reversed_out, permute_rows(s.output, backwards)),
                     scaled_tolerance(1e-5, s.output));
         BlockParams silent = params;  // the sub-layers' last maps set to 0: they add nothing
@@ -435,9 +519,12 @@ int main(int argc, char** argv) {
                     1e-6);
         check.that(fmt::format("this block: the formulas count the {} numbers drawn", grouped(toy_total)),
                    toy.total() == toy_total);
-        check.that("Transformer Base: attention 1 050 624, FFN 2 099 712, 2 LN 2 048 (published sizes)",
-                   base.attention == 1050624 && base.feed_forward == 2099712 && base.layer_norms == 2048);
-        check.that("Transformer Base: 3 152 384 parameters per encoder layer", base.total() == 3152384);
+        check.that("Transformer Base by the formulas: attention 4·512² = 1 048 576 (no biases, as chapter 07)",
+                   base.attention == 1048576 && base.attention == attention_parameters(512, AttentionBiases::none));
+        check.that("Transformer Base by the formulas: FFN 2 099 712, 2 LN 2 048",
+                   base.feed_forward == 2099712 && base.layer_norms == 2048);
+        check.that("Transformer Base by the formulas: 3 150 336 parameters per encoder layer",
+                   base.total() == 3150336);
         check.that("GPT-2 small: attention 2 362 368, MLP 4 722 432, 2 LN 3 072",
                    gpt2.attention == 2362368 && gpt2.feed_forward == 4722432 && gpt2.layer_norms == 3072);
         check.that("GPT-2 small: 7 087 872 per block, 85 054 464 in 12 blocks",
