@@ -1,0 +1,82 @@
+// The text chart of chapters 10 and 11: points land in the cells their scales
+// say, a power law is a straight line on log axes, labels and ticks sit where
+// they should, and nothing is drawn from nothing.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/lesson/terminal_chart.hpp"
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The grid part of a line: what follows "│".
+std::string grid_of(const std::string& line) {
+    const std::string bar = "│";
+    const auto at = line.find(bar);
+    return at == std::string::npos ? "" : line.substr(at + bar.size());
+}
+
+}  // namespace
+
+TEST_CASE("terminal chart: a straight line on linear axes goes corner to corner") {
+    ChartOptions o;
+    o.width = 5, o.height = 5, o.label_width = 3;
+    o.y_text = [](double v) { return fmt::format("{:g}", v); };
+    const std::string chart = terminal_chart({{"line", "x", {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}}}, o);
+    const auto lines = lines_of(chart);
+    REQUIRE(lines.size() == 6);  // 5 rows and the axis, no ticks, no legend for one series
+    CHECK(grid_of(lines[0]) == "    x");
+    CHECK(grid_of(lines[2]) == "  x");
+    CHECK(grid_of(lines[4]) == "x");
+    CHECK(lines[0].rfind("  4 │", 0) == 0);  // top, middle and bottom rows are labelled
+    CHECK(lines[2].rfind("  2 │", 0) == 0);
+    CHECK(lines[4].rfind("  0 │", 0) == 0);
+    CHECK(lines[1].rfind("    │", 0) == 0);
+    for (const std::string& line : lines) CHECK(line.back() != ' ');  // trailing spaces cut
+}
+
+TEST_CASE("terminal chart: n² on log–log axes is a straight line, as steep as its exponent") {
+    ChartOptions o;
+    o.width = 9, o.height = 9, o.log_x = true, o.log_y = true;
+    std::vector<double> n, n2;
+    for (double x = 1; x <= 256; x *= 2) n.push_back(x), n2.push_back(x * x);
+    const auto lines = lines_of(terminal_chart({{"n", "W", n, n}, {"n²", "M", n, n2}}, o));
+    REQUIRE(lines.size() >= 10);
+    // n² (drawn last, over n where they meet) spans the whole height: one mark per row, one column per doubling.
+    for (std::size_t r = 0; r < 9; ++r) CHECK(grid_of(lines[r]).find('M') == 8 - r);
+    // n rises half as fast: it reaches the middle row at the right edge.
+    CHECK(grid_of(lines[4]).rfind('W') == 8);
+    CHECK(lines.back().find("M n²") != std::string::npos);  // a legend for two series
+    CHECK(lines.back().find("W n") != std::string::npos);
+}
+
+TEST_CASE("terminal chart: ticks start at their column and shift left at the right edge") {
+    ChartOptions o;
+    o.width = 20, o.height = 3, o.label_width = 2;
+    o.ticks = {{0.0, "step 0"}, {10.0, "step 10"}};
+    o.x_title = "steps";
+    const auto lines = lines_of(terminal_chart({{"loss", "•", {0, 5, 10}, {3, 2, 1}}}, o));
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[3] == "   └" + [] { std::string a; for (int i = 0; i < 20; ++i) a += "─"; return a; }());
+    CHECK(lines[4] == "    step 0" + std::string(7, ' ') + "step 10  steps");  // "step 10" ends at column 19
+    CHECK(grid_of(lines[0]) == "•");
+    CHECK(grid_of(lines[2]) == std::string(19, ' ') + "•");
+}
+
+TEST_CASE("terminal chart: nothing drawable, nothing drawn") {
+    ChartOptions o;
+    o.log_y = true;
+    CHECK(terminal_chart({}, o).empty());
+    CHECK(terminal_chart({{"zero", "z", {1, 2}, {0, -1}}}, o).empty());  // no positive y on a log axis
+}
