@@ -3,6 +3,7 @@
 // (common/math/memory_budget.hpp) on lengths no machine can hold.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -108,7 +109,7 @@ TEST_CASE("streaming in place writes the same output over Q") {
     CHECK_THROWS_AS(streaming_attention_in_place(narrow, K, Random(1).normal_matrix(300, 8)), InputError);
 }
 
-TEST_CASE("the window of query i: the w nearest keys, shifted inward at the ends") {
+TEST_CASE("the window of query i: w keys centred on it, shifted inward at the ends") {
     // n = 10, w = 4: [i − 2, i + 2) clamped to [0, 6]
     CHECK(window_begin(0, 10, 4) == 0);
     CHECK(window_begin(1, 10, 4) == 0);
@@ -119,6 +120,22 @@ TEST_CASE("the window of query i: the w nearest keys, shifted inward at the ends
     CHECK(window_begin(9, 10, 4) == 6);
     CHECK(window_begin(5, 10, 10) == 0);  // w ≥ n: every key
     CHECK(window_begin(5, 10, 99) == 0);
+}
+
+TEST_CASE("every query of the sliding window sees exactly w keys, itself among them (not Longformer's w/2 a side)") {
+    for (const std::size_t n : {1, 5, 10, 33})
+        for (const std::size_t w : {1, 2, 3, 4, 7, 10, 40}) {
+            const std::size_t seen = std::min(w, n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::size_t b = window_begin(i, n, w);
+                CHECK(b + seen <= n);                // inside the sequence: exactly min(w, n) keys
+                CHECK((b <= i && i < b + seen));     // the query sees itself
+            }
+            // Longformer's window, w/2 keys each side of i, has fewer at the ends;
+            // this one is shifted inward instead: query 0 sees keys 0 … w − 1.
+            CHECK(window_begin(0, n, w) == 0);
+            CHECK(window_begin(n - 1, n, w) == n - seen);
+        }
 }
 
 TEST_CASE("sliding-window attention equals the loop over each query's window") {

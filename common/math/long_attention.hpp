@@ -4,8 +4,10 @@
 //   materialised    the n × n weights in full: O(n²) memory, O(n²·d) time
 //   streaming       exact, tiled over blocks of queries and keys with the
 //                   online softmax (FlashAttention-2 ordering): O(n·d) memory
-//   sliding window  each query sees only its w nearest keys (Longformer):
-//                   O(n·w·d) time, approximate
+//   sliding window  each query sees w keys, centred on it and shifted inward
+//                   at the ends, so every query sees exactly w (Longformer's
+//                   window is w/2 keys each side, fewer at the ends, plus global
+//                   tokens): O(n·w·d) time, approximate
 //   dilated         LongNet: segments of length w, every r-th token, several
 //                   (w, r) pairs mixed by their softmax denominators
 //
@@ -40,8 +42,8 @@ Matrix streaming_attention(const Matrix& Q, const Matrix& K, const Matrix& V, At
 void streaming_attention_in_place(Matrix& Q_then_output, const Matrix& K, const Matrix& V,
                                   AttentionBlocks blocks = {});
 
-// Which keys query i of n sees in a sliding window of w: the w nearest ones, the
-// range [begin, begin + w) centred on i and shifted inward at the ends of the
+// Which keys query i of n sees in a sliding window of w: the range
+// [begin, begin + w) centred on i and shifted inward at the ends of the
 // sequence, so every query sees exactly min(w, n) keys. w ≥ n: every key.
 std::size_t window_begin(std::size_t i, std::size_t n, std::size_t w);
 

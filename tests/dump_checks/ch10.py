@@ -16,7 +16,7 @@ def check(dump, expect, softmax):
     for i in range(n):
         begin = min(max(i - w // 2, 0), n - w)
         window[i] = softmax(s[i:i + 1, begin:begin + w]) @ V[begin:begin + w]
-    expect("ch10: output_window == each query's 8 nearest keys", d["output_window"], window)
+    expect("ch10: output_window == each query's window of 8 keys, shifted at the ends", d["output_window"], window)
 
     # LongNet: per pair, segments of w tokens, every r-th one; the pairs mixed
     # by their softmax denominators = one softmax over all (pair, key) entries.

@@ -1,0 +1,262 @@
+#include "chapters/10_long_sequences/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/math/matmul.hpp"
+#include "common/math/memory_budget.hpp"
+#include "common/math/random.hpp"
+
+namespace {
+
+// max |a − b| over all entries (infinity when a NaN appears).
+double max_abs_difference_of(const Matrix& a, const Matrix& b) {
+    double worst = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double e = std::abs(double(a.flat(i)) - double(b.flat(i)));
+        worst = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(worst, e);
+    }
+    return worst;
+}
+
+}  // namespace
+
+Inputs random_inputs(std::size_t n, std::size_t d, std::uint64_t seed) {
+    return {Random(seed).normal_matrix(n, d), Random(seed + 1).normal_matrix(n, d), Random(seed + 2).normal_matrix(n, d)};
+}
+
+Inputs local_inputs(std::size_t n, std::size_t d, std::uint64_t seed) {
+    const float rho = 0.99f, fresh = std::sqrt(1.0f - rho * rho);
+    Matrix X = Random(seed).normal_matrix(n, d);
+    for (std::size_t i = 1; i < n; ++i)
+        for (std::size_t c = 0; c < d; ++c) X(i, c) = rho * X(i - 1, c) + fresh * X(i, c);
+    return {X, X, Random(seed + 2).normal_matrix(n, d)};
+}
+
+Matrix recurrent_layer(const Matrix& X, const Matrix& W_x, const Matrix& W_h) {
+    const std::size_t n = rows(X), d = cols(W_h);
+    Matrix H = matmul(X, W_x);  // (n × d): x_t · W_x for every t at once
+    for (std::size_t t = 0; t < n; ++t) {  // then n dependent steps, written so the compiler vectorises them
+        float* h = H.data() + t * d;
+        if (t > 0) {
+            const float* previous = H.data() + (t - 1) * d;
+            for (std::size_t j = 0; j < d; ++j) {  // h += previous_j · (row j of W_h)
+                const float* w = W_h.data() + j * d;
+                for (std::size_t i = 0; i < d; ++i) h[i] += previous[j] * w[i];
+            }
+        }
+        for (std::size_t i = 0; i < d; ++i) h[i] = std::tanh(h[i]);
+    }
+    return H;
+}
+
+OnlineTrace online_softmax_one_query(const Matrix& Q, std::size_t row, const Matrix& K, const Matrix& V) {
+    const std::size_t d = cols(K), dv = cols(V);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    float m = -std::numeric_limits<float>::infinity();  // the largest score so far
+    float l = 0.0f;                                     // Σ exp(score − m) so far
+    Vector o = xt::zeros<float>({dv});                  // Σ exp(score − m) · v so far
+    OnlineTrace trace;
+    for (std::size_t j = 0; j < rows(K); ++j) {
+        float s = 0.0f;
+        for (std::size_t c = 0; c < d; ++c) s += Q(row, c) * K(j, c);
+        s *= scale;
+        const float m_new = std::max(m, s);
+        const float rescale = std::exp(m - m_new);  // the old terms were relative to m: shift them to m_new
+        const float p = std::exp(s - m_new);
+        l = l * rescale + p;
+        for (std::size_t c = 0; c < dv; ++c) o(c) = o(c) * rescale + p * V(j, c);
+        trace.steps.push_back({s, m_new, rescale, p, l, o(0) / l});
+        m = m_new;
+    }
+    trace.output = o / l;
+    return trace;
+}
+
+namespace {
+
+// Σ_j e_j v_j / Σ_j e_j over the keys `keys(i)` of each query, e_j = exp(q_i·k_j/√d − max), in double.
+template <typename Keys>
+Matrix softmax_loops(const Matrix& Q, const Matrix& K, const Matrix& V, Keys keys) {
+    const std::size_t n = rows(Q), d = cols(Q);
+    Matrix out = xt::zeros<float>({n, cols(V)});
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::vector<std::size_t> js = keys(i);
+        std::vector<double> s(js.size(), 0.0), o(cols(V), 0.0);
+        double top = -std::numeric_limits<double>::infinity(), z = 0.0;
+        for (std::size_t t = 0; t < js.size(); ++t) {
+            for (std::size_t c = 0; c < d; ++c) s[t] += double(Q(i, c)) * double(K(js[t], c));
+            s[t] /= std::sqrt(double(d));
+            top = std::max(top, s[t]);
+        }
+        for (std::size_t t = 0; t < js.size(); ++t) {
+            const double e = std::exp(s[t] - top);
+            z += e;
+            for (std::size_t c = 0; c < cols(V); ++c) o[c] += e * double(V(js[t], c));
+        }
+        for (std::size_t c = 0; c < cols(V); ++c) out(i, c) = static_cast<float>(o[c] / z);
+    }
+    return out;
+}
+
+std::vector<std::size_t> range(std::size_t begin, std::size_t end, std::size_t step = 1) {
+    std::vector<std::size_t> r;
+    for (std::size_t j = begin; j < end; j += step) r.push_back(j);
+    return r;
+}
+
+}  // namespace
+
+Matrix attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal) {
+    return softmax_loops(Q, K, V, [&](std::size_t i) { return range(0, causal ? i + 1 : rows(K)); });
+}
+
+Matrix window_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w) {
+    const std::size_t n = rows(K);
+    return softmax_loops(Q, K, V, [&](std::size_t i) {
+        if (w >= n) return range(0, n);
+        const std::size_t b = std::min(i >= w / 2 ? i - w / 2 : 0, n - w);  // centred, shifted inward at the ends
+        return range(b, b + w);
+    });
+}
+
+Matrix dilated_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const std::vector<DilatedPair>& pairs) {
+    const std::size_t n = rows(K);
+    return softmax_loops(Q, K, V, [&](std::size_t i) {
+        std::vector<std::size_t> keys;  // a key seen through two pairs counts twice, as in the mixture
+        for (const DilatedPair& p : pairs) {
+            const std::size_t w = std::min(p.segment, n), s0 = i / w * w;
+            if ((i - s0) % p.dilation != 0) continue;  // i is not one of this pair's tokens
+            for (const std::size_t j : range(s0, std::min(s0 + w, n), p.dilation)) keys.push_back(j);
+        }
+        return keys;
+    });
+}
+
+double relative_error(const Matrix& a, const Matrix& b) {
+    double diff = 0, ref = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double e = static_cast<double>(a.flat(i)) - b.flat(i);
+        diff += e * e, ref += static_cast<double>(b.flat(i)) * b.flat(i);
+    }
+    return std::sqrt(diff / ref);
+}
+
+double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
+    const std::size_t k = std::min(x.size(), y.size());
+    if (k < 2) return std::numeric_limits<double>::quiet_NaN();
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+        const double lx = std::log(x[i]), ly = std::log(y[i]);
+        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+    }
+    const double kk = static_cast<double>(k);
+    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
+}
+
+double Sweep::slope(const std::vector<double>& y, double from) const {
+    std::vector<double> xs, ys;
+    for (std::size_t i = 0; i < n.size(); ++i)
+        if (n[i] >= from && y[i] > 0) xs.push_back(n[i]), ys.push_back(y[i]);
+    if (xs.size() < 2 && n.size() >= 2) {  // a short sweep: the two longest lengths
+        xs = {n[n.size() - 2], n.back()};
+        ys = {y[n.size() - 2], y.back()};
+    }
+    return loglog_slope(xs, ys);
+}
+
+namespace {
+
+void add_point(Sweep& s, std::size_t n, const Cost& c) {
+    s.n.push_back(double(n)), s.seconds.push_back(c.seconds), s.bytes.push_back(c.bytes);
+}
+
+// Materialised attention at n = 256, 512, … until the budget or the memory runs out.
+void sweep_materialised(LongSequences& r, const Settings& s, const Measure& measure) {
+    double spent = 0.0;
+    for (std::size_t n = 256; n <= s.max_n; n *= 2) {
+        const std::uint64_t need = add_bytes(materialised_extra_bytes(n, n, s.d), bytes_of_floats({3, n, s.d}));
+        if (!fits_in_memory(need, s.memory_limit)) {  // refused before allocating
+            r.refused_n = n, r.refused_bytes = need;
+            return;
+        }
+        const Inputs in = random_inputs(n, s.d, 1);
+        const Cost c = measure([&] { materialised_attention(in.Q, in.K, in.V); });
+        spent += c.seconds;
+        add_point(r.full, n, c);
+        // A next length that would not fit is shown as refused, whatever the budget.
+        const bool next_fits = 2 * n > s.max_n ||
+                               fits_in_memory(add_bytes(materialised_extra_bytes(2 * n, 2 * n, s.d),
+                                                        bytes_of_floats({3, 2 * n, s.d})),
+                                              s.memory_limit);
+        if (next_fits && spent + 4.5 * c.seconds > 0.35 * s.budget_s) return;  // the next takes about 4× as long
+    }
+}
+
+void sweep_streaming_and_sparse(LongSequences& r, const Settings& s, const Measure& measure) {
+    double spent = 0.0;
+    for (std::size_t n = 256; n <= s.max_n; n *= 2) {
+        const Inputs in = random_inputs(n, s.d, 1);
+        const Cost c = measure([&] { streaming_attention(in.Q, in.K, in.V, s.blocks); });
+        add_point(r.stream, n, c);
+        if ((spent += c.seconds) + 4.5 * c.seconds > 0.35 * s.budget_s) break;
+    }
+    spent = 0.0;
+    for (std::size_t n = 256; n <= s.max_n; n *= 2) {
+        const Inputs in = random_inputs(n, s.d, 1);
+        const Cost w = measure([&] { sliding_window_attention(in.Q, in.K, in.V, s.window, s.blocks); });
+        const Cost g = measure([&] { dilated_attention(in.Q, in.K, in.V, s.pairs, s.blocks); });
+        add_point(r.window, n, w), add_point(r.dilated, n, g);
+        if ((spent += w.seconds + g.seconds) + 2.5 * (w.seconds + g.seconds) > 0.2 * s.budget_s)
+            break;  // linear: about 2× per doubling
+    }
+}
+
+}  // namespace
+
+LongSequences measure_long_sequences(const Settings& s, const Measure& measure) {
+    LongSequences r;
+    r.full.name = "materialised", r.stream.name = "streaming", r.window.name = "window", r.dilated.name = "dilated";
+    // 1. the crossover against a recurrent layer of the same width
+    for (std::size_t n = std::max<std::size_t>(s.d / 4, 4); n <= 32 * s.d && n <= s.max_n; n *= 2) {
+        const Inputs in = random_inputs(n, s.d, 11);
+        const Matrix W_x = Random(21).normal_matrix(s.d, s.d, 1.0f / std::sqrt(static_cast<float>(s.d)));
+        const Matrix W_h = Random(22).normal_matrix(s.d, s.d, 1.0f / std::sqrt(static_cast<float>(s.d)));
+        const Cost a = measure([&] { materialised_attention(in.Q, in.K, in.V); });
+        const Cost h = measure([&] { recurrent_layer(in.Q, W_x, W_h); });
+        if (r.first_loss == 0 && a.seconds > h.seconds) r.first_loss = n;
+        r.crossover.push_back({n, a.seconds, h.seconds});
+    }
+    // 2. materialised attention grows as n²
+    sweep_materialised(r, s, measure);
+    // 3. the online softmax, one query of 8 keys, d = 4
+    r.tiny = random_inputs(8, 4, 5);
+    r.trace = online_softmax_one_query(r.tiny.Q, 0, r.tiny.K, r.tiny.V);
+    r.tiny_full = materialised_attention(r.tiny.Q, r.tiny.K, r.tiny.V);
+    // 4. tiled streaming against materialised, then the sweeps
+    r.n_check = std::min<std::size_t>(1000, s.max_n);  // not a multiple of the blocks
+    const Inputs c = random_inputs(r.n_check, s.d, 7);
+    r.tiled_error = max_abs_difference_of(streaming_attention(c.Q, c.K, c.V, s.blocks), materialised_attention(c.Q, c.K, c.V));
+    r.causal_error = max_abs_difference_of(streaming_attention(c.Q, c.K, c.V, s.blocks, true),
+                                           materialised_attention(c.Q, c.K, c.V, true));
+    sweep_streaming_and_sparse(r, s, measure);
+    // 5. the price of fewer keys: their error against exact attention
+    r.n_error = std::min<std::size_t>(4096, s.max_n);
+    for (const auto& [name, in] : {std::pair<std::string, Inputs>{"random", random_inputs(r.n_error, s.d, 31)},
+                                   std::pair<std::string, Inputs>{"local", local_inputs(r.n_error, s.d, 41)}}) {
+        const Matrix exact = streaming_attention(in.Q, in.K, in.V, s.blocks);
+        const Matrix w = sliding_window_attention(in.Q, in.K, in.V, s.window, s.blocks);
+        const Matrix g = dilated_attention(in.Q, in.K, in.V, s.pairs, s.blocks);
+        r.errors.push_back({name, max_abs_difference_of(w, exact), relative_error(w, exact),
+                            max_abs_difference_of(g, exact), relative_error(g, exact)});
+    }
+    // 6. every method on one small input
+    r.small = random_inputs(32, s.d, 3);
+    const Inputs& x = r.small;
+    r.output_full = materialised_attention(x.Q, x.K, x.V);
+    r.output_streaming = streaming_attention(x.Q, x.K, x.V, s.blocks);
+    r.output_window = sliding_window_attention(x.Q, x.K, x.V, r.small_window, s.blocks);
+    r.output_dilated = dilated_attention(x.Q, x.K, x.V, r.small_pairs, s.blocks);
+    return r;
+}
