@@ -7,7 +7,7 @@
     ./tutorial reset NAME         put the exercise's file back as it was given
     ./tutorial solution NAME      the path of the chapter's own file (once you passed, or --force)
 
-An exercise is a copy of a chapter's math.cpp (see exercises.toml): either the
+An exercise is a copy of a chapter's math.cpp (see the chapter's exercises.toml): either the
 bodies of marked regions are replaced by a TODO that says what to compute, or
 (a bug hunt) one line is changed to a bug that people have shipped. The copy is
 made from the chapter itself, so it never drifts from it; the chapter is the
@@ -57,8 +57,13 @@ def say(text):
 
 
 def load_exercises():
-    with open(HERE / "exercises.toml", "rb") as f:
-        return tomllib.load(f)["exercise"]
+    """Every chapter's exercises (chapters/NN_name/exercises.toml), in order of their names."""
+    exercises = []
+    for path in sorted((ROOT / "chapters").glob("*/exercises.toml")):
+        with open(path, "rb") as f:
+            for e in tomllib.load(f)["exercise"]:
+                exercises.append(dict(e, chapter=path.parent.name))
+    return sorted(exercises, key=lambda e: e["name"])
 
 
 def find(exercises, name):

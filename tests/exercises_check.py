@@ -2,7 +2,7 @@
 
     python3 tests/exercises_check.py BUILD_DIR     (ctest runs it as exercises)
 
-For each exercise of exercises/exercises.toml, in a scratch folder:
+For each exercise of every chapters/NN_name/exercises.toml, in a scratch folder:
   - the chapter's own math.cpp in place of the learner's file: `check` exits 0;
   - the file as given (a TODO, or the bug of a bug hunt): `check` exits 1 and
     names a wrong matrix entry or a failed self-check;
@@ -13,13 +13,15 @@ import os
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(sys.argv[1]).resolve()
 TOOL = ROOT / "exercises" / "exercises.py"
-exercises = tomllib.loads((ROOT / "exercises" / "exercises.toml").read_text())["exercise"]
+sys.path.insert(0, str(ROOT / "exercises"))
+from exercises import load_exercises  # noqa: E402
+
+exercises = load_exercises()
 failures = []
 
 
