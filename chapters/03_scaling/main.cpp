@@ -14,6 +14,7 @@
 
 #include "chapters/03_scaling/math.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/math/memory_budget.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/softmax.hpp"
 
@@ -186,6 +187,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(std::size_t{4}, std::size_t{4096}));
 
     return lesson.run(argc, argv, [&] {
+        // The widest sweep holds q and k, two (pairs × max_d_k) matrices: refuse what cannot fit.
+        require_memory(fmt::format("--n {} --max-d-k {}", pairs, max_d_k), bytes_of_floats({2, pairs, max_d_k}),
+                       memory_limit_bytes());
         const ScalingLesson r = scaling_lesson(seed, pairs, max_d_k);
         const Labels tokens = numbered("t", rows(r.Q)), features = numbered("d", cols(r.Q));
 

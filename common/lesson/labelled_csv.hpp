@@ -7,11 +7,20 @@
 // Reading is strict: anything malformed throws InputError naming the file,
 // the line and the column, and what was expected. Values must be finite and
 // within ±1e6 (larger ones overflow float32 once multiplied and summed).
+// What spreadsheets write is read the same as the clean file: a UTF-8 byte-order
+// mark, CR LF or lone CR line ends, cells in double quotes; UTF-16, UTF-32 and
+// other 8-bit encodings are refused with how to re-save the file. A file of more
+// rows than lesson_square_matrices n × n float matrices can hold in memory is
+// refused before it is parsed; a file over 64 MiB before it is read.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/math/matrix.hpp"
+
+// How many n × n matrices a lesson may keep of an n-token input.
+constexpr std::uint64_t lesson_square_matrices = 8;
 
 struct LabelledMatrix {
     Labels rows;          // the first column: token names (or input dimension names)

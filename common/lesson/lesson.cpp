@@ -1,5 +1,6 @@
 #include "common/lesson/lesson.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -35,22 +36,39 @@ bool has_word(const std::string& name, const std::string& word) {
     return false;
 }
 
-// CLI11 reads "-1" into an unsigned flag as 2^64 − 1, and a CLI::Range lets
-// "nan" through (every comparison with NaN is false): refuse both, for every
-// chapter's flags, with the flag named like CLI11's own errors.
-void refuse_wrapped_or_non_finite(const CLI::App& app) {
+// A flag's value as the learner meant it, or refused naming the flag: CLI11 reads
+// "-1" into an unsigned flag as 2^64 − 1, clamps a seed beyond 2^64, takes "+-1"
+// as −1, lets "nan" through a CLI::Range (every comparison with NaN is false) and
+// a float flag of 1e39 become inf; and an empty path would mean the default data.
+void refuse_unmeant_values(const CLI::App& app) {
     for (const CLI::Option* option : app.get_options()) {
         const std::string type = option->get_type_name();
         const bool is_unsigned = type.rfind("UINT", 0) == 0;
+        const bool is_integer = is_unsigned || type.rfind("INT", 0) == 0;
         const bool is_real = type.rfind("FLOAT", 0) == 0 || type.rfind("NUMBER", 0) == 0;
+        const bool is_path = type == "PATH" || type == "DIR";
         for (const std::string& value : option->results()) {
-            if (is_unsigned && value.find('-') != std::string::npos)
-                throw CLI::ValidationError(option->get_name(), value + ": expected a number at least 0");
-            if (is_real) {
-                char* end = nullptr;
+            auto refuse = [&](const std::string& why) {
+                throw CLI::ValidationError(option->get_name(), "'" + value + "': " + why);
+            };
+            if (is_path && value.empty()) refuse("an empty path; expected a file or directory name");
+            if (!is_integer && !is_real) continue;
+            const std::size_t signs = value.find_first_not_of("+-");
+            if (signs != std::string::npos && signs > 1) refuse("expected one sign and one number");
+            errno = 0;
+            char* end = nullptr;
+            if (is_unsigned) {
+                if (value.find('-') != std::string::npos) refuse("expected a number at least 0");
+                std::strtoull(value.c_str(), &end, 10);
+                if (errno == ERANGE) refuse("too large (at most 2^64 − 1)");
+            } else if (is_integer) {
+                std::strtoll(value.c_str(), &end, 10);
+                if (errno == ERANGE) refuse("too large (at most 2^63 − 1 in size)");
+            } else {
                 const double number = std::strtod(value.c_str(), &end);
-                if (end != value.c_str() && !std::isfinite(number))
-                    throw CLI::ValidationError(option->get_name(), value + ": expected a finite number");
+                if (end == value.c_str()) continue;  // not a number: CLI11 has said so
+                if (!std::isfinite(number)) refuse("expected a finite number");
+                if (std::fabs(number) > 3.4e38) refuse("too large for a float32 (at most 3.4e38 in size)");
             }
         }
     }
@@ -130,7 +148,7 @@ std::string& Lesson::add_input_option(const std::string& default_sequence) {
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     try {
         cli_.parse(argc, argv);
-        refuse_wrapped_or_non_finite(cli_);
+        refuse_unmeant_values(cli_);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
         std::string message = e.what();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/lesson/elide.hpp"
 #include "common/math/input_error.hpp"
 
 std::string data_path(const std::string& name) { return std::string(TUTORIAL_DATA_DIR) + "/" + name; }
@@ -42,6 +43,6 @@ void require_projects(const LabelledMatrix& W, const Sequence& seq, const std::s
     if (seq.dimensions != W.rows)
         throw InputError(fmt::format("{}: has the {} columns {}, but {} projects the {} dimensions {} "
                                      "(same names, same order)",
-                                     sequence_source, seq.dimensions.size(), fmt::join(seq.dimensions, ","),
-                                     W.source, W.rows.size(), fmt::join(W.rows, ",")));
+                                     sequence_source, seq.dimensions.size(), join_elided(seq.dimensions, ","),
+                                     W.source, W.rows.size(), join_elided(W.rows, ",")));
 }

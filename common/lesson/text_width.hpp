@@ -1,11 +1,9 @@
-// How many terminal columns a UTF-8 string takes: one per code point
-// (labels like "Q · Kᵀ" or "…" are several bytes but one column each).
+// How many terminal columns a UTF-8 string takes, as a terminal draws it:
+// "Q · Kᵀ" or "…" one column a character, 猫 or 🐈 two, a combining accent none
+// (utf8proc's Unicode tables, Debian's libutf8proc). Tables and matrices align
+// on this, so tokens in any script line up.
 #pragma once
 
-#include <algorithm>
 #include <string>
 
-inline std::size_t display_width(const std::string& s) {
-    return static_cast<std::size_t>(
-        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
+std::size_t display_width(const std::string& s);

@@ -1,0 +1,161 @@
+"""The files and flags that learners' machines really produce: read them, or refuse them clearly.
+
+    python3 tests/learner_files.py BIN_DIR [CHAPTER…]     (ctest runs it as learner_files)
+
+For every chapter and every file flag it has (found in its --help):
+  - read the same as the clean file (the same output, the file's name aside):
+    Excel's "CSV UTF-8" (a byte-order mark, CR LF line ends), "CSV (Macintosh)" (lone CR
+    line ends), every cell in double quotes;
+  - refused in one line that says why and names the file: UTF-16 ("Unicode text"),
+    Windows-1252 ("café" as one byte é), a zero-width or no-break space after a number
+    (shown escaped: '0.8\\u200b'), a control character in a token name, "+-1",
+    /dev/zero, and a million tokens (the n × n matrices would not fit: refused before
+    anything is computed).
+For every flag: an empty path; a float flag of 1e39 (float32 would make it inf); "+-1";
+an integer beyond 2^64. Each must exit 2 with one line on stderr naming the flag and
+nothing on stdout. And tokens in Chinese and emoji line up in the printed matrices.
+"""
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bad_inputs import DEFAULT_FILE, FILES, FAST_ARGS, parse_help, read_template, csv  # noqa: E402
+from printed_numbers import chapter_programs  # noqa: E402
+
+BIN = Path(sys.argv[1]).resolve()
+ONLY = sys.argv[2:]
+failures, passed = [], 0
+
+
+def run(args, stdin=None, timeout=120):
+    env = dict(os.environ, NO_COLOR="1")
+    p = subprocess.run([str(a) for a in args], capture_output=True, env=env, timeout=timeout, stdin=stdin)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def expect(ok, what):
+    global passed
+    if ok:
+        passed += 1
+    else:
+        failures.append(what)
+
+
+def refused(chapter, args, must_name, case):
+    code, out, err = run([BIN / chapter, "--no-color", *args])
+    good = code == 2 and err.count("\n") == 1 and not out and all(m in err for m in must_name) and len(err) < 260
+    expect(good, f"{chapter} {case}: exit {code}, stderr {err[:300]!r}, {out.count(chr(10))} lines on stdout")
+
+
+def width(line):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def check_chapter(chapter, tmp):
+    flags = parse_help(chapter)
+    fast = FAST_ARGS.get(chapter, [])
+    for flag, type_name in flags.items():
+        if type_name in ("PATH", "DIR"):
+            refused(chapter, [*fast, flag, ""], [flag, "empty path"], f"{flag} ''")
+        if type_name in ("FLOAT", "NUMBER", "DOUBLE"):
+            refused(chapter, [*fast, flag, "1e39"], [flag], f"{flag} 1e39")
+        if type_name in ("FLOAT", "NUMBER", "DOUBLE", "INT", "UINT"):
+            refused(chapter, [*fast, flag, "+-1"], [flag], f"{flag} +-1")
+        if type_name in ("INT", "UINT"):
+            refused(chapter, [*fast, flag, "99999999999999999999999"], [flag], f"{flag} 99999999999999999999999")
+
+    for flag in [f for f, t in flags.items() if t == "PATH"]:
+        kind, spec = FILES.get((chapter, flag), DEFAULT_FILE)
+        header, rows = read_template(spec)
+        rows = rows[:5] if kind == "sequence" else rows  # a weights file needs every row
+        clean = tmp / f"{chapter}{flag}_clean.csv"
+        clean.write_text(csv(header, rows))
+        code, reference, err = run([BIN / chapter, *fast, flag, clean])
+        if code not in (0, 1):
+            expect(False, f"{chapter} {flag}: the clean file gives exit {code}: {err.strip()[:200]}")
+            continue
+        text = csv(header, rows)
+        same = {
+            "Excel CSV UTF-8 (BOM, CR LF)": b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(),
+            "CSV (Macintosh) (CR line ends)": text.replace("\n", "\r").encode(),
+            "every cell in double quotes": "".join(",".join(f'"{c}"' for c in line.split(",")) + "\n"
+                                                   for line in text.splitlines()).encode(),
+        }
+        for case, data in same.items():
+            path = tmp / f"{chapter}{flag}_{re.sub('[^a-z]+', '_', case.lower())}.csv"
+            path.write_bytes(data)
+            code2, out, err = run([BIN / chapter, *fast, flag, path])
+            expect(code2 == code and out.replace(str(path), str(clean)) == reference,
+                   f"{chapter} {flag} {case}: exit {code2} (clean: {code}), output "
+                   f"{'the same' if out.replace(str(path), str(clean)) == reference else 'differs'}; {err[:200]!r}")
+        number = rows[1][1]
+        bad = {
+            "UTF-16 (Unicode text)": (text.encode("utf-16"), ["UTF-16", "CSV UTF-8"]),
+            "Windows-1252 café": (csv(header, [rows[0], ["café"] + rows[1][1:]]).encode("cp1252"), [":3:", "0xe9"]),
+            "a zero-width space after a number": (csv(header, [rows[0], [rows[1][0], number + "\u200b"] + rows[1][2:]])
+                                                  .encode(), [":3:", "\\u200b"]),
+            "a no-break space after a number": (csv(header, [rows[0], [rows[1][0], number + "\u00a0"] + rows[1][2:]])
+                                                .encode(), [":3:", "\\u00a0"]),
+            "a control character in a token": (csv(header, [["\x1b[31mred"] + rows[0][1:]]).encode(),
+                                               [":2:", "control character"]),
+            "+-1 in a cell": (csv(header, [[rows[0][0], "+-1"] + rows[0][2:]]).encode(), [":2:", "'+-1'"]),
+        }
+        million = None
+        if kind == "sequence":
+            million = tmp / f"million_{len(header)}.csv"  # one per width, shared by the chapters
+            if not million.exists():
+                row = "," + ",".join(rows[0][1:]) + "\n"
+                million.write_text(",".join(header) + "\n" + "".join(f"t{i}{row}" for i in range(1_000_000)))
+            refused(chapter, [*fast, flag, million], [str(million), "1000000 tokens", "would need"],
+                    f"{flag} a million tokens")
+        for case, (data, must) in bad.items():
+            path = tmp / f"{chapter}{flag}_{re.sub('[^a-z0-9]+', '_', case.lower())}.csv"
+            path.write_bytes(data)
+            refused(chapter, [*fast, flag, path], [str(path), *must], f"{flag} {case}")
+        refused(chapter, [*fast, flag, "/dev/zero"], ["/dev/zero"], f"{flag} /dev/zero")
+
+
+def check_wide_characters(tmp):
+    """Chinese and emoji tokens: every row of the printed X has the same display width."""
+    path = tmp / "wide.csv"
+    path.write_text("token,a,b\n猫,0.1,0.2\n🐈,0.3,0.4\ncat,0.5,0.6\n")
+    code, out, err = run([BIN / "ch01_dot_product_scores", "--input", path])
+    block = out.split("X   (3 × 2)\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    widths = {width(line.rstrip()) for line in block[1:]}
+    expect(code == 0 and len(widths) == 1, f"wide characters: rows of X are {sorted(widths)} columns wide:\n"
+           + "\n".join(block))
+
+
+def check_color():
+    """--color=always shades even into a pipe; never and TERM=dumb do not."""
+    ch = BIN / "ch01_dot_product_scores"
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    always = subprocess.run([ch, "--color=always"], capture_output=True, text=True, env=env).stdout
+    never = subprocess.run([ch, "--color=never"], capture_output=True, text=True, env=env).stdout
+    dumb = subprocess.run([ch], capture_output=True, text=True, env=dict(env, TERM="dumb")).stdout
+    expect("\x1b[" in always and "\x1b[" not in never and "\x1b[" not in dumb,
+           "--color: always must shade, never and TERM=dumb must not")
+
+
+def main():
+    import tempfile
+    chapters = [c for c in chapter_programs() if not ONLY or any(c.startswith(o) for o in ONLY)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for chapter in chapters:
+            check_chapter(chapter, Path(tmp))
+            print(f"{chapter}: {passed} passed so far, {len(failures)} failed", flush=True)
+        check_wide_characters(Path(tmp))
+        check_color()
+    for f in failures:
+        print("FAIL", f)
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
