@@ -197,6 +197,9 @@ int main(int argc, char** argv) {
         const Labels& tokens = seq.tokens;
         const SoftmaxLesson r = softmax_lesson(seq.X, temperature);
         lesson.keep_for_dump("X", seq.X);
+        lesson.keep_for_dump("scores_x100", r.scores_x100);
+        lesson.keep_for_dump("stable_weights", r.stable_weights);
+        lesson.keep_for_dump("scores_over_T", r.scaled);
 
         lesson.step("scores", "The scores of chapter 01", [&] {
             lesson.say("Each row says how much one token matches every token. Scores can be any\n"

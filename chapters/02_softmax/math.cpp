@@ -27,6 +27,7 @@ Matrix naive_softmax_rows(const Matrix& scores) {
 // scores (n × m) → weights (n × m)
 Matrix stable_softmax_rows(const Matrix& scores) {
     Matrix weights = Matrix::from_shape(scores.shape());
+    // ┌ exercise stable-softmax
     for (std::size_t i = 0; i < rows(scores); ++i) {
         // 1. find the row maximum, for numerical stability
         float row_max = scores(i, 0);
@@ -40,6 +41,7 @@ Matrix stable_softmax_rows(const Matrix& scores) {
         // 3. normalise (sum ≥ 1, so this never divides by zero)
         for (std::size_t j = 0; j < cols(scores); ++j) weights(i, j) /= sum;
     }
+    // └ stub: weights.fill(0.0f);
     return weights;
 }
 

@@ -22,3 +22,7 @@ def check(dump, expect, softmax):
     expect("ch02: elsewhere naive_weights_x100 == softmax(100 * scores)", d["naive_weights_x100"][finite],
            softmax(100.0 * d["scores"])[finite])
     expect("ch02: naive_weights == softmax(scores)", d["naive_weights"], softmax(d["scores"]))
+    expect("ch02: stable_weights == softmax(scores)", d["stable_weights"], softmax(d["scores"]))
+    expect("ch02: scores_x100 == 100 * scores", d["scores_x100"], 100.0 * d["scores"], tol=1e-3)
+    expect("ch02: scores_over_T == scores / T (T = 1)", d["scores_over_T"], d["scores"])
+    expect("ch02: --temperature 0.25: scores_over_T == scores / 0.25", t["scores_over_T"], t["scores"] / 0.25)
