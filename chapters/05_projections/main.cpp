@@ -91,6 +91,11 @@ void show_loop_form(Lesson& lesson, const Labels& tokens, const Projected& r) {
         "is one query, term by term:\n",
         lesson.ref("matrix-form")));
     const LoopForm& loops = r.loops;
+    lesson.keep_for_dump("loops_scores", loops.scores, tokens, tokens);  // every query, not only the last
+    lesson.keep_for_dump("loops_scaled_scores", loops.scaled_scores, tokens, tokens);
+    lesson.keep_for_dump("loops_weights", loops.weights, tokens, tokens);
+    lesson.keep_for_dump("loops_output", loops.output, tokens);
+    lesson.keep_for_dump("last_query_terms", r.last_query_terms, tokens);
     const std::size_t last = tokens.size() - 1;
     std::vector<TextRow> table;
     for (const std::size_t j : elided_indices(tokens.size())) {  // a long --input: the first and last keys
@@ -150,6 +155,9 @@ void show_law(Lesson& lesson, const Sequence& law, const Weights& W, const RawAn
         law_sentence, format_number(r.raw_scores(its, law_index), 2),
         format_number(r.projected.scores(its, law_index), 2)));
     lesson.keep_for_dump("law_X", law.X);
+    lesson.keep_for_dump("law_scores_raw", r.raw_scores);
+    lesson.keep_for_dump("law_scores", r.projected.scores);
+    lesson.keep_for_dump("law_scaled_scores", r.projected.scaled_scores);
     // The whole 12 × 12 maps go to --dump and --svg; the row of "its" is printed below.
     lesson.keep_for_dump("law_weights_raw", raw);
     lesson.picture("law_weights_raw", "softmax(law_X · law_Xᵀ / √d_model)", raw, law.tokens, law.tokens, 2);

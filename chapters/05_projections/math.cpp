@@ -7,12 +7,22 @@
 #include "common/math/matmul.hpp"
 #include "common/math/softmax.hpp"
 
+// X (n × d_model), W (d_model × d_out) → (n × d_out): each token's row times W.
+Matrix project(const Matrix& X, const Matrix& W) {
+    // ┌ exercise projection
+    return matmul(X, W);  // out(i, c) = Σ_a X(i, a) · W(a, c)
+    // └ stub: return Matrix(xt::zeros<float>({rows(X), cols(W)}));
+}
+
 // Q (n × d_k), K (m × d_k), V (m × d_v).
 LoopForm attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V) {
-    const std::size_t n = rows(Q), m = rows(K), d_k = cols(Q), d_v = cols(V);
-    const double root_d_k = std::sqrt(static_cast<double>(d_k));
+    const std::size_t n = rows(Q), m = rows(K), d_v = cols(V);
     LoopForm r{Matrix::from_shape({n, m}), Matrix::from_shape({n, m}), Matrix::from_shape({n, m}),
                Matrix::from_shape({n, d_v})};
+    for (Matrix* each : {&r.scores, &r.scaled_scores, &r.weights, &r.output}) each->fill(0.0f);
+    // ┌ exercise attention-by-loops
+    const std::size_t d_k = cols(Q);
+    const double root_d_k = std::sqrt(static_cast<double>(d_k));
     for (std::size_t i = 0; i < n; ++i) {  // one query at a time
         // 1. the scaled score of query i against every key, and their maximum
         std::vector<double> s(m), w(m);
@@ -36,6 +46,7 @@ LoopForm attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V) {
             r.output(i, d) = static_cast<float>(acc);
         }
     }
+    // └ stub: r.output.fill(0.0f);
     return r;
 }
 
@@ -73,9 +84,9 @@ bool is_symmetric(const Matrix& m, float tolerance) {
 Projected project_and_attend(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
     Projected r;
     // pass 1: three views of each token, (n × d_model) · (d_model × d_k) → (n × d_k)
-    r.Q = matmul(X, W_Q);
-    r.K = matmul(X, W_K);
-    r.V = matmul(X, W_V);  // (n × d_v)
+    r.Q = project(X, W_Q);
+    r.K = project(X, W_K);
+    r.V = project(X, W_V);  // (n × d_v)
     // pass 2: attention in matrix form, softmax(Q · Kᵀ / √d_k) · V
     r.attention = scaled_dot_product_attention(r.Q, r.K, r.V);
     // pass 3: the same with loops, one query and one key at a time
@@ -95,9 +106,9 @@ RawAndProjected raw_and_projected(const Matrix& X, const Matrix& W_Q, const Matr
     r.raw_scores = matmul_transposed(X, X);
     r.raw_weights = softmax_rows(r.raw_scores / std::sqrt(static_cast<float>(cols(X))));
     // with them
-    r.Q = matmul(X, W_Q);
-    r.K = matmul(X, W_K);
-    r.V = matmul(X, W_V);
+    r.Q = project(X, W_Q);
+    r.K = project(X, W_K);
+    r.V = project(X, W_V);
     r.projected = scaled_dot_product_attention(r.Q, r.K, r.V);
     return r;
 }

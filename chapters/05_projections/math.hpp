@@ -22,6 +22,10 @@
 #include "common/math/attention.hpp"
 #include "common/math/matrix.hpp"
 
+// A projection of the sequence: X (n × d_model) · W (d_model × d_out) → (n × d_out).
+// Q = project(X, W_Q), K = project(X, W_K), V = project(X, W_V).
+Matrix project(const Matrix& X, const Matrix& W);
+
 // The loop form of attention, every intermediate one number at a time.
 struct LoopForm {
     Matrix scores;         // (n × m)  q_i · k_j

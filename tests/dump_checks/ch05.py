@@ -16,11 +16,19 @@ def check(dump, expect, softmax):
     expect("ch05: output == weights @ V", d["output"], w @ V)
     expect("ch05: W_QK == W_Q @ W_K.T", d["W_QK"], W_Q @ W_K.T)
     expect("ch05: scores == X @ W_QK @ X.T", d["scores"], X @ (W_Q @ W_K.T) @ X.T)
+    expect("ch05: loops_scores == Q @ K.T", d["loops_scores"], scores)
+    expect("ch05: loops_scaled_scores == scores / sqrt(d_k)", d["loops_scaled_scores"], scores / np.sqrt(K.shape[1]))
+    expect("ch05: loops_weights == softmax(scaled_scores)", d["loops_weights"], w)
+    expect("ch05: loops_output == weights @ V", d["loops_output"], w @ V)
+    expect("ch05: last_query_terms[j] == weights[-1, j] * V[j]", d["last_query_terms"], w[-1][:, None] * V)
 
     LX = d["law_X"]
     expect("ch05: law_weights_raw == softmax(law_X @ law_X.T / sqrt(d_model))", d["law_weights_raw"],
            softmax(LX @ LX.T / np.sqrt(LX.shape[1])))
+    expect("ch05: law_scores_raw == law_X @ law_X.T", d["law_scores_raw"], LX @ LX.T)
     LQ, LK, LV = LX @ W_Q, LX @ W_K, LX @ W_V
+    expect("ch05: law_scores == law_Q @ law_K.T", d["law_scores"], LQ @ LK.T)
+    expect("ch05: law_scaled_scores == law_scores / sqrt(d_k)", d["law_scaled_scores"], LQ @ LK.T / np.sqrt(LK.shape[1]))
     expect("ch05: law_Q, law_K == law_X @ W_Q, law_X @ W_K", np.stack([d["law_Q"], d["law_K"]]), np.stack([LQ, LK]))
     expect("ch05: law_V == law_X @ W_V", d["law_V"], LV)
     lw = softmax(LQ @ LK.T / np.sqrt(LK.shape[1]))
