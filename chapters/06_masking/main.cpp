@@ -137,18 +137,22 @@ void show_empty_rows(Lesson& lesson, const Labels& short_tokens, const Projectio
         "and exp({}) = {}, so every weight of the row would be {}. NaN spreads: in\n"
         "weights · V, a weight of 0 times a NaN value is NaN again, so one NaN pad\n"
         "would reach every real token in the next layer. A row with no visible key\n"
-        "has no weight to give: softmax_rows makes it all zeros, and its output is a\n"
-        "zero row. PyTorch's scaled_dot_product_attention does the same since version\n"
-        "2.5 (a mask that hides a whole row gives zeros); earlier versions give NaN\n"
-        "there, and a plain torch.softmax over a row of −inf still does.",
+        "has no weight to give: masked_softmax_rows makes it all zeros, and its output\n"
+        "is a zero row. PyTorch's scaled_dot_product_attention does the same since\n"
+        "version 2.5 (a mask that hides a whole row gives zeros); earlier versions give\n"
+        "NaN there, and a plain torch.softmax over a row of −inf still does.",
         nan, nan, textbook, textbook));
     lesson.show("left_weights", "softmax(left_scores)", l.generation.weights, tokens, tokens);
     lesson.show("left_output", "left_weights · V", l.generation.output, tokens, W.W_V.columns);
 }
 
-bool hidden_weights_are_zero(const Matrix& weights, const Matrix& mask) {
-    for (std::size_t i = 0; i < weights.size(); ++i)
-        if (mask.flat(i) == 0.0f && weights.flat(i) != 0.0f) return false;
+// Every weight that `hidden(i, j)` says a key must not get is exactly 0. The rule is
+// written out here, not read from the chapter's mask, so a wrong mask cannot pass.
+template <typename Hidden>
+bool hidden_weights_are_zero(const Matrix& weights, Hidden hidden) {
+    for (std::size_t i = 0; i < rows(weights); ++i)
+        for (std::size_t j = 0; j < cols(weights); ++j)
+            if (hidden(i, j) && weights(i, j) != 0.0f) return false;
     return true;
 }
 
@@ -181,7 +185,8 @@ void check(SelfChecks& check, const Causal& c, const Padded& p, const LeftPadded
                 std::max(max_abs_difference(p.loops.output, p.batch.output),
                          max_abs_difference(l.loops.output, l.generation.output)),
                 padded.output);
-    check.that("every hidden (future) key has a weight of exactly 0", hidden_weights_are_zero(c.steps.weights, c.mask));
+    check.that("every hidden (future) key has a weight of exactly 0",
+               hidden_weights_are_zero(c.steps.weights, [](std::size_t i, std::size_t j) { return j > i; }));
     check.close("every row of weights sums to 1", worst_row_sum_error(c.steps.weights, c.mask), row_sum_tolerance(n));
     check.close("token 0 sees only itself: weight 1, output = its value",
                 std::max(std::abs(double(c.steps.weights(0, 0)) - 1.0),
@@ -198,7 +203,8 @@ void check(SelfChecks& check, const Causal& c, const Padded& p, const LeftPadded
     check.close(prefix == 1 ? "the first token's output ignores the tokens after it"
                             : fmt::format("the first {} tokens' outputs ignore the tokens after them", prefix),
                 max_abs_difference(head_only.output, row_block(c.steps.output, 0, prefix)), 1e-6);
-    check.that("every pad key has a weight of exactly 0", hidden_weights_are_zero(p.batch.weights, p.mask));
+    check.that("every pad key has a weight of exactly 0",
+               hidden_weights_are_zero(p.batch.weights, [&](std::size_t, std::size_t j) { return j >= short_n; }));
     check.close("masked pads leave the real tokens' outputs as they are alone",
                 max_abs_difference(row_block(p.batch.output, 0, short_n), p.alone.output), 1e-6);
     const std::size_t pads = rows(l.X) - short_n, left_n = rows(l.X);  // the first `pads` rows hide every key

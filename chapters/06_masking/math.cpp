@@ -3,9 +3,69 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "common/math/matmul.hpp"
 #include "common/math/softmax.hpp"
+
+// (n × n): mask(i, j) = 1 when query i may see key j, 0 when key j is hidden from it.
+Matrix lower_triangle_mask(std::size_t n) {
+    Matrix mask = Matrix::from_shape({n, n});
+    // ┌ exercise causal-mask
+    for (std::size_t i = 0; i < n; ++i)          // each query …
+        for (std::size_t j = 0; j < n; ++j)      // … sees the keys at or before it: j ≤ i
+            mask(i, j) = j <= i ? 1.0f : 0.0f;
+    // └ stub: mask.fill(1.0f);
+    return mask;
+}
+
+// (b × n): row s has lengths[s] ones (its real tokens), then zeros (its pads).
+Matrix padding_rows(const std::vector<std::size_t>& lengths, std::size_t n) {
+    Matrix padding = Matrix::from_shape({lengths.size(), n});
+    // ┌ exercise padding-rows
+    for (std::size_t s = 0; s < lengths.size(); ++s)
+        for (std::size_t j = 0; j < n; ++j) padding(s, j) = j < lengths[s] ? 1.0f : 0.0f;
+    // └ stub: padding.fill(1.0f);
+    return padding;
+}
+
+// padding (b × n) → (n × n), the mask of sentence s: every query may see the real tokens.
+Matrix pad_key_mask(const Matrix& padding, std::size_t s) {
+    const std::size_t n = cols(padding);
+    Matrix mask = Matrix::from_shape({n, n});
+    // ┌ exercise key-mask
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) mask(i, j) = padding(s, j);
+    // └ stub: (void)s; mask.fill(1.0f);
+    return mask;
+}
+
+// masked_scores (n × m), −inf where hidden → weights (n × m): a hidden key gets exactly 0,
+// the visible ones share 1, and a row with no visible key is all zeros, never NaN.
+Matrix masked_softmax_rows(const Matrix& masked_scores) {
+    Matrix weights = Matrix::from_shape(masked_scores.shape());
+    // ┌ exercise masked-softmax
+    const float minus_infinity = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < rows(masked_scores); ++i) {
+        // 1. the row maximum: a visible key's score, unless every key is hidden
+        float row_max = minus_infinity;
+        for (std::size_t j = 0; j < cols(masked_scores); ++j) row_max = std::max(row_max, masked_scores(i, j));
+        if (row_max == minus_infinity) {  // no visible key: no weight to give
+            for (std::size_t j = 0; j < cols(masked_scores); ++j) weights(i, j) = 0.0f;
+            continue;
+        }
+        // 2. exp(−inf − row_max) = 0 for every hidden key
+        float sum = 0.0f;
+        for (std::size_t j = 0; j < cols(masked_scores); ++j) {
+            weights(i, j) = std::exp(masked_scores(i, j) - row_max);
+            sum += weights(i, j);
+        }
+        // 3. normalise: the visible keys share the weight of 1
+        for (std::size_t j = 0; j < cols(masked_scores); ++j) weights(i, j) /= sum;
+    }
+    // └ stub: weights.fill(0.0f);
+    return weights;
+}
 
 // Q (n × d_k), K (m × d_k), V (m × d_v), mask (n × m).
 MaskedLoops masked_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& mask) {
@@ -88,13 +148,25 @@ QKV project(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix&
     return {matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V)};  // (n × d_model) · (d_model × d_k) → (n × d_k)
 }
 
+std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K,
+                                                           const Matrix& W_V, const Matrix& mask) {
+    const std::size_t d_k = cols(W_Q);  // W_Q is (d_model × d_k): d_k is the width of a query and a key
+    const QKV p = project(X, W_Q, W_K, W_V);
+    MaskedAttentionSteps s;
+    s.scores = matmul_transposed(p.Q, p.K);                                      // (n × n)
+    s.scaled_scores = s.scores * (1.0f / std::sqrt(static_cast<float>(d_k)));  // (n × n)
+    s.masked_scores = apply_mask(s.scaled_scores, mask);                         // −inf where mask = 0
+    s.weights = masked_softmax_rows(s.masked_scores);                            // hidden keys: exactly 0
+    s.output = matmul(s.weights, p.V);                                           // (n × d_v)
+    return {p, s};
+}
+
 Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
     Causal r;
     const std::size_t n = rows(X);
-    r.p = project(X, W_Q, W_K, W_V);
     // pass 1: the causal mask, and attention with −inf where it is 0
-    r.mask = causal_mask(n);
-    r.steps = masked_attention(r.p.Q, r.p.K, r.p.V, r.mask);
+    r.mask = lower_triangle_mask(n);
+    std::tie(r.p, r.steps) = masked_self_attention(X, W_Q, W_K, W_V, r.mask);
     r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
     // pass 2: the other way, softmax over every key, then forget the hidden ones
     r.unmasked = softmax_rows(r.steps.scaled_scores);
@@ -109,11 +181,10 @@ Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, c
 Padded padded_batch(const Matrix& short_X, std::size_t length, const Matrix& W_Q, const Matrix& W_K,
                     const Matrix& W_V) {
     Padded r;
-    r.padding = padding_mask({length, rows(short_X)}, length);  // (2 × length)
+    r.padding = padding_rows({length, rows(short_X)}, length);  // (2 × length)
     r.X = pad_rows(short_X, length, false);
-    r.mask = key_mask(r.padding, 1);  // every query row = padding row 1
-    r.p = project(r.X, W_Q, W_K, W_V);
-    r.batch = masked_attention(r.p.Q, r.p.K, r.p.V, r.mask);
+    r.mask = pad_key_mask(r.padding, 1);  // sentence 1's keys, for every query
+    std::tie(r.p, r.batch) = masked_self_attention(r.X, W_Q, W_K, W_V, r.mask);
     r.unmasked = scaled_dot_product_attention(r.p.Q, r.p.K, r.p.V);
     const QKV alone = project(short_X, W_Q, W_K, W_V);
     r.alone = scaled_dot_product_attention(alone.Q, alone.K, alone.V);
@@ -128,11 +199,9 @@ LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Matrix& W_
     r.X = pad_rows(short_X, n, true);
     Matrix real = Matrix::from_shape({1, n});  // (1 × n) the padding mask of this one sentence
     for (std::size_t j = 0; j < n; ++j) real(0, j) = j < pads ? 0.0f : 1.0f;
-    r.mask = causal_mask(n) * key_mask(real, 0);  // both masks at once
-    r.p = project(r.X, W_Q, W_K, W_V);
-    r.generation = masked_attention(r.p.Q, r.p.K, r.p.V, r.mask);
-    const QKV alone = project(short_X, W_Q, W_K, W_V);
-    r.short_causal = masked_attention(alone.Q, alone.K, alone.V, causal_mask(rows(short_X)));
+    r.mask = lower_triangle_mask(n) * pad_key_mask(real, 0);  // both masks at once
+    std::tie(r.p, r.generation) = masked_self_attention(r.X, W_Q, W_K, W_V, r.mask);
+    r.short_causal = masked_self_attention(short_X, W_Q, W_K, W_V, lower_triangle_mask(rows(short_X))).second;
     r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
     return r;
 }

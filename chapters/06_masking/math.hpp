@@ -14,11 +14,23 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "common/math/attention.hpp"
 #include "common/math/mask.hpp"
 #include "common/math/matrix.hpp"
+
+// The causal mask (n × n): mask(i, j) = 1 when j ≤ i, a lower triangle.
+Matrix lower_triangle_mask(std::size_t n);
+// The padding mask of a batch (b × n): row s has lengths[s] ones, then zeros.
+Matrix padding_rows(const std::vector<std::size_t>& lengths, std::size_t n);
+// Sentence s's padding as an attention mask (n × n): its pads are hidden as keys,
+// from every query (pad queries too: they may look at the real tokens).
+Matrix pad_key_mask(const Matrix& padding, std::size_t s);
+// The softmax of each row of scores that hold −inf where a key is hidden: hidden
+// keys get exactly 0; a row whose keys are all hidden gets zeros, not NaN. (n × m)
+Matrix masked_softmax_rows(const Matrix& masked_scores);
 
 // The loop form with a mask: only the visible keys enter the softmax; a row that
 // sees no key gets zero weights and a zero output. Summed in double.
@@ -47,11 +59,18 @@ struct QKV {
 };
 QKV project(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
 
+// Q, K, V of X, then softmax(Q · Kᵀ / √d_k with −inf where mask = 0) · V, every
+// intermediate kept. X (n × d_model); W_Q, W_K (d_model × d_k); W_V (d_model × d_v);
+// mask (n × n). masked_attention (common/math/mask) computes the same: the lesson
+// checks the two against each other and against the loops.
+std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K,
+                                                           const Matrix& W_V, const Matrix& mask);
+
 // The causal mask on one sentence, and the other way of masking.
 struct Causal {
     QKV p;
-    Matrix mask;                  // (n × n) causal_mask(n)
-    MaskedAttentionSteps steps;   // masked_attention (common/math/mask)
+    Matrix mask;                  // (n × n) lower_triangle_mask(n)
+    MaskedAttentionSteps steps;   // masked_self_attention
     MaskedLoops loops;            // the loop form, in double
     Matrix unmasked;              // (n × n) softmax over every key
     Matrix renormalised;          // (n × n) softmax, zero the hidden keys, divide by what is left
@@ -64,9 +83,9 @@ Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, c
 
 // A batch of two sentences: `short_X` padded on the right to the length of the other.
 struct Padded {
-    Matrix padding;                // (2 × length) padding_mask
+    Matrix padding;                // (2 × length) padding_rows
     Matrix X;                      // (length × d_model) short_X and zero rows
-    Matrix mask;                   // (length × length) key_mask(padding, 1)
+    Matrix mask;                   // (length × length) pad_key_mask(padding, 1)
     QKV p;
     MaskedAttentionSteps batch;    // masked
     AttentionSteps unmasked;       // the same batch without the mask
