@@ -65,6 +65,10 @@ double variance_standard_error(std::size_t d_k, std::size_t pairs);
 // upper tail (Cornish–Fisher: z + γ (z² − 1) / 6, γ the skewness of s²).
 double variance_tolerance(std::size_t d_k, std::size_t pairs);
 
+// Q · Kᵀ / √d_k: scores (n × m) of queries and keys of width d_k, each divided by √d_k,
+// so that their variance is 1 again whatever d_k is. (n × m) → (n × m)
+Matrix scale_scores(const Matrix& scores, std::size_t d_k);
+
 // ‖J‖_F of the softmax Jacobian of row i, J = diag(p) − p pᵀ. 0 for a one-hot row.
 double jacobian_norm(const Matrix& weights, std::size_t i);
 
