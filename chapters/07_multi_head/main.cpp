@@ -192,8 +192,8 @@ void check_heads_differ(SelfChecks& check, const Matrix& X, const MultiHeadLesso
                least > 0.05);
 }
 
-// Each claim against something computed another way: the split matrix of
-// common/math/multi_head, and the definition as loops in double (math.cpp), which
+// Each claim against something computed another way: the split matrix
+// (split_into_heads, concat_heads), and the definition as loops in double (math.cpp), which
 // shares nothing with the attention of common/math, so a wrong scaling there shows.
 void check(SelfChecks& check, const Matrix& X, const MultiHeadLesson& r) {
     const std::size_t n = rows(X), h = r.h;
@@ -285,7 +285,7 @@ void show_concat(const Shown& s) {
     s.lesson.show("output", "concat · W_O", s.r.output, s.seq.tokens, s.seq.dimensions);
 }
 
-// Step: one projection, then split_heads.
+// Step: one projection, then split_into_heads.
 void show_split(const Shown& s) {
     const std::size_t n = rows(s.seq.X), d_model = cols(s.seq.X), h = s.r.h, d_k = s.r.d_k;
     s.lesson.say(fmt::format(
@@ -294,12 +294,12 @@ void show_split(const Shown& s) {
         "then reshapes ({} × {}) → ({} × {} × {}) and swaps the first two axes → ({} × {} × {}),\n"
         "one (n × d_k) block per head, as PyTorch's q.view(n, h, d_k).transpose(0, 1).\n"
         "That is a strided view of Q's memory: nothing moves, and a head's block is not\n"
-        "contiguous until .contiguous() copies it; split_heads copies every block.\n"
+        "contiguous until .contiguous() copies it; split_into_heads copies every block.\n"
         "Attention runs on every block; the blocks are swapped and reshaped back\n"
         "to (n × h·d_v), which is concat.",
         n, d_model, n, h, d_k, h, n, d_k));
     s.lesson.show("Q", "X · W_Q", s.r.Q, s.seq.tokens, s.by_head, 2);
-    fmt::print("\nsplit_heads(Q): ({} × {} × {});  block 0 = head0_Q, …, block {} = head{}_Q\n", s.r.Q_split.shape(0),
+    fmt::print("\nsplit_into_heads(Q): ({} × {} × {});  block 0 = head0_Q, …, block {} = head{}_Q\n", s.r.Q_split.shape(0),
                s.r.Q_split.shape(1), s.r.Q_split.shape(2), h - 1, h - 1);
 }
 

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
+
 #include "common/math/attention.hpp"
 #include "common/math/matmul.hpp"
 
@@ -32,6 +36,25 @@ MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& rand
     return W;
 }
 
+Heads split_into_heads(const Matrix& m, std::size_t h) {
+    const std::size_t n = rows(m), d_k = cols(m) / h;
+    // ┌ exercise split-heads
+    const Heads by_token = xt::reshape_view(m, {n, h, d_k});  // (n × h × d_k): row t cut into h pieces
+    return xt::transpose(by_token, {1, 0, 2});                // (h × n × d_k): piece i of every row
+    // └ stub: return Heads(xt::zeros<float>({h, n, d_k}));
+}
+
+Matrix concat_heads(const Heads& heads) {
+    const std::size_t h = heads.shape(0), n = heads.shape(1), d_v = heads.shape(2);
+    Matrix concat = Matrix::from_shape({n, h * d_v});  // (n × h·d_v)
+    // ┌ exercise concat-heads
+    for (std::size_t i = 0; i < h; ++i)  // head i's block fills columns [i·d_v, (i+1)·d_v)
+        for (std::size_t t = 0; t < n; ++t)
+            for (std::size_t c = 0; c < d_v; ++c) concat(t, i * d_v + c) = heads(i, t, c);
+    // └ stub: concat.fill(0.0f);
+    return concat;
+}
+
 MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
     const std::size_t n = rows(X), d_model = cols(X), d_k = d_model / h;
     MultiHeadLesson r;
@@ -51,10 +74,20 @@ MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, st
     }
     // pass 2: mix the heads: (n × h·d_v) · (h·d_v × d_model) → (n × d_model)
     r.output = matmul(r.concat, W.W_O);
-    // pass 3: the same with one split matrix, as real code does
-    r.Q = matmul(X, W.W_Q);            // (n × h·d_k)
-    r.Q_split = split_heads(r.Q, h);   // (h × n × d_k)
-    r.split = multi_head_attention(X, W.W_Q, W.W_K, W.W_V, W.W_O, h);
+    // pass 3: the same with one split matrix, as real code does: project once, split, attend, concat
+    r.Q = matmul(X, W.W_Q);                                // (n × h·d_k)
+    r.Q_split = split_into_heads(r.Q, h);                  // (h × n × d_k)
+    const Heads K = split_into_heads(matmul(X, W.W_K), h);  // (h × n × d_k)
+    const Heads V = split_into_heads(matmul(X, W.W_V), h);  // (h × n × d_v)
+    r.split.weights = Heads::from_shape({h, n, n});
+    Heads outputs = Heads::from_shape({h, n, d_k});        // (h × n × d_v)
+    for (std::size_t i = 0; i < h; ++i) {                  // the same attention on every head's block
+        const AttentionSteps a = scaled_dot_product_attention(head(r.Q_split, i), head(K, i), head(V, i));
+        xt::view(r.split.weights, i, xt::all(), xt::all()) = a.weights;
+        xt::view(outputs, i, xt::all(), xt::all()) = a.output;
+    }
+    r.split.concat = concat_heads(outputs);                // (n × h·d_v)
+    r.split.output = matmul(r.split.concat, W.W_O);        // (n × d_model)
     // pass 4: W_O as a sum over heads, each through its own rows
     r.summed = Matrix::from_shape({n, d_model});
     r.summed.fill(0.0f);

@@ -58,8 +58,8 @@ struct MultiHeadLesson {
     Matrix concat;               // (n × h·d_v) the heads' outputs side by side
     Matrix output;               // (n × d_model) concat · W_O
     Matrix Q;                    // (n × h·d_k) X · W_Q, every head's queries at once
-    Heads Q_split;               // (h × n × d_k) split_heads(Q)
-    MultiHeadSteps split;        // the same layer with one split matrix (common/math/multi_head)
+    Heads Q_split;               // (h × n × d_k) split_into_heads(Q)
+    MultiHeadSteps split;        // the same layer with one split matrix: split, attend, concat_heads
     Matrix summed;               // (n × d_model) Σ_i head_i · W_O[i·d_v : (i+1)·d_v, :]
     ByLoops by_loops;            // the definition again, in double
 };
@@ -70,6 +70,13 @@ Matrix random_embeddings(const Labels& tokens, std::size_t d_model, Random& rand
 
 // W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
 MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& random);
+
+// (n × h·d_k) → (h × n × d_k): block i is columns [i·d_k, (i+1)·d_k) of m, as PyTorch's
+// m.view(n, h, d_k).transpose(0, 1): reshape to (n × h × d_k), then swap the first two axes.
+Heads split_into_heads(const Matrix& m, std::size_t h);
+
+// (h × n × d_v) → (n × h·d_v): the inverse, the heads side by side ("concat").
+Matrix concat_heads(const Heads& heads);
 
 // The whole layer, both ways, and the definition as loops in double.
 MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
