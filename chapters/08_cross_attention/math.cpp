@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <xtensor/xbuilder.hpp>
+
 #include "common/math/matmul.hpp"
 
 // Q (m × d_k), K (n × d_k), V (n × d_v).
@@ -43,9 +45,11 @@ CrossAttention cross_attention(const Matrix& X_dec, const Matrix& X_enc, const M
                                const Matrix& W_V) {
     CrossAttention r;
     // pass 1: the decoder asks, the encoder is found and answers
+    // ┌ exercise cross-projections
     r.Q = matmul(X_dec, W_Q);  // (m × d_dec) · (d_dec × d_k) → (m × d_k)
     r.K = matmul(X_enc, W_K);  // (n × d_enc) · (d_enc × d_k) → (n × d_k)
     r.V = matmul(X_enc, W_V);  // (n × d_enc) · (d_enc × d_v) → (n × d_v)
+    // └ stub: r.Q = xt::zeros<float>({rows(X_dec), cols(W_Q)}), r.K = xt::zeros<float>({rows(X_enc), cols(W_K)}), r.V = xt::zeros<float>({rows(X_enc), cols(W_V)});
     // pass 2: a rectangle of scores (m × n), its softmax and the output (m × d_v)
     r.steps = scaled_dot_product_attention(r.Q, r.K, r.V);
     r.loops = attention_by_loops(r.Q, r.K, r.V);
