@@ -6,6 +6,19 @@
 #include "common/math/matmul.hpp"
 #include "common/math/positional_encoding.hpp"
 
+Matrix positional_encoding(std::size_t n, std::size_t d_model) {
+    Matrix PE = Matrix::from_shape({n, d_model});  // (n × d_model): one row per position
+    // ┌ exercise sinusoidal
+    for (std::size_t pos = 0; pos < n; ++pos)
+        for (std::size_t c = 0; c < d_model; ++c) {  // columns 2i and 2i + 1 share ω_i = 1 / 10000^(2i/d_model)
+            const std::size_t i = c / 2;
+            const double angle = double(pos) / std::pow(10000.0, double(2 * i) / double(d_model));
+            PE(pos, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    // └ stub: PE.fill(0.0f);
+    return PE;
+}
+
 AttentionSteps self_attention(const Matrix& X, const Projections& W) {
     // (n × d_model) · (d_model × d_k) → (n × d_k), then softmax(Q · Kᵀ / √d_k) · V
     return scaled_dot_product_attention(matmul(X, W.W_Q), matmul(X, W.W_K), matmul(X, W.W_V));
@@ -63,7 +76,7 @@ double pe_formula_error(const Matrix& PE) {
 }
 
 Matrix pe_dots(const std::vector<std::size_t>& starts, std::size_t ks, std::size_t d_pe) {
-    const Matrix source = sinusoidal_encoding(starts.back() + ks, d_pe);
+    const Matrix source = positional_encoding(starts.back() + ks, d_pe);
     Matrix dots = Matrix::from_shape({starts.size() + 1, ks});
     for (std::size_t r = 0; r < starts.size(); ++r)
         for (std::size_t k = 0; k < ks; ++k) {
@@ -89,7 +102,7 @@ PositionalLesson positional_lesson(const Matrix& X, const Projections& W, const 
     r.plain_b = self_attention(r.X_b, W);
     r.plain_a_by_loops = attention_by_loops(X, W);
     // pass 2: the encoding belongs to the positions: both sentences get the same PE
-    r.PE = sinusoidal_encoding(n, d_model);
+    r.PE = positional_encoding(n, d_model);
     r.X_plus_PE = X + r.PE;
     r.X_b_plus_PE = r.X_b + r.PE;
     r.pe_a = self_attention(r.X_plus_PE, W);
@@ -98,7 +111,7 @@ PositionalLesson positional_lesson(const Matrix& X, const Projections& W, const 
     // pass 3: the shift M_k, applied to every position of a longer encoding
     r.M_k = pe_shift_matrix(shift, d_model);
     const std::size_t paired = d_model - d_model % 2;  // columns with a sin–cos partner
-    const Matrix PE_rot = sinusoidal_encoding(max_pos + shift, d_model);  // (max_pos + k × d_model)
+    const Matrix PE_rot = positional_encoding(max_pos + shift, d_model);  // (max_pos + k × d_model)
     Matrix from = Matrix::from_shape({max_pos, d_model});
     r.PE_to = Matrix::from_shape({max_pos, paired});
     for (std::size_t pos = 0; pos < max_pos; ++pos)
@@ -111,7 +124,7 @@ PositionalLesson positional_lesson(const Matrix& X, const Projections& W, const 
     for (std::size_t pos = 0; pos < max_pos; ++pos)
         for (std::size_t c = 0; c < paired; ++c) r.moved(pos, c) = moved(pos, c);
     // pass 4: a longer encoding, and its dot products
-    r.PE_long = sinusoidal_encoding(max_pos, d_pe);
+    r.PE_long = positional_encoding(max_pos, d_pe);
     r.formula_error = std::max(pe_formula_error(r.PE), pe_formula_error(r.PE_long));
     r.starts = {0, 1, 2, 5, 10, 20};
     r.PE_dots = pe_dots(r.starts, 8, d_pe);

@@ -35,7 +35,7 @@ struct PositionalLesson {
     Matrix X_b;                       // (n × d_model) sentence B: the rows of X in another order
     AttentionSteps plain_a, plain_b;  // self-attention on X and on X_B
     AttentionByLoops plain_a_by_loops;  // the same as plain_a, as loops in double
-    Matrix PE;                        // (n × d_model) sinusoidal_encoding(n, d_model)
+    Matrix PE;                        // (n × d_model) positional_encoding(n, d_model)
     Matrix X_plus_PE, X_b_plus_PE;    // (n × d_model)
     AttentionSteps pe_a, pe_b;        // self-attention on X + PE and on X_B + PE
     AttentionByLoops pe_a_by_loops;   // the same as pe_a, as loops in double
@@ -46,6 +46,10 @@ struct PositionalLesson {
     std::vector<std::size_t> starts;  // the positions of PE_dots' rows
     Matrix PE_dots;                   // (starts + 1 × 8) PE(pos) · PE(pos + k), last row Σ_i cos(ω_i k)
 };
+
+// The sinusoidal encoding, one row per position: PE(pos, 2i) = sin(pos · ω_i),
+// PE(pos, 2i+1) = cos(pos · ω_i), ω_i = 1 / 10000^(2i/d_model). (n × d_model)
+Matrix positional_encoding(std::size_t n, std::size_t d_model);
 
 // Self-attention of chapter 05 on the rows of X. (n × d_model) → output (n × d_v)
 AttentionSteps self_attention(const Matrix& X, const Projections& W);
