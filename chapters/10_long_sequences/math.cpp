@@ -62,11 +62,13 @@ OnlineTrace online_softmax_one_query(const Matrix& Q, std::size_t row, const Mat
         float s = 0.0f;
         for (std::size_t c = 0; c < d; ++c) s += Q(row, c) * K(j, c);
         s *= scale;
+        // ┌ exercise online-step
         const float m_new = std::max(m, s);
         const float rescale = std::exp(m - m_new);  // the old terms were relative to m: shift them to m_new
         const float p = std::exp(s - m_new);
         l = l * rescale + p;
         for (std::size_t c = 0; c < dv; ++c) o(c) = o(c) * rescale + p * V(j, c);
+        // └ stub: const float m_new = s, rescale = 1.0f, p = 1.0f; l += p;
         trace.steps.push_back({s, m_new, rescale, p, l, o(0) / l});
         m = m_new;
     }
@@ -115,9 +117,11 @@ Matrix attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, boo
 Matrix window_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w) {
     const std::size_t n = rows(K);
     return softmax_loops(Q, K, V, [&](std::size_t i) {
+        // ┌ exercise window-keys
         if (w >= n) return range(0, n);
         const std::size_t b = std::min(i >= w / 2 ? i - w / 2 : 0, n - w);  // centred, shifted inward at the ends
         return range(b, b + w);
+        // └ stub: return range(0, std::min(w, n));
     });
 }
 
