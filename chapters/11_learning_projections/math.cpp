@@ -8,7 +8,6 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xsort.hpp>
 
-#include "common/math/adam.hpp"
 #include "common/math/mask.hpp"
 #include "common/math/matmul.hpp"
 
@@ -109,6 +108,34 @@ Sentence random_sentence(Random& rng) {
     return make_sentence(tokens, colour_of);
 }
 
+Matrix softmax_backward(const Matrix& weights, const Matrix& d_weights) {
+    // For one row p = softmax(s): ∂p_j/∂s_k = p_j (δ_jk − p_k), so
+    // ds_k = Σ_j dp_j p_j (δ_jk − p_k) = p_k (dp_k − Σ_j dp_j p_j).
+    Matrix d_scores = Matrix::from_shape(weights.shape());  // (n × n)
+    // ┌ exercise softmax-backward
+    for (std::size_t i = 0; i < rows(weights); ++i) {
+        float dot = 0.0f;  // rowsum(dP ⊙ P) for row i
+        for (std::size_t j = 0; j < cols(weights); ++j) dot += d_weights(i, j) * weights(i, j);
+        for (std::size_t j = 0; j < cols(weights); ++j)
+            d_scores(i, j) = weights(i, j) * (d_weights(i, j) - dot);  // 0 where a key is masked (p = 0)
+    }
+    // └ stub: d_scores = d_weights;
+    return d_scores;
+}
+
+void adam_step(Matrix& W, const Matrix& g, Matrix& m, Matrix& v, int t, float lr) {
+    const float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+    // ┌ exercise adam-step
+    const float correction1 = 1.0f - std::pow(beta1, static_cast<float>(t));  // m and v start at 0: undo that bias
+    const float correction2 = 1.0f - std::pow(beta2, static_cast<float>(t));
+    for (std::size_t i = 0; i < W.size(); ++i) {
+        m.flat(i) = beta1 * m.flat(i) + (1.0f - beta1) * g.flat(i);                // the gradient's running mean
+        v.flat(i) = beta2 * v.flat(i) + (1.0f - beta2) * g.flat(i) * g.flat(i);    // its square's
+        W.flat(i) -= lr * (m.flat(i) / correction1) / (std::sqrt(v.flat(i) / correction2) + epsilon);
+    }
+    // └ stub: W -= lr * g;
+}
+
 AttentionForward forward(const Matrix& X, const Weights& w) {
     return attention_forward(X, w.W_Q, w.W_K, w.W_V, causal_mask(rows(X)));
 }
@@ -122,7 +149,8 @@ LossAndGradients loss_and_gradients(const std::vector<Sentence>& data, const Wei
         r.loss += sentence_loss(f.output, s.target) / double(data.size());           // 2. loss
         if (!with_gradients) continue;
         const Matrix d_output = (f.output - s.target) * (2.0f / (float(rows(s.X)) * B));  // 3. (n × d_v)
-        const AttentionGradients g = attention_backward(s.X, w.W_Q, w.W_K, w.W_V, f, d_output);  // 4. backward
+        const AttentionGradients g =
+            attention_backward(s.X, w.W_Q, w.W_K, w.W_V, f, d_output, softmax_backward);  // 4. backward
         r.d_W_Q += g.d_W_Q, r.d_W_K += g.d_W_K, r.d_W_V += g.d_W_V;                  // 5. sum over sentences
     }
     return r;
@@ -186,7 +214,8 @@ Learning learn_projections(const Sentence& shown, std::uint64_t seed, std::size_
     r.first_forward = forward(first.X, w0);
     const Matrix d_output = (r.first_forward.output - first.target) *
                             (2.0f / (float(rows(first.X)) * float(r.data.size())));  // (n × d_v)
-    r.first_backward = attention_backward(first.X, w0.W_Q, w0.W_K, w0.W_V, r.first_forward, d_output);
+    r.first_backward =
+        attention_backward(first.X, w0.W_Q, w0.W_K, w0.W_V, r.first_forward, d_output, softmax_backward);
     const double floor = 1e-2 * double(std::max({xt::amax(xt::abs(r.start.d_W_Q))(), xt::amax(xt::abs(r.start.d_W_K))(),
                                                  xt::amax(xt::abs(r.start.d_W_V))()}));
     r.gradient_check = {check_matrix(r.data, w0, &Weights::W_Q, r.start.d_W_Q, "d_W_Q", floor),
@@ -200,14 +229,20 @@ Learning learn_projections(const Sentence& shown, std::uint64_t seed, std::size_
     // Training: Adam on the whole training set, `steps` times.
     r.trained = r.before;
     Weights& w = r.trained;
-    Adam adam(lr);
+    const auto zeros = [](const Matrix& like) { return Matrix(xt::zeros<float>(like.shape())); };
+    Weights m{zeros(w.W_Q), zeros(w.W_K), zeros(w.W_V)}, v = m;  // Adam's running means, 0 at the start
     const int every = std::max(1, steps / 10);
     for (int t = 0; t <= steps; ++t) {
         const LossAndGradients lg = loss_and_gradients(r.data, w, t < steps);
         r.curve.push_back(static_cast<float>(lg.loss));
         if (t % every == 0 || t == steps)
             r.table.push_back({t, lg.loss, loss_and_gradients(r.held_out, w, false).loss, weight_on_right_key(r.data, w)});
-        if (t < steps) adam.step({&w.W_Q, &w.W_K, &w.W_V}, {&lg.d_W_Q, &lg.d_W_K, &lg.d_W_V});
+        if (t < steps) {
+            adam_step(w.W_Q, lg.d_W_Q, m.W_Q, v.W_Q, t + 1, lr);
+            adam_step(w.W_K, lg.d_W_K, m.W_K, v.W_K, t + 1, lr);
+            adam_step(w.W_V, lg.d_W_V, m.W_V, v.W_V, t + 1, lr);
+            if (t == 0) r.after_one_step = w;
+        }
     }
     r.trained_shown = forward(shown.X, w);
     r.W_QK = matmul_transposed(w.W_Q, w.W_K);  // (d_model × d_k) · (d_k × d_model) → (d_model × d_model)

@@ -1,8 +1,8 @@
 // Chapter 11 · the mathematics: learning W_Q, W_K, W_V by gradient descent.
 //
 // One causal attention layer, its loss, and the chain rule run backwards
-// (common/math/attention_backward.hpp holds the passes; math.cpp adds the loss,
-// the gradient check and the training loop):
+// (common/math/attention_backward.hpp holds the passes; math.cpp adds the softmax's
+// backward line, the loss, the gradient check, Adam and the training loop):
 //
 //   output = softmax(X·W_Q · (X·W_K)ᵀ / √d_k + mask) · X·W_V        (n × d_v)
 //   loss   = (1/B) Σ_sentences (1/n) Σ_i ‖output_i − target_i‖²
@@ -63,6 +63,16 @@ struct Weights {
     Matrix W_Q, W_K, W_V;
 };
 
+// The backward pass of the row softmax, P = softmax_rows(S): the one line of the
+// chain rule that is not a matrix product. dS = P ⊙ (dP − rowsum(dP ⊙ P)), all (n × n).
+Matrix softmax_backward(const Matrix& weights, const Matrix& d_weights);
+
+// One Adam step (Kingma & Ba 2015) on W with its gradient g, t = 1, 2, …;
+// m and v (W's shape, 0 before the first step) are updated in place:
+//   m ← β₁ m + (1 − β₁) g,  v ← β₂ v + (1 − β₂) g²,  β₁ = 0.9, β₂ = 0.999
+//   W ← W − lr · m̂ / (√v̂ + ε),  m̂ = m / (1 − β₁ᵗ), v̂ = v / (1 − β₂ᵗ), ε = 10⁻⁸
+void adam_step(Matrix& W, const Matrix& g, Matrix& m, Matrix& v, int t, float lr);
+
 // The layer with a causal mask: token i sees tokens 0 … i.
 AttentionForward forward(const Matrix& X, const Weights& w);
 
@@ -109,6 +119,7 @@ struct Learning {
     std::vector<FiniteDifferences> gradient_check;  // d_W_Q, d_W_K, d_W_V
     double worst_relative_error = 0.0, worst_abs_error = 0.0;
     double float_rounding_over_2h = 0.0;   // FLT_EPSILON · loss / 2h: a float32 loss's share
+    Weights after_one_step;                // the random start after Adam's first step (by `start`)
     std::vector<float> curve;              // (steps + 1) the loss before each step, then after the last
     std::vector<TrainingRow> table;        // about ten rows of the curve
     Weights trained;

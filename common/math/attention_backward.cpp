@@ -49,7 +49,8 @@ Matrix softmax_rows_backward(const Matrix& weights, const Matrix& d_weights) {
 }
 
 AttentionGradients attention_backward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
-                                      const AttentionForward& f, const Matrix& d_output) {
+                                      const AttentionForward& f, const Matrix& d_output,
+                                      SoftmaxBackward softmax_backward) {
     if (d_output.shape() != f.output.shape())
         throw InputError(describe("attention_backward: d_output is (", rows(d_output), " × ", cols(d_output), ") but output is (", rows(f.output), " × ", cols(f.output), ")"));
     AttentionGradients g;
@@ -60,7 +61,7 @@ AttentionGradients attention_backward(const Matrix& X, const Matrix& W_Q, const 
     g.d_V = matmul(transposed(f.weights), d_output);  // (n × n) · (n × d_v) → (n × d_v)
 
     // forward: weights = softmax_rows(scaled_scores)
-    g.d_scaled_scores = softmax_rows_backward(f.weights, g.d_weights);  // (n × n)
+    g.d_scaled_scores = softmax_backward(f.weights, g.d_weights);  // (n × n)
 
     // forward: scaled_scores = scores / √d_k
     const float scale = 1.0f / std::sqrt(static_cast<float>(cols(f.K)));

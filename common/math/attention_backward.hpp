@@ -49,14 +49,19 @@ struct AttentionGradients {
 AttentionForward attention_forward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
                                    const Matrix& mask = Matrix());
 
-// The gradients of a loss L(output) with respect to everything above, given
-// d_output = ∂L/∂output and the forward pass that produced `output`.
-AttentionGradients attention_backward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
-                                      const AttentionForward& forward, const Matrix& d_output);
-
 // The backward pass of the row softmax alone, P = softmax_rows(S):
 // dS = P ⊙ (dP − rowsum(dP ⊙ P)). (n × m), (n × m) → (n × m)
 Matrix softmax_rows_backward(const Matrix& weights, const Matrix& d_weights);
+
+// A backward pass of the row softmax: (weights, d_weights) → d_scaled_scores.
+using SoftmaxBackward = Matrix (*)(const Matrix& weights, const Matrix& d_weights);
+
+// The gradients of a loss L(output) with respect to everything above, given
+// d_output = ∂L/∂output and the forward pass that produced `output`. The softmax
+// line is softmax_rows_backward unless another is given (chapter 11 writes its own).
+AttentionGradients attention_backward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
+                                      const AttentionForward& forward, const Matrix& d_output,
+                                      SoftmaxBackward softmax_backward = softmax_rows_backward);
 
 // mᵀ, as a contiguous matrix. (r × c) → (c × r)
 Matrix transposed(const Matrix& m);
