@@ -100,6 +100,8 @@ OUT_OF_RANGE = {
     "ch12_transformer_block": [(["--heads", "0"], "--heads"), (["--heads", "7"], "--heads"),
                                (["--heads", "65"], "--heads"), (["--init", "zeros"], "--init"),
                                (["--activation", "tanh"], "--activation")],
+    "ch13_kv_cache": [(["--prefill", "11"], "--prefill"), (["--prefill", "100001"], "--prefill"),
+                      (["--window", "0"], "--window"), (["--window", "100001"], "--window")],
 }
 
 # Flag combinations that must be refused (CLI11 "excludes" and the like).
