@@ -44,6 +44,8 @@ FILES = {
     ("ch05_projections", "--w-v"): ("weights", "projections/W_V.csv"),
     ("ch08_cross_attention", "--encoder"): ("sequence", "translation/encoder.csv"),
     ("ch08_cross_attention", "--decoder"): ("sequence", "translation/decoder.csv"),
+    ("ch14_rotary_positions", "--w-q"): ("weights", "projections/W_Q.csv"),
+    ("ch14_rotary_positions", "--w-k"): ("weights", "projections/W_K.csv"),
     # Chapter 11's embeddings name these dimensions (its tokens are built from them).
     ("ch11_learning_projections", "--input"):
         ("sequence", "token,male,female,thing,he,she,it,red,green,blue"),
@@ -102,6 +104,13 @@ OUT_OF_RANGE = {
                                (["--activation", "tanh"], "--activation")],
     "ch13_kv_cache": [(["--prefill", "11"], "--prefill"), (["--prefill", "100001"], "--prefill"),
                       (["--window", "0"], "--window"), (["--window", "100001"], "--window")],
+    "ch14_rotary_positions": [(["--offset", "1000001"], "--offset"), (["--offset", "-1"], "--offset"),
+                              (["--base", "1"], "--base"), (["--base", "0.5"], "--base"),
+                              (["--base", "-2"], "--base"), (["--base", "nan"], "--base"),
+                              (["--base", "inf"], "--base"), (["--base", "2e9"], "--base"),
+                              (["--base", "10000x"], "--base"),
+                              (["--max-distance", "0"], "--max-distance"),
+                              (["--max-distance", "10001"], "--max-distance")],
 }
 
 # Flag combinations that must be refused (CLI11 "excludes" and the like).
