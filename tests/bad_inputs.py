@@ -46,6 +46,8 @@ FILES = {
     ("ch08_cross_attention", "--decoder"): ("sequence", "translation/decoder.csv"),
     ("ch14_rotary_positions", "--w-q"): ("weights", "projections/W_Q.csv"),
     ("ch14_rotary_positions", "--w-k"): ("weights", "projections/W_K.csv"),
+    # Chapter 15's heads must divide the width: its default, d_model 8 (4 query heads of 2).
+    ("ch15_grouped_query", "--input"): ("sequence", "token," + ",".join(f"d{i}" for i in range(8))),
     # Chapter 11's embeddings name these dimensions (its tokens are built from them).
     ("ch11_learning_projections", "--input"):
         ("sequence", "token,male,female,thing,he,she,it,red,green,blue"),
@@ -99,6 +101,12 @@ OUT_OF_RANGE = {
     "ch11_learning_projections": [(["--steps", "0"], "--steps"), (["--steps", "-3"], "--steps"),
                                   (["--lr", "0"], "--lr"), (["--lr", "-0.1"], "--lr"), (["--lr", "nan"], "--lr"),
                                   (["--d-k", "0"], "--d-k"), (["--d-k", "65"], "--d-k")],
+    "ch15_grouped_query": [(["--heads", "0"], "--heads"), (["--heads", "65"], "--heads"),
+                           (["--heads", "3"], "--heads"), (["--d-model", "10"], "--heads"),
+                           (["--d-model", "0"], "--d-model"), (["--d-model", "100000"], "--d-model"),
+                           (["--kv-heads", "0"], "--kv-heads"), (["--kv-heads", "65"], "--kv-heads"),
+                           (["--kv-heads", "3"], "--kv-heads"), (["--kv-heads", "8"], "--kv-heads"),
+                           (["--heads", "8", "--kv-heads", "16", "--d-model", "16"], "--kv-heads")],
     "ch12_transformer_block": [(["--heads", "0"], "--heads"), (["--heads", "7"], "--heads"),
                                (["--heads", "65"], "--heads"), (["--init", "zeros"], "--init"),
                                (["--activation", "tanh"], "--activation")],
