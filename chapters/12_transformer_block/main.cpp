@@ -94,8 +94,8 @@ void keep_the_rest(Lesson& lesson, const BlockParams& params, const TransformerB
              {"gamma2", &params.ln2.gamma}, {"beta2", &params.ln2.beta}})
         lesson.keep_for_dump(name, as_row(*v));
     for (const auto& [name, m] : std::vector<std::pair<std::string, const Matrix*>>{
-             {"Q", &r.s.Q}, {"K", &r.s.K}, {"V", &r.s.V}, {"pre_activation", &r.s.ffn.pre_activation},
-             {"output", &r.s.output}, {"x_hat1", &r.x_hat1}, {"x_hat2", &r.x_hat2}})
+             {"x_hat1", &r.x_hat1}, {"Q", &r.s.Q}, {"K", &r.s.K}, {"V", &r.s.V}, {"x_hat2", &r.x_hat2},
+             {"pre_activation", &r.s.ffn.pre_activation}, {"output", &r.s.output}})
         lesson.keep_for_dump(name, *m);
 }
 
@@ -585,7 +585,6 @@ int main(int argc, char** argv) {
         const BlockParams params = random_block_params(random, d_model, c.heads, d_ff, c.init, c.activation);
         const TransformerBlockLesson r =
             transformer_block_lesson(seq.X, params, c.pre ? NormPlacement::pre : NormPlacement::post);
-        keep_the_rest(lesson, params, r);
 
         lesson.step("input", "The sequence that enters the block", [&] {
             lesson.say(fmt::format(
@@ -607,5 +606,7 @@ int main(int argc, char** argv) {
             check_block(lesson.checks(), c, r, params);
         });
         lesson.present();
+        // After the steps, so that ./tutorial check names a wrong matrix in the order of the lesson.
+        keep_the_rest(lesson, params, r);
     });
 }
