@@ -2,7 +2,8 @@
 its files are loaded with numpy, and every formula is recomputed from the
 dumped inputs, independently of the C++ code.
 
-Each tests/dump_checks/chNN.py defines check(dump, expect); see ch01.py."""
+Each tests/dump_checks/chNN_name.py (named after its program, like the goldens) defines
+check(dump, expect, softmax); see ch01_dot_product_scores.py."""
 import importlib.util
 import subprocess
 import sys

@@ -42,10 +42,8 @@ def display_width(line):
 
 
 def chapter_programs():
-    """The chapter programs: chapters/NN_name/ is chNN_name (chapters/chNN_name.cpp likewise)."""
-    chapters = ROOT / "chapters"
-    return sorted([f"ch{p.name}" for p in chapters.glob("[0-9][0-9]_*") if p.is_dir()] +
-                  [p.stem for p in chapters.glob("ch[0-9][0-9]_*.cpp")])
+    """The chapter programs: the folder chapters/NN_name/ is the program chNN_name."""
+    return sorted(f"ch{p.name}" for p in (ROOT / "chapters").glob("[0-9][0-9]_*") if p.is_dir())
 
 
 def problems_in(text):

@@ -41,8 +41,7 @@ while changed:
 
 
 def sources(chapter):
-    folder = ROOT / "chapters" / chapter[2:]
-    return list(folder.glob("*.[ch]pp")) if folder.is_dir() else [ROOT / "chapters" / f"{chapter}.cpp"]
+    return list((ROOT / "chapters" / chapter[2:]).glob("*.[ch]pp"))
 
 
 failures = 0

@@ -339,7 +339,7 @@ int main(int argc, char** argv) {
     lesson.cli().add_option("--d-model", d_model_flag, "d_model, the width of the embeddings (1 to 512; without --input)")
         ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{512}).description(""))->type_name("D");
     lesson.cli().add_option("--seed", seed, "seed of the random embeddings and weights")
-        ->capture_default_str()->type_name("S");
+        ->capture_default_str();
 
     return lesson.run(argc, argv, [&] {
         Random random(seed);

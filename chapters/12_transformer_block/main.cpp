@@ -43,9 +43,7 @@ void add_flags(CLI::App& cli, Flags& f) {
     cli.add_option("--heads", f.heads, "h: attention heads; must divide d_model (10 for the default sentence)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{64}))
         ->capture_default_str();
-    cli.add_option("--seed", f.seed, "the seed of the random weights")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    cli.add_option("--seed", f.seed, "the seed of the random weights")->capture_default_str();
     CLI::Option* pre = cli.add_flag("--pre-norm", f.pre_norm, "x + Sublayer(LN(x)), as GPT-2 (the default)");
     CLI::Option* post = cli.add_flag("--post-norm", f.post_norm, "LN(x + Sublayer(x)), as the 2017 paper");
     pre->excludes(post);
