@@ -57,13 +57,14 @@ def say(text):
 
 
 def load_exercises():
-    """Every chapter's exercises (chapters/NN_name/exercises.toml), in order of their names."""
+    """Every chapter's exercises (chapters/NN_name/exercises.toml): the chapters in order,
+    and each chapter's exercises in the order its file lists them."""
     exercises = []
     for path in sorted((ROOT / "chapters").glob("*/exercises.toml")):
         with open(path, "rb") as f:
             for e in tomllib.load(f)["exercise"]:
                 exercises.append(dict(e, chapter=path.parent.name))
-    return sorted(exercises, key=lambda e: e["name"])
+    return exercises
 
 
 def find(exercises, name):
