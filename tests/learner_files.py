@@ -13,7 +13,8 @@ For every chapter and every file flag it has (found in its --help):
     anything is computed).
 For every flag: an empty path; a float flag of 1e39 (float32 would make it inf); "+-1";
 an integer beyond 2^64. Each must exit 2 with one line on stderr naming the flag and
-nothing on stdout. And tokens in Chinese and emoji line up in the printed matrices.
+nothing on stdout. 300 tokens of random values in [−1, 1] keep every self-check true
+(tolerances follow the data). And tokens in Chinese and emoji line up in the printed matrices.
 """
 import os
 import re
@@ -119,6 +120,23 @@ def check_chapter(chapter, tmp):
         refused(chapter, [*fast, flag, "/dev/zero"], ["/dev/zero"], f"{flag} /dev/zero")
 
 
+def check_random_tokens(chapter, tmp):
+    """300 tokens of random values in [−1, 1]: every self-check holds (✓, or "not checked" and why)."""
+    import random
+    flags = parse_help(chapter)
+    if "--input" not in flags:
+        return
+    kind, spec = FILES.get((chapter, "--input"), DEFAULT_FILE)
+    header, _ = read_template(spec)
+    draw = random.Random(300)
+    path = tmp / f"{chapter}_random_300.csv"
+    path.write_text(",".join(header) + "\n" + "".join(
+        f"t{i}," + ",".join(f"{draw.uniform(-1, 1):.4f}" for _ in header[1:]) + "\n" for i in range(300)))
+    code, out, err = run([BIN / chapter, *FAST_ARGS.get(chapter, []), "--input", path])
+    crossed = [line for line in out.splitlines() if line.startswith("✗")]
+    expect(code == 0 and not crossed, f"{chapter} with 300 random tokens: exit {code}, {crossed[:2]} {err[:200]!r}")
+
+
 def check_wide_characters(tmp):
     """Chinese and emoji tokens: every row of the printed X has the same display width."""
     path = tmp / "wide.csv"
@@ -148,6 +166,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for chapter in chapters:
             check_chapter(chapter, Path(tmp))
+            check_random_tokens(chapter, Path(tmp))
             print(f"{chapter}: {passed} passed so far, {len(failures)} failed", flush=True)
         check_wide_characters(Path(tmp))
         check_color()
