@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/math/matmul.hpp"
+#include "common/math/project_in_double.hpp"
 #include "common/math/positional_encoding.hpp"
 
 Matrix positional_encoding(std::size_t n, std::size_t d_model) {
@@ -24,20 +25,14 @@ AttentionSteps self_attention(const Matrix& X, const Projections& W) {
     return scaled_dot_product_attention(matmul(X, W.W_Q), matmul(X, W.W_K), matmul(X, W.W_V));
 }
 
-// X · W in double, n rows of cols(W) numbers; with absolute, Σ_d |x_d|·|w_dc|.
-static std::vector<std::vector<double>> project(const Matrix& X, const Matrix& W, bool absolute = false) {
-    std::vector<std::vector<double>> P(rows(X), std::vector<double>(cols(W), 0.0));
-    for (std::size_t t = 0; t < rows(X); ++t)
-        for (std::size_t d = 0; d < cols(X); ++d)
-            for (std::size_t c = 0; c < cols(W); ++c)
-                P[t][c] += absolute ? std::abs(double(X(t, d)) * W(d, c)) : double(X(t, d)) * W(d, c);
-    return P;
-}
-
 AttentionByLoops attention_by_loops(const Matrix& X, const Projections& W) {
     const std::size_t n = rows(X), d_k = cols(W.W_Q), d_v = cols(W.W_V);
-    const auto Q = project(X, W.W_Q), K = project(X, W.W_K), V = project(X, W.W_V);
-    const auto Q_size = project(X, W.W_Q, true), K_size = project(X, W.W_K, true);
+    // X · W_Q, X · W_K, X · W_V in double
+    const auto Q = project_in_double(X, W.W_Q);
+    const auto K = project_in_double(X, W.W_K);
+    const auto V = project_in_double(X, W.W_V);
+    const auto Q_size = project_in_double(X, W.W_Q, true);
+    const auto K_size = project_in_double(X, W.W_K, true);
     AttentionByLoops r;
     r.weights = Matrix::from_shape({n, n});
     r.output = Matrix::from_shape({n, d_v});

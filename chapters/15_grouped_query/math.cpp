@@ -5,21 +5,7 @@
 
 #include "common/math/attention.hpp"
 #include "common/math/matmul.hpp"
-
-Matrix random_embeddings(const Labels& tokens, std::size_t d_model, Random& random) {
-    Labels words;                                                 // the distinct words met so far
-    Matrix table = Matrix::from_shape({tokens.size(), d_model});  // one row per distinct word
-    Matrix X = Matrix::from_shape({tokens.size(), d_model});      // (n × d_model)
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const std::size_t w = index_of(words, tokens[i]);
-        if (w == words.size()) {
-            words.push_back(tokens[i]);
-            for (std::size_t d = 0; d < d_model; ++d) table(w, d) = random.normal();
-        }
-        for (std::size_t d = 0; d < d_model; ++d) X(i, d) = table(w, d);
-    }
-    return X;
-}
+#include "common/math/project_in_double.hpp"
 
 GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random) {
     const std::size_t d_k = d_model / h;
@@ -108,21 +94,14 @@ GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size
     return r;
 }
 
-// X · W in double: n rows of cols(W) numbers; with absolute = true, Σ_d |x_d|·|w_dc|,
-// the size float rounding of that sum is relative to.
-static std::vector<std::vector<double>> project(const Matrix& X, const Matrix& W, bool absolute = false) {
-    std::vector<std::vector<double>> P(rows(X), std::vector<double>(cols(W), 0.0));
-    for (std::size_t t = 0; t < rows(X); ++t)
-        for (std::size_t d = 0; d < cols(X); ++d)
-            for (std::size_t c = 0; c < cols(W); ++c)
-                P[t][c] += absolute ? std::abs(double(X(t, d)) * W(d, c)) : double(X(t, d)) * W(d, c);
-    return P;
-}
-
 ByLoops grouped_by_loops(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g, Mapping mapping) {
     const std::size_t n = rows(X), d_k = cols(W.W_Q) / h, d_model = cols(W.W_O), per_group = h / g;
-    const auto Q = project(X, W.W_Q), K = project(X, W.W_K), V = project(X, W.W_V);  // h·d_k, g·d_k, g·d_v
-    const auto Q_size = project(X, W.W_Q, true), K_size = project(X, W.W_K, true);
+    // X · W_Q, X · W_K, X · W_V in double; h·d_k, g·d_k, g·d_v
+    const auto Q = project_in_double(X, W.W_Q);
+    const auto K = project_in_double(X, W.W_K);
+    const auto V = project_in_double(X, W.W_V);
+    const auto Q_size = project_in_double(X, W.W_Q, true);
+    const auto K_size = project_in_double(X, W.W_K, true);
     std::vector<std::vector<double>> concat(n, std::vector<double>(h * d_k, 0.0));
     ByLoops r;
     r.weights.assign(h, Matrix::from_shape({n, n}));

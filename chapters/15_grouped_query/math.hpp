@@ -24,6 +24,7 @@
 #include "common/math/matrix.hpp"
 #include "common/math/multi_head.hpp"
 #include "common/math/random.hpp"
+#include "common/math/random_embeddings.hpp"
 
 // The four projections, drawn at random (seeded: the same on every machine).
 struct GroupedWeights {
@@ -68,9 +69,6 @@ struct GroupedLesson {
     ByLoops by_loops;             // the definition again, in double (interleave)
     ByLoops tiled_by_loops;       // and with the tiling
 };
-
-// One random row per distinct token, so a repeated word has the same embedding. (n × d_model)
-Matrix random_embeddings(const Labels& tokens, std::size_t d_model, Random& random);
 
 // W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
 GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random);
