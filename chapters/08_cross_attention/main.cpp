@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -170,100 +171,135 @@ void check(SelfChecks& check, const Labels& english, const Labels& french, bool 
                 scaled_tolerance(1e-6, steps.output));
 }
 
+// The flags: the two sequences, from files or from words.
+struct Flags {
+    std::string encoder_path, decoder_path;
+    std::vector<std::string> source_words, target_words;  // e.g. --source the white dog sat
+};
+
+void add_flags(CLI::App& cli, Flags& f) {
+    auto* encoder_flag = cli.add_option(
+        "--encoder", f.encoder_path,
+        "the encoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_K.csv>)")
+        ->type_name("PATH");
+    auto* decoder_flag = cli.add_option(
+        "--decoder", f.decoder_path,
+        "the decoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_Q.csv>)")
+        ->type_name("PATH");
+    cli.add_option("--source", f.source_words,
+                   "the English words the encoder read, from data/translation/encoder.csv (default: " +
+                       default_source + ")")
+        ->excludes(encoder_flag);
+    cli.add_option("--target", f.target_words,
+                   "the French words the decoder has written, from data/translation/decoder.csv (default: " +
+                       default_target + ")")
+        ->excludes(decoder_flag);
+}
+
+// What the lesson reads: the projections of data/translation/ and the two sequences.
+struct Inputs {
+    Weights W;
+    Sequence enc, dec;
+};
+
+Inputs load_inputs(const Flags& f) {
+    Weights W{read_data_file("translation/W_Q.csv"), read_data_file("translation/W_K.csv"),
+              read_data_file("translation/W_V.csv")};
+    const std::string source = f.source_words.empty() ? default_source : fmt::format("{}", fmt::join(f.source_words, " "));
+    const std::string target = f.target_words.empty() ? default_target : fmt::format("{}", fmt::join(f.target_words, " "));
+    Sequence enc = load(f.encoder_path, source, "encoder.csv", "--source");
+    Sequence dec = load(f.decoder_path, target, "decoder.csv", "--target");
+    require_projects(W.W_K, enc,
+                     f.encoder_path.empty() ? data_path("translation/encoder.csv") : "--encoder " + f.encoder_path);
+    require_projects(W.W_Q, dec,
+                     f.decoder_path.empty() ? data_path("translation/decoder.csv") : "--decoder " + f.decoder_path);
+    if (W.W_K.rows != W.W_V.rows || W.W_Q.columns.size() != W.W_K.columns.size())
+        throw InputError(fmt::format("{}, {}, {}: W_K and W_V must read the same dimensions, and W_Q and W_K "
+                                     "must have the same number of columns (d_k)",
+                                     W.W_Q.source, W.W_K.source, W.W_V.source));
+    return Inputs{std::move(W), std::move(enc), std::move(dec)};
+}
+
+// Step sequences: the encoder's states and the decoder's.
+void show_sequences(Lesson& lesson, const Sequence& enc, const Sequence& dec) {
+    lesson.say(fmt::format(
+        "A translation model reads the English sentence with its encoder: one state per\n"
+        "English token, n = {}. Its decoder writes the French sentence one token after\n"
+        "the other, and has m = {} so far. The two need not have the same length, nor\n"
+        "the same width (d_enc = {}, d_dec = {}): French has a gender that English has not.",
+        enc.tokens.size(), dec.tokens.size(), cols(enc.X), cols(dec.X)));
+    lesson.show("X_enc", "the encoder's states", enc.X, enc.tokens, enc.dimensions, 1);  // (n × d_enc)
+    lesson.show("X_dec", "the decoder's states", dec.X, dec.tokens, dec.dimensions, 1);  // (m × d_dec)
+}
+
+// Step scores: the rectangle Q · Kᵀ, scaled, and its softmax.
+void show_scores(Lesson& lesson, const Labels& english, const Labels& french, const CrossAttention& r) {
+    const std::size_t d_k = cols(r.Q);
+    lesson.say(fmt::format("Q · Kᵀ is (m × d_k) · (d_k × n) → ({} × {}). It need not be square: each\n"
+                           "decoder token has one score for each encoder token, however long the two\n"
+                           "sentences are. Then the usual scaling by √d_k = √{} and a softmax per row.",
+                           french.size(), english.size(), d_k));
+    lesson.show("scores", "Q · Kᵀ", r.steps.scores, french, english, 3);
+    lesson.show("scaled_scores", fmt::format("Q · Kᵀ / √{}", d_k), r.steps.scaled_scores, french, english, 3);
+    lesson.show("weights", "softmax of each row", r.steps.weights, french, english, 3);  // (m × n)
+}
+
+// Step output: weights · V, in the encoder's value space.
+void show_output(Lesson& lesson, const Labels& english, const Labels& french, const Weights& W,
+                 const CrossAttention& r) {
+    const bool noir_and_black = index_of(french, "noir") < french.size() && index_of(english, "black") < english.size();
+    lesson.say(fmt::format(
+        "weights · V is (m × n) · (n × d_v) → ({} × {}): one row per decoder token, in the\n"
+        "encoder's value space. It is what the decoder learns from the source sentence\n"
+        "before it chooses its next word{}",
+        french.size(), cols(r.V),
+        noir_and_black ? ": 'noir' gets a positive v_shade from 'black',\nso it is dark, not 'blanc'."
+                       : ". (In the default pair, 'noir' gets a positive\nv_shade from 'black', so it is dark, not 'blanc'.)"));
+    lesson.show("output", "weights · V", r.steps.output, french, W.W_V.columns, 3);  // (m × d_v)
+}
+
+// Step shuffle: the encoder's tokens reversed.
+void show_shuffle(Lesson& lesson, const Labels& english, const Labels& french, const Weights& W,
+                  const CrossAttention& r) {
+    const Labels english_reversed = permute_labels(english, r.order);
+    lesson.say(fmt::format(
+        "Give the encoder its tokens in the reverse order: {}.\n"
+        "Each key stays paired with its own value, so the weights' columns are only\n"
+        "reordered, and every output row is the same sum Σ_j weight_j · v_j taken in\n"
+        "another order. For one query, the keys and values form a set: attention alone\n"
+        "does not see their order.",
+        join_elided(english_reversed, " ")));
+    lesson.show("weights_reversed", "softmax(Q · K_reversedᵀ / √d_k)", r.reversed.weights, french, english_reversed,
+                3);
+    lesson.show("output_reversed", "weights_reversed · V_reversed", r.reversed.output, french, W.W_V.columns, 3);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Lesson lesson("ch08_cross_attention", "Chapter 08 · Cross-attention: one sequence asks, another answers");
-    std::string encoder_path, decoder_path;
-    std::vector<std::string> source_words, target_words;  // e.g. --source the white dog sat
-    auto* encoder_flag = lesson.cli().add_option(
-        "--encoder", encoder_path,
-        "the encoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_K.csv>)")
-        ->type_name("PATH");
-    auto* decoder_flag = lesson.cli().add_option(
-        "--decoder", decoder_path,
-        "the decoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_Q.csv>)")
-        ->type_name("PATH");
-    lesson.cli()
-        .add_option("--source", source_words,
-                    "the English words the encoder read, from data/translation/encoder.csv (default: " +
-                        default_source + ")")
-        ->excludes(encoder_flag);
-    lesson.cli()
-        .add_option("--target", target_words,
-                    "the French words the decoder has written, from data/translation/decoder.csv (default: " +
-                        default_target + ")")
-        ->excludes(decoder_flag);
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
-        const Weights W{read_data_file("translation/W_Q.csv"), read_data_file("translation/W_K.csv"),
-                        read_data_file("translation/W_V.csv")};
-        const std::string source = source_words.empty() ? default_source : fmt::format("{}", fmt::join(source_words, " "));
-        const std::string target = target_words.empty() ? default_target : fmt::format("{}", fmt::join(target_words, " "));
-        const Sequence enc = load(encoder_path, source, "encoder.csv", "--source");
-        const Sequence dec = load(decoder_path, target, "decoder.csv", "--target");
-        require_projects(W.W_K, enc,
-                         encoder_path.empty() ? data_path("translation/encoder.csv") : "--encoder " + encoder_path);
-        require_projects(W.W_Q, dec,
-                         decoder_path.empty() ? data_path("translation/decoder.csv") : "--decoder " + decoder_path);
-        if (W.W_K.rows != W.W_V.rows || W.W_Q.columns.size() != W.W_K.columns.size())
-            throw InputError(fmt::format("{}, {}, {}: W_K and W_V must read the same dimensions, and W_Q and W_K "
-                                         "must have the same number of columns (d_k)",
-                                         W.W_Q.source, W.W_K.source, W.W_V.source));
-        const CrossAttention r = cross_attention(dec.X, enc.X, W.W_Q.values, W.W_K.values, W.W_V.values);
-        const Labels& english = enc.tokens;
-        const Labels& french = dec.tokens;
-        const std::size_t n = english.size(), m = french.size(), d_k = cols(r.Q), d_v = cols(r.V);
+        const Inputs in = load_inputs(flags);
+        const Weights& W = in.W;
+        const CrossAttention r = cross_attention(in.dec.X, in.enc.X, W.W_Q.values, W.W_K.values, W.W_V.values);
+        const Labels& english = in.enc.tokens;
+        const Labels& french = in.dec.tokens;
+        const bool own_states = !flags.encoder_path.empty() || !flags.decoder_path.empty();
 
-        lesson.step("sequences", "Two sequences: the encoder's and the decoder's", [&] {
-            lesson.say(fmt::format(
-                "A translation model reads the English sentence with its encoder: one state per\n"
-                "English token, n = {}. Its decoder writes the French sentence one token after\n"
-                "the other, and has m = {} so far. The two need not have the same length, nor\n"
-                "the same width (d_enc = {}, d_dec = {}): French has a gender that English has not.",
-                n, m, cols(enc.X), cols(dec.X)));
-            lesson.show("X_enc", "the encoder's states", enc.X, english, enc.dimensions, 1);  // (n × d_enc)
-            lesson.show("X_dec", "the decoder's states", dec.X, french, dec.dimensions, 1);   // (m × d_dec)
-        });
+        lesson.step("sequences", "Two sequences: the encoder's and the decoder's",
+                    [&] { show_sequences(lesson, in.enc, in.dec); });
         lesson.step("who-asks", "Queries from the decoder, keys and values from the encoder",
-                    [&] { show_roles(lesson, enc, dec, W, r); });
-        lesson.step("scores", "Scores: one row per French word, one column per English word", [&] {
-            lesson.say(fmt::format("Q · Kᵀ is (m × d_k) · (d_k × n) → ({} × {}). It need not be square: each\n"
-                                   "decoder token has one score for each encoder token, however long the two\n"
-                                   "sentences are. Then the usual scaling by √d_k = √{} and a softmax per row.",
-                                   m, n, d_k));
-            lesson.show("scores", "Q · Kᵀ", r.steps.scores, french, english, 3);
-            lesson.show("scaled_scores", fmt::format("Q · Kᵀ / √{}", d_k), r.steps.scaled_scores, french, english, 3);
-            lesson.show("weights", "softmax of each row", r.steps.weights, french, english, 3);  // (m × n)
-        });
+                    [&] { show_roles(lesson, in.enc, in.dec, W, r); });
+        lesson.step("scores", "Scores: one row per French word, one column per English word",
+                    [&] { show_scores(lesson, english, french, r); });
         lesson.step("alignment", "Reading the weights: an alignment", [&] { show_alignment(lesson, english, french, r); });
-        lesson.step("output", "The output: what each French word takes from the English sentence", [&] {
-            const bool noir_and_black = index_of(french, "noir") < m && index_of(english, "black") < n;
-            lesson.say(fmt::format(
-                "weights · V is (m × n) · (n × d_v) → ({} × {}): one row per decoder token, in the\n"
-                "encoder's value space. It is what the decoder learns from the source sentence\n"
-                "before it chooses its next word{}",
-                m, d_v,
-                noir_and_black ? ": 'noir' gets a positive v_shade from 'black',\nso it is dark, not 'blanc'."
-                               : ". (In the default pair, 'noir' gets a positive\nv_shade from 'black', so it is dark, not 'blanc'.)"));
-            lesson.show("output", "weights · V", r.steps.output, french, W.W_V.columns, 3);  // (m × d_v)
-        });
-        const Labels english_reversed = permute_labels(english, r.order);
-        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] {
-            lesson.say(fmt::format(
-                "Give the encoder its tokens in the reverse order: {}.\n"
-                "Each key stays paired with its own value, so the weights' columns are only\n"
-                "reordered, and every output row is the same sum Σ_j weight_j · v_j taken in\n"
-                "another order. For one query, the keys and values form a set: attention alone\n"
-                "does not see their order.",
-                join_elided(english_reversed, " ")));
-            lesson.show("weights_reversed", "softmax(Q · K_reversedᵀ / √d_k)", r.reversed.weights, french,
-                        english_reversed, 3);
-            lesson.show("output_reversed", "weights_reversed · V_reversed", r.reversed.output, french, W.W_V.columns, 3);
-        });
-        lesson.step("checks", "Self-checks", [&] {
-            check(lesson.checks(), english, french, !encoder_path.empty() || !decoder_path.empty(), r);
-        });
+        lesson.step("output", "The output: what each French word takes from the English sentence",
+                    [&] { show_output(lesson, english, french, W, r); });
+        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] { show_shuffle(lesson, english, french, W, r); });
+        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), english, french, own_states, r); });
         lesson.present();
     });
 }
