@@ -181,71 +181,98 @@ void check(SelfChecks& check, const SoftmaxLesson& r) {
                entropy_grows && largest_falls);
 }
 
+// The flags.
+struct Flags {
+    float temperature = 1.0f;
+};
+
+void add_flags(CLI::App& cli, Flags& f) {
+    cli.add_option("--temperature", f.temperature,
+                   "T > 0: weights = softmax(scores / T); small T sharpens, large T flattens")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001f, 1000.0f));
+}
+
+// What --dump writes besides the matrices the steps show.
+void keep_for_dumps(Lesson& lesson, const Sequence& seq, const SoftmaxLesson& r) {
+    lesson.keep_for_dump("X", seq.X);
+    lesson.keep_for_dump("scores_x100", r.scores_x100);
+    lesson.keep_for_dump("stable_weights", r.stable_weights);
+    lesson.keep_for_dump("scores_over_T", r.scaled);
+}
+
+// Step: the scores of chapter 01.
+void show_scores(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+    lesson.say("Each row says how much one token matches every token. Scores can be any\n"
+               "real number; weights must be ≥ 0 and add up to 1 across a row.");
+    lesson.show("scores", "X · Xᵀ", r.scores, tokens, tokens);
+}
+
+// Step: dividing by the row sum, and why exp() is better.
+void show_divide_by_sum(Lesson& lesson, const SoftmaxLesson& r) {
+    lesson.say("These scores happen to be ≥ 0. Learned scores (chapter 05) are often negative,\n"
+               "and then dividing by the sum breaks: the first row gets a negative \"weight\",\n"
+               "the second sums to almost 0, so dividing by it blows every entry up.");
+    const Labels example_rows = {"row_a", "row_b"}, example_keys = {"k0", "k1", "k2"};
+    lesson.show("example_scores", "", r.example_scores, example_rows, example_keys, 2);
+    lesson.show("divided_by_sum", "s / Σ_j s", r.divided_by_sum, example_rows, example_keys, 3);
+    lesson.say("\nexp() fixes both: exp(s) > 0 for every s, and it keeps the order of the\n"
+               "scores (a larger score gets a larger weight).");
+    lesson.show("example_weights", "exp(s) / Σ_j exp(s)", r.example_weights, example_rows, example_keys, 3);
+}
+
+// Step: the naive loop, on the scores and on 100 · scores.
+void show_naive_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+    lesson.say("for each row: e_j = exp(s_j); sum = Σ_j e_j; weight_j = e_j / sum.\n"
+               "On our scores it works:");
+    lesson.show("naive_weights", "exp(scores) / Σ_j exp(scores)", r.naive_weights, tokens, tokens);
+    show_naive_x100(lesson, tokens, r);
+}
+
+// Step: the stable loop on 100 · scores, and how far it is from the naive one.
+void show_stable_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+    lesson.say("exp(s_j − c) / Σ exp(s_j' − c) = exp(s_j) / Σ exp(s_j') for any c: the factor\n"
+               "exp(−c) is in every term above and below the fraction bar, and cancels. With\n"
+               "c = the row maximum, every exponent is ≤ 0, so every exp() is in (0, 1] and the\n"
+               "sum is ≥ 1: nothing overflows, nothing divides by 0.");
+    lesson.show("stable_weights_x100", "softmax(100 · scores)", r.stable_weights_x100, tokens, tokens);
+    const auto fitting = std::size_t(std::count(r.overflows.begin(), r.overflows.end(), false));
+    if (fitting > 0)
+        lesson.say(fmt::format("\nThe same function: on the scores of {}, {}, the\n"
+                               "two loops differ by at most {:.1e}, float32 rounding.",
+                               lesson.ref("scores"),
+                               fitting == tokens.size()
+                                   ? "where the naive loop is finite"
+                                   : fmt::format("in the {} rows where Σ exp fits in a float", fitting),
+                               r.naive_vs_stable));
+    else
+        lesson.say(fmt::format("\nOn the scores of {} (your --input) Σ exp overflows in every row: only the "
+                               "stable\nloop gives weights.",
+                               lesson.ref("scores")));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Lesson lesson("ch02_softmax", "Chapter 02 · Softmax: from scores to weights");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
-    float temperature = 1.0f;
-    lesson.cli()
-        .add_option("--temperature", temperature, "T > 0: weights = softmax(scores / T); small T sharpens, large T flattens")
-        ->capture_default_str()
-        ->check(CLI::Range(0.001f, 1000.0f));
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);
         const Labels& tokens = seq.tokens;
-        const SoftmaxLesson r = softmax_lesson(seq.X, temperature);
-        lesson.keep_for_dump("X", seq.X);
-        lesson.keep_for_dump("scores_x100", r.scores_x100);
-        lesson.keep_for_dump("stable_weights", r.stable_weights);
-        lesson.keep_for_dump("scores_over_T", r.scaled);
+        const SoftmaxLesson r = softmax_lesson(seq.X, flags.temperature);
+        keep_for_dumps(lesson, seq, r);
 
-        lesson.step("scores", "The scores of chapter 01", [&] {
-            lesson.say("Each row says how much one token matches every token. Scores can be any\n"
-                       "real number; weights must be ≥ 0 and add up to 1 across a row.");
-            lesson.show("scores", "X · Xᵀ", r.scores, tokens, tokens);
-        });
-        lesson.step("divide-by-sum", "Why not just divide by the row sum?", [&] {
-            lesson.say("These scores happen to be ≥ 0. Learned scores (chapter 05) are often negative,\n"
-                       "and then dividing by the sum breaks: the first row gets a negative \"weight\",\n"
-                       "the second sums to almost 0, so dividing by it blows every entry up.");
-            const Labels example_rows = {"row_a", "row_b"}, example_keys = {"k0", "k1", "k2"};
-            lesson.show("example_scores", "", r.example_scores, example_rows, example_keys, 2);
-            lesson.show("divided_by_sum", "s / Σ_j s", r.divided_by_sum, example_rows, example_keys, 3);
-            lesson.say("\nexp() fixes both: exp(s) > 0 for every s, and it keeps the order of the\n"
-                       "scores (a larger score gets a larger weight).");
-            lesson.show("example_weights", "exp(s) / Σ_j exp(s)", r.example_weights, example_rows, example_keys, 3);
-        });
-        lesson.step("naive-loop", "The naive softmax, as a loop", [&] {
-            lesson.say("for each row: e_j = exp(s_j); sum = Σ_j e_j; weight_j = e_j / sum.\n"
-                       "On our scores it works:");
-            lesson.show("naive_weights", "exp(scores) / Σ_j exp(scores)", r.naive_weights, tokens, tokens);
-            show_naive_x100(lesson, tokens, r);
-        });
-        lesson.step("stable-loop", "The stable softmax: subtract the row maximum first", [&] {
-            lesson.say("exp(s_j − c) / Σ exp(s_j' − c) = exp(s_j) / Σ exp(s_j') for any c: the factor\n"
-                       "exp(−c) is in every term above and below the fraction bar, and cancels. With\n"
-                       "c = the row maximum, every exponent is ≤ 0, so every exp() is in (0, 1] and the\n"
-                       "sum is ≥ 1: nothing overflows, nothing divides by 0.");
-            lesson.show("stable_weights_x100", "softmax(100 · scores)", r.stable_weights_x100, tokens, tokens);
-            const auto fitting = std::size_t(std::count(r.overflows.begin(), r.overflows.end(), false));
-            if (fitting > 0)
-                lesson.say(fmt::format("\nThe same function: on the scores of {}, {}, the\n"
-                                       "two loops differ by at most {:.1e}, float32 rounding.",
-                                       lesson.ref("scores"),
-                                       fitting == tokens.size()
-                                           ? "where the naive loop is finite"
-                                           : fmt::format("in the {} rows where Σ exp fits in a float", fitting),
-                                       r.naive_vs_stable));
-            else
-                lesson.say(fmt::format("\nOn the scores of {} (your --input) Σ exp overflows in every row: only the "
-                                       "stable\nloop gives weights.",
-                                       lesson.ref("scores")));
-        });
+        lesson.step("scores", "The scores of chapter 01", [&] { show_scores(lesson, tokens, r); });
+        lesson.step("divide-by-sum", "Why not just divide by the row sum?", [&] { show_divide_by_sum(lesson, r); });
+        lesson.step("naive-loop", "The naive softmax, as a loop", [&] { show_naive_loop(lesson, tokens, r); });
+        lesson.step("stable-loop", "The stable softmax: subtract the row maximum first",
+                    [&] { show_stable_loop(lesson, tokens, r); });
         lesson.step("temperature",
                     fmt::format("From now on: softmax_rows (common/math/softmax.hpp), at temperature T = {:g}",
-                                temperature),
+                                flags.temperature),
                     [&] { show_temperature(lesson, tokens, r); });
         lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), r); });
         lesson.present();
