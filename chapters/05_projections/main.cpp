@@ -254,48 +254,90 @@ void check(Lesson& lesson, const Matrix& X, const Weights& W, const Projected& r
     }
 }
 
+// The flags: the learner's own projections.
+struct Flags {
+    std::string w_q_path, w_k_path, w_v_path;
+};
+
+void add_flags(CLI::App& cli, Flags& f) {
+    cli.add_option("--w-q", f.w_q_path, "your own W_Q (d_model rows, d_k columns) instead of data/projections/W_Q.csv")
+        ->type_name("PATH");
+    cli.add_option("--w-k", f.w_k_path, "your own W_K (d_model rows, d_k columns) instead of data/projections/W_K.csv")
+        ->type_name("PATH");
+    cli.add_option("--w-v", f.w_v_path, "your own W_V (d_model rows, d_v columns) instead of data/projections/W_V.csv")
+        ->type_name("PATH");
+}
+
+// The three projections, read and checked against the sequence.
+Weights load_weights(const Flags& f, const Sequence& seq, const std::string& input) {
+    Weights W{read_projection(f.w_q_path, "W_Q"), read_projection(f.w_k_path, "W_K"),
+              read_projection(f.w_v_path, "W_V")};
+    require_fit(W, seq, input.empty() ? data_path("embeddings.csv") : input);
+    return W;
+}
+
+// The law sentence, from data/embeddings.csv: only when W fits its dimensions.
+struct Law {
+    bool runs = false;
+    std::size_t embedding_dims = 0;  // the width of data/embeddings.csv
+    Sequence seq;
+    RawAndProjected r;
+};
+
+Law the_law(const Sequence& seq, const Weights& W) {
+    const LabelledMatrix embeddings = read_data_file("embeddings.csv");
+    Law law;
+    law.runs = embeddings.columns == seq.dimensions;
+    law.embedding_dims = embeddings.columns.size();
+    if (law.runs) {
+        law.seq = embed_sentence(embeddings, law_sentence);
+        law.r = raw_and_projected(law.seq.X, W.W_Q.values, W.W_K.values, W.W_V.values);
+    }
+    return law;
+}
+
+// Step sequence: X, as in chapter 01.
+void show_sequence(Lesson& lesson, const Sequence& seq, const std::string& input) {
+    lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
+                           input.empty() ? default_sentence : join_elided(seq.tokens, " ")));
+    lesson.show("X", "", seq.X, seq.tokens, seq.dimensions, 1);
+}
+
+// Step qkv: the three projections of X.
+void show_qkv(Lesson& lesson, const Labels& tokens, const Weights& W, const Projected& r) {
+    lesson.show("Q", "X · W_Q", r.Q, tokens, W.W_Q.columns, 2);
+    lesson.show("K", "X · W_K", r.K, tokens, W.W_K.columns, 2);
+    lesson.show("V", "X · W_V", r.V, tokens, W.W_V.columns, 2);
+}
+
+// Step its-and-law: the law sentence, or why it is skipped.
+void show_its_and_law(Lesson& lesson, const Law& law, const Weights& W) {
+    if (law.runs) return show_law(lesson, law.seq, W, law.r);
+    lesson.say(fmt::format("Skipped: this step's sentence, \"{}\",\n"
+                           "is embedded with data/embeddings.csv, whose {} dimensions are not the rows of W_Q.",
+                           law_sentence, law.embedding_dims));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Lesson lesson("ch05_projections", "Chapter 05 · Learned projections: Q, K, V");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
-    std::string w_q_path, w_k_path, w_v_path;
-    lesson.cli()
-        .add_option("--w-q", w_q_path, "your own W_Q (d_model rows, d_k columns) instead of data/projections/W_Q.csv")
-        ->type_name("PATH");
-    lesson.cli()
-        .add_option("--w-k", w_k_path, "your own W_K (d_model rows, d_k columns) instead of data/projections/W_K.csv")
-        ->type_name("PATH");
-    lesson.cli()
-        .add_option("--w-v", w_v_path, "your own W_V (d_model rows, d_v columns) instead of data/projections/W_V.csv")
-        ->type_name("PATH");
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
         // Everything is read and checked before anything is printed.
         const Sequence seq = load_sequence(input, default_sentence);
-        const Weights W{read_projection(w_q_path, "W_Q"), read_projection(w_k_path, "W_K"),
-                        read_projection(w_v_path, "W_V")};
-        require_fit(W, seq, input.empty() ? data_path("embeddings.csv") : input);
+        const Weights W = load_weights(flags, seq, input);
         const Projected r = project_and_attend(seq.X, W.W_Q.values, W.W_K.values, W.W_V.values);
-        // The law sentence, from data/embeddings.csv: only when W fits its dimensions.
-        const LabelledMatrix embeddings = read_data_file("embeddings.csv");
-        const bool law_runs = embeddings.columns == seq.dimensions;
-        const Sequence law = law_runs ? embed_sentence(embeddings, law_sentence) : Sequence{};
-        const RawAndProjected law_r = law_runs ? raw_and_projected(law.X, W.W_Q.values, W.W_K.values, W.W_V.values)
-                                               : RawAndProjected{};
+        const Law law = the_law(seq, W);
         const Labels& tokens = seq.tokens;
 
-        lesson.step("sequence", "The sequence X", [&] {
-            lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
-                                   input.empty() ? default_sentence : join_elided(tokens, " ")));
-            lesson.show("X", "", seq.X, tokens, seq.dimensions, 1);
-        });
+        lesson.step("sequence", "The sequence X", [&] { show_sequence(lesson, seq, input); });
         lesson.step("projections", "Three projections: W_Q, W_K, W_V", [&] { show_projections(lesson, W); });
-        lesson.step("qkv", "Queries, keys and values: three views of each token", [&] {
-            lesson.show("Q", "X · W_Q", r.Q, tokens, W.W_Q.columns, 2);
-            lesson.show("K", "X · W_K", r.K, tokens, W.W_K.columns, 2);
-            lesson.show("V", "X · W_V", r.V, tokens, W.W_V.columns, 2);
-        });
+        lesson.step("qkv", "Queries, keys and values: three views of each token",
+                    [&] { show_qkv(lesson, tokens, W, r); });
         lesson.step("matrix-form", "Attention in matrix form: softmax(Q · Kᵀ / √d_k) · V",
                     [&] { show_matrix_form(lesson, tokens, W, r); });
         lesson.step("loop-form",
@@ -303,16 +345,12 @@ int main(int argc, char** argv) {
                                 tokens.back()),
                     [&] { show_loop_form(lesson, tokens, r); });
         lesson.step("asymmetry", "The scores are no longer symmetric", [&] { show_asymmetry(lesson, tokens, r); });
-        lesson.step("its-and-law", "Why projections: what does \"its\" refer to?", [&] {
-            if (law_runs) return show_law(lesson, law, W, law_r);
-            lesson.say(fmt::format("Skipped: this step's sentence, \"{}\",\n"
-                                   "is embedded with data/embeddings.csv, whose {} dimensions are not the rows of W_Q.",
-                                   law_sentence, embeddings.columns.size()));
-        });
+        lesson.step("its-and-law", "Why projections: what does \"its\" refer to?",
+                    [&] { show_its_and_law(lesson, law, W); });
         lesson.step("w-qk", "Reading W_Q · W_Kᵀ: which feature looks for which",
                     [&] { show_w_qk(lesson, seq.dimensions, r); });
         lesson.step("checks", "Self-checks",
-                    [&] { check(lesson, seq.X, W, r, law_runs ? &law_r : nullptr, law.tokens); });
+                    [&] { check(lesson, seq.X, W, r, law.runs ? &law.r : nullptr, law.seq.tokens); });
         lesson.present();
     });
 }
