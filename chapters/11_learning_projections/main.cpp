@@ -80,7 +80,7 @@ void show_backward(Lesson& lesson, const Learning& r) {
         "token sees only itself, and its weight is 1 whatever its score.");
 }
 
-// Step: every gradient entry against its central difference.
+// Step: every gradient entry against its central difference; the gradients are kept for --dump.
 void show_gradient_check(Lesson& lesson, const Learning& r) {
     const std::vector<const Matrix*> analytic = {&r.start.d_W_Q, &r.start.d_W_K, &r.start.d_W_V};
     std::vector<TextRow> table;
@@ -108,6 +108,10 @@ void show_gradient_check(Lesson& lesson, const Learning& r) {
         "largest error measured above, h² term and rounding together, is {:.1e}.",
         r.worst_relative_error, finite_difference_h, 1.2e-7 * r.start.loss, r.float_rounding_over_2h,
         2.0 * double(finite_difference_h), r.worst_abs_error));
+    // The full-batch gradients of Adam's first step, for a check against autograd.
+    lesson.keep_for_dump("d_W_Q", r.start.d_W_Q);
+    lesson.keep_for_dump("d_W_K", r.start.d_W_K);
+    lesson.keep_for_dump("d_W_V", r.start.d_W_V);
 }
 
 // Step: the loss while training, as a table and a chart.
@@ -313,25 +317,22 @@ void check(SelfChecks& check, const Learning& r, const std::string& gradient_ste
                r.right_after > r.uniform && r.right_held_out > r.uniform);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    Lesson lesson("ch11_learning_projections", "Chapter 11 · Learning W_Q, W_K, W_V by gradient descent");
-    const std::string& input = lesson.add_input_option(
-        "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
-        "male,female,thing,he,she,it,red,green,blue");
+// The chapter's flags, with their defaults.
+struct Flags {
     int steps = 150;
     float lr = 0.05f;
     std::uint64_t seed = 11;
     std::size_t d_k = 3;
-    auto& cli = lesson.cli();
-    cli.add_option("--steps", steps, "training steps (Adam updates on the whole training set)")
+};
+
+void add_flags(CLI::App& cli, Flags& f) {
+    cli.add_option("--steps", f.steps, "training steps (Adam updates on the whole training set)")
         ->check(CLI::Range(1, 5000))
         ->capture_default_str();
-    cli.add_option("--lr", lr, "Adam's learning rate: about how far each entry moves per step")
+    cli.add_option("--lr", f.lr, "Adam's learning rate: about how far each entry moves per step")
         ->check(CLI::Range(1e-4f, 1.0f))
         ->capture_default_str();
-    cli.add_option("--seed", seed, "seed of the sentences and of the random initial weights")
+    cli.add_option("--seed", f.seed, "seed of the sentences and of the random initial weights")
         ->check(CLI::Validator(
             [](std::string& text) {
                 return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos
@@ -340,71 +341,89 @@ int main(int argc, char** argv) {
             },
             ""))
         ->capture_default_str();
-    cli.add_option("--d-k", d_k, "width of the queries and keys (columns of W_Q and W_K)")
+    cli.add_option("--d-k", f.d_k, "width of the queries and keys (columns of W_Q and W_K)")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
+}
+
+// Step: the task, the shown sentence and its targets, and the training set.
+void show_task(Lesson& lesson, const Learning& r, std::uint64_t seed) {
+    const Labels& tokens = r.shown.tokens;
+    lesson.say(
+        "A sentence names a king, a queen and a box in some order, each with a colour\n"
+        "drawn at random, then says one to three pronouns. Each token's output must be\n"
+        "a colour: a noun's own, and for a pronoun the colour of the noun it stands for\n"
+        "(he → king, she → queen, it → box). The pronoun cannot know that colour: it\n"
+        "changes from sentence to sentence, so it must be fetched by attention.");
+    lesson.show("X", "one token per row", r.shown.X, tokens, dimensions, 1);                      // (n × d_model)
+    lesson.show("target", "the colour each token must fetch", r.shown.target, tokens, colours, 1);  // (n × d_v)
+    lesson.say(fmt::format(
+        "\nThe training set is {} random sentences like this one (seed {}), and {} more are\n"
+        "held out to test what was learned. The loss is the mean squared error:\n"
+        "loss = (1/B) Σ_sentences (1/n) Σ_i ‖output_i − target_i‖².",
+        training_sentences, seed, held_out_sentences));
+}
+
+// Step: attention with W_Q = W_K = I and the perfect W_V.
+void show_raw_similarity(Lesson& lesson, const Learning& r) {
+    const Labels& tokens = r.shown.tokens;
+    lesson.say(
+        "With W_Q = W_K = I the score is the dot product of two embeddings (chapter 01).\n"
+        "Give the layer the perfect W_V (it copies the three colour columns), so that only\n"
+        "attention can be wrong. \"she\" shares no dimension with \"queen\": their score is\n"
+        "0, the same as with every token but herself. And nouns of the same colour find\n"
+        "each other: similarity sees what tokens have in common, not what they need.");
+    lesson.show("weights_raw", "softmax(X · Xᵀ / √d_model)", r.raw_shown.weights, tokens, tokens);
+    lesson.say(fmt::format(
+        "\nOn the training set: loss {:.5f}, and a pronoun puts {:.3f} of its weight on its\n"
+        "noun, less than uniform attention would ({:.3f}). \"she looks for a female noun\"\n"
+        "is a relation between two different features; only learned projections can\n"
+        "express it.",
+        r.raw_loss, r.raw_right, r.uniform));
+}
+
+// Step: the random W_Q, W_K, W_V before training.
+void show_random_start(Lesson& lesson, const Learning& r, std::size_t d_k) {
+    lesson.say(fmt::format(
+        "W_Q, W_K ({} × {}) and W_V ({} × {}) start as normal noise with standard deviation {}.",
+        d_model, d_k, d_model, d_v, init_std));
+    lesson.show("W_Q_before", "random", r.before.W_Q, dimensions, numbered("k", d_k), 2);  // (d_model × d_k)
+    lesson.keep_for_dump("W_K_before", r.before.W_K);                                  // (d_model × d_k)
+    lesson.keep_for_dump("W_V_before", r.before.W_V);                                  // (d_model × d_v)
+    lesson.say(fmt::format(
+        "\nW_K and W_V are noise like it. The loss on the training set is {:.5f}, and a\n"
+        "pronoun puts {:.3f} of its weight on its noun.",
+        r.start.loss, r.start_right));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Lesson lesson("ch11_learning_projections", "Chapter 11 · Learning W_Q, W_K, W_V by gradient descent");
+    const std::string& input = lesson.add_input_option(
+        "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
+        "male,female,thing,he,she,it,red,green,blue");
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
-        const Learning r = learn_projections(shown_sentence(input), seed, d_k, steps, lr);
-        const Labels& tokens = r.shown.tokens;
-        lesson.step("task", "The task: every pronoun fetches the colour of its noun", [&] {
-            lesson.say(
-                "A sentence names a king, a queen and a box in some order, each with a colour\n"
-                "drawn at random, then says one to three pronouns. Each token's output must be\n"
-                "a colour: a noun's own, and for a pronoun the colour of the noun it stands for\n"
-                "(he → king, she → queen, it → box). The pronoun cannot know that colour: it\n"
-                "changes from sentence to sentence, so it must be fetched by attention.");
-            lesson.show("X", "one token per row", r.shown.X, tokens, dimensions, 1);                      // (n × d_model)
-            lesson.show("target", "the colour each token must fetch", r.shown.target, tokens, colours, 1);  // (n × d_v)
-            lesson.say(fmt::format(
-                "\nThe training set is {} random sentences like this one (seed {}), and {} more are\n"
-                "held out to test what was learned. The loss is the mean squared error:\n"
-                "loss = (1/B) Σ_sentences (1/n) Σ_i ‖output_i − target_i‖².",
-                training_sentences, seed, held_out_sentences));
-        });
-        lesson.step("raw-similarity", "Why raw similarity fails", [&] {
-            lesson.say(
-                "With W_Q = W_K = I the score is the dot product of two embeddings (chapter 01).\n"
-                "Give the layer the perfect W_V (it copies the three colour columns), so that only\n"
-                "attention can be wrong. \"she\" shares no dimension with \"queen\": their score is\n"
-                "0, the same as with every token but herself. And nouns of the same colour find\n"
-                "each other: similarity sees what tokens have in common, not what they need.");
-            lesson.show("weights_raw", "softmax(X · Xᵀ / √d_model)", r.raw_shown.weights, tokens, tokens);
-            lesson.say(fmt::format(
-                "\nOn the training set: loss {:.5f}, and a pronoun puts {:.3f} of its weight on its\n"
-                "noun, less than uniform attention would ({:.3f}). \"she looks for a female noun\"\n"
-                "is a relation between two different features; only learned projections can\n"
-                "express it.",
-                r.raw_loss, r.raw_right, r.uniform));
-        });
-        lesson.step("random-start", "The layer to learn, at its random start", [&] {
-            lesson.say(fmt::format(
-                "W_Q, W_K ({} × {}) and W_V ({} × {}) start as normal noise with standard deviation {}.",
-                d_model, d_k, d_model, d_v, init_std));
-            lesson.show("W_Q_before", "random", r.before.W_Q, dimensions, numbered("k", d_k), 2);  // (d_model × d_k)
-            lesson.keep_for_dump("W_K_before", r.before.W_K);                                  // (d_model × d_k)
-            lesson.keep_for_dump("W_V_before", r.before.W_V);                                  // (d_model × d_v)
-            lesson.say(fmt::format(
-                "\nW_K and W_V are noise like it. The loss on the training set is {:.5f}, and a\n"
-                "pronoun puts {:.3f} of its weight on its noun.",
-                r.start.loss, r.start_right));
-        });
+        const Learning r = learn_projections(shown_sentence(input), flags.seed, flags.d_k, flags.steps, flags.lr);
+        lesson.step("task", "The task: every pronoun fetches the colour of its noun",
+                    [&] { show_task(lesson, r, flags.seed); });
+        lesson.step("raw-similarity", "Why raw similarity fails", [&] { show_raw_similarity(lesson, r); });
+        lesson.step("random-start", "The layer to learn, at its random start",
+                    [&] { show_random_start(lesson, r, flags.d_k); });
         lesson.step("backward-pass", "One backward pass, step by step (the first training sentence)",
                     [&] { show_backward(lesson, r); });
-        lesson.step("gradient-check", "Gradient check: every entry against finite differences", [&] {
-            show_gradient_check(lesson, r);
-            // The full-batch gradients of Adam's first step, for a check against autograd.
-            lesson.keep_for_dump("d_W_Q", r.start.d_W_Q);
-            lesson.keep_for_dump("d_W_K", r.start.d_W_K);
-            lesson.keep_for_dump("d_W_V", r.start.d_W_V);
-        });
-        lesson.step("training", fmt::format("Training: {} steps of Adam, learning rate {}", steps, lr),
-                    [&] { show_training(lesson, r, lr); });
+        lesson.step("gradient-check", "Gradient check: every entry against finite differences",
+                    [&] { show_gradient_check(lesson, r); });
+        lesson.step("training", fmt::format("Training: {} steps of Adam, learning rate {}", flags.steps, flags.lr),
+                    [&] { show_training(lesson, r, flags.lr); });
         lesson.step("before-after", "Attention before and after training", [&] { show_before_after(lesson, r); });
         lesson.step("learned-projections", "What W_Q · W_Kᵀ learned: which features look for which",
                     [&] { show_learned(lesson, r); });
         lesson.step("checks", "Self-checks",
-                    [&] { check(lesson.checks(), r, lesson.ref("gradient-check"), lr); });
+                    [&] { check(lesson.checks(), r, lesson.ref("gradient-check"), flags.lr); });
         lesson.present();
     });
 }
