@@ -219,6 +219,74 @@ void check(SelfChecks& check, const Causal& c, const Padded& p, const LeftPadded
                 max_abs_difference(row_block(l.generation.output, pads, short_n), l.short_causal.output), 1e-6);
 }
 
+// What the chapter reads: the projections, the sentence of the causal mask (--input
+// or the default), and the short sentence of the batch examples.
+struct Inputs {
+    Projections W;
+    Sequence seq;            // the causal mask's sentence
+    Sequence short_seq;      // padded in the batches
+    std::size_t long_n = 0;  // the length the short sentence is padded to: the default sentence's
+};
+
+Inputs load_inputs(const std::string& input) {
+    Inputs in{{read_data_file("projections/W_Q.csv"), read_data_file("projections/W_K.csv"),
+               read_data_file("projections/W_V.csv")},
+              load_sequence(input, default_sentence),
+              {},
+              0};
+    require_projects(in.W.W_Q, in.seq, input.empty() ? data_path("embeddings.csv") : input);
+    const LabelledMatrix embeddings = read_data_file("embeddings.csv");
+    in.long_n = rows(embed_sentence(embeddings, default_sentence).X);
+    in.short_seq = embed_sentence(embeddings, short_sentence);
+    return in;
+}
+
+// Step sentence: X, and its queries, keys and values.
+void show_sentence(Lesson& lesson, const Sequence& seq, const Projections& W, const Causal& c) {
+    const Labels& tokens = seq.tokens;
+    lesson.say("As in chapter 05: the embeddings X times the hand-made projections of\n"
+               "data/projections/ give each token a query, a key and a value (d_k = 4).");
+    lesson.show("X", "", seq.X, tokens, seq.dimensions, 1);  // (n × d_model)
+    lesson.keep_for_dump("W_Q", W.W_Q.values);               // (d_model × d_k), as read
+    lesson.keep_for_dump("W_K", W.W_K.values);
+    lesson.keep_for_dump("W_V", W.W_V.values);
+    lesson.show("Q", "X · W_Q", c.p.Q, tokens, W.W_Q.columns, 2);
+    lesson.show("K", "X · W_K", c.p.K, tokens, W.W_K.columns, 2);
+    lesson.show("V", "X · W_V", c.p.V, tokens, W.W_V.columns, 2);
+}
+
+// Step causal-mask: the lower triangle.
+void show_causal_mask(Lesson& lesson, const Labels& tokens, const Causal& c) {
+    lesson.say("A decoder writes a sentence one token at a time. While it trains, every\n"
+               "position predicts the next token in parallel, so position i must not see\n"
+               "the tokens after it: they are the answer. mask(i, j) = 1 when key j may be\n"
+               "seen by query i (j ≤ i), 0 when it is hidden: a lower triangle.");
+    lesson.show("mask", "1 where j ≤ i", c.mask, tokens, tokens, 0);
+}
+
+// Step masked-scores: −inf where the mask is 0.
+void show_masked_scores(Lesson& lesson, const Labels& tokens, const Causal& c) {
+    lesson.say("The scores are computed for every pair as before (one matrix product is\n"
+               "cheaper than skipping half of it); then every hidden score is replaced by −inf.");
+    lesson.keep_for_dump("scores", c.steps.scores);                // (n × n) Q · Kᵀ
+    lesson.keep_for_dump("scaled_scores", c.steps.scaled_scores);  // (n × n) / √d_k
+    lesson.show("masked_scores", "Q · Kᵀ / √d_k, −inf where mask = 0", c.steps.masked_scores, tokens, tokens, 2);
+}
+
+// Step weights: the softmax of the masked scores, and the output.
+void show_weights(Lesson& lesson, const Labels& tokens, const Projections& W, const Causal& c) {
+    const std::size_t it = index_of(tokens, "it"), animal = index_of(tokens, "animal");
+    lesson.say("exp(−inf) = 0, so each hidden key's weight is exactly 0, and the softmax\n"
+               "shares the whole weight of 1 among the visible keys. The first token sees\n"
+               "only itself: its weight on itself is 1.");
+    lesson.show("weights", "softmax(masked_scores)", c.steps.weights, tokens, tokens);
+    lesson.show("output", "weights · V", c.steps.output, tokens, W.W_V.columns);
+    if (it < tokens.size() && animal < it)
+        lesson.say(fmt::format("\n\"it\" still finds \"animal\" ({:.2f}): the word it stands for came before it.\n"
+                               "Hiding the future costs \"it\" nothing here.",
+                               c.steps.weights(it, animal)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -227,65 +295,30 @@ int main(int argc, char** argv) {
         "\"" + default_sentence + "\" (for the causal mask; the batch examples keep their sentences)");
 
     return lesson.run(argc, argv, [&] {
-        const Projections W{read_data_file("projections/W_Q.csv"), read_data_file("projections/W_K.csv"),
-                            read_data_file("projections/W_V.csv")};
-        const Sequence seq = load_sequence(input, default_sentence);
-        require_projects(W.W_Q, seq, input.empty() ? data_path("embeddings.csv") : input);
-        const LabelledMatrix embeddings = read_data_file("embeddings.csv");
-        const Sequence long_seq = embed_sentence(embeddings, default_sentence);
-        const Sequence short_seq = embed_sentence(embeddings, short_sentence);
-        const Matrix &W_Q = W.W_Q.values, &W_K = W.W_K.values, &W_V = W.W_V.values;
-        const Causal c = causal_attention(seq.X, W_Q, W_K, W_V);
-        const Padded p = padded_batch(short_seq.X, rows(long_seq.X), W_Q, W_K, W_V);
-        const LeftPadded l = left_padded(short_seq.X, 2, W_Q, W_K, W_V);
-        const Labels& tokens = seq.tokens;
-        const std::size_t it = index_of(tokens, "it"), animal = index_of(tokens, "animal");
+        const Inputs in = load_inputs(input);
+        const Matrix &W_Q = in.W.W_Q.values, &W_K = in.W.W_K.values, &W_V = in.W.W_V.values;
+        const Causal c = causal_attention(in.seq.X, W_Q, W_K, W_V);
+        const Padded p = padded_batch(in.short_seq.X, in.long_n, W_Q, W_K, W_V);
+        const LeftPadded l = left_padded(in.short_seq.X, 2, W_Q, W_K, W_V);
+        const Labels& tokens = in.seq.tokens;
+        const std::size_t it = index_of(tokens, "it");
         const std::size_t q = it < tokens.size() ? it : tokens.size() / 2;  // the query of the other-way step
 
-        lesson.step("sentence", "The sentence, its queries, keys and values", [&] {
-            lesson.say("As in chapter 05: the embeddings X times the hand-made projections of\n"
-                       "data/projections/ give each token a query, a key and a value (d_k = 4).");
-            lesson.show("X", "", seq.X, tokens, seq.dimensions, 1);  // (n × d_model)
-            lesson.keep_for_dump("W_Q", W_Q);                          // (d_model × d_k), as read
-            lesson.keep_for_dump("W_K", W_K);
-            lesson.keep_for_dump("W_V", W_V);
-            lesson.show("Q", "X · W_Q", c.p.Q, tokens, W.W_Q.columns, 2);
-            lesson.show("K", "X · W_K", c.p.K, tokens, W.W_K.columns, 2);
-            lesson.show("V", "X · W_V", c.p.V, tokens, W.W_V.columns, 2);
-        });
-        lesson.step("causal-mask", "The causal mask: a token may not look ahead", [&] {
-            lesson.say("A decoder writes a sentence one token at a time. While it trains, every\n"
-                       "position predicts the next token in parallel, so position i must not see\n"
-                       "the tokens after it: they are the answer. mask(i, j) = 1 when key j may be\n"
-                       "seen by query i (j ≤ i), 0 when it is hidden: a lower triangle.");
-            lesson.show("mask", "1 where j ≤ i", c.mask, tokens, tokens, 0);
-        });
-        lesson.step("masked-scores", "Hidden keys get a score of −inf", [&] {
-            lesson.say("The scores are computed for every pair as before (one matrix product is\n"
-                       "cheaper than skipping half of it); then every hidden score is replaced by −inf.");
-            lesson.keep_for_dump("scores", c.steps.scores);                // (n × n) Q · Kᵀ
-            lesson.keep_for_dump("scaled_scores", c.steps.scaled_scores);  // (n × n) / √d_k
-            lesson.show("masked_scores", "Q · Kᵀ / √d_k, −inf where mask = 0", c.steps.masked_scores, tokens, tokens, 2);
-        });
-        lesson.step("weights", "Softmax: hidden keys get a weight of exactly 0", [&] {
-            lesson.say("exp(−inf) = 0, so each hidden key's weight is exactly 0, and the softmax\n"
-                       "shares the whole weight of 1 among the visible keys. The first token sees\n"
-                       "only itself: its weight on itself is 1.");
-            lesson.show("weights", "softmax(masked_scores)", c.steps.weights, tokens, tokens);
-            lesson.show("output", "weights · V", c.steps.output, tokens, W.W_V.columns);
-            if (it < tokens.size() && animal < it)
-                lesson.say(fmt::format("\n\"it\" still finds \"animal\" ({:.2f}): the word it stands for came before it.\n"
-                                       "Hiding the future costs \"it\" nothing here.",
-                                       c.steps.weights(it, animal)));
-        });
+        lesson.step("sentence", "The sentence, its queries, keys and values",
+                    [&] { show_sentence(lesson, in.seq, in.W, c); });
+        lesson.step("causal-mask", "The causal mask: a token may not look ahead",
+                    [&] { show_causal_mask(lesson, tokens, c); });
+        lesson.step("masked-scores", "Hidden keys get a score of −inf", [&] { show_masked_scores(lesson, tokens, c); });
+        lesson.step("weights", "Softmax: hidden keys get a weight of exactly 0",
+                    [&] { show_weights(lesson, tokens, in.W, c); });
         lesson.step("other-way",
                     fmt::format("The other way: softmax first, then forget the future (query \"{}\")", tokens[q]),
                     [&] { show_other_way(lesson, tokens, q, c); });
         lesson.step("padding", "The padding mask: a batch of two sentences",
-                    [&] { show_padding(lesson, short_seq.tokens, W, p); });
+                    [&] { show_padding(lesson, in.short_seq.tokens, in.W, p); });
         lesson.step("empty-rows", "A row with every key hidden",
-                    [&] { show_empty_rows(lesson, short_seq.tokens, W, l); });
-        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), c, p, l, rows(short_seq.X)); });
+                    [&] { show_empty_rows(lesson, in.short_seq.tokens, in.W, l); });
+        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), c, p, l, rows(in.short_seq.X)); });
         lesson.present();
     });
 }
