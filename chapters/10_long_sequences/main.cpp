@@ -330,14 +330,15 @@ void check(SelfChecks& check, const LongSequences& r, const Settings& s, const s
                    r.stream.bytes.back() < double(bytes_of_floats({n, n})));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    Lesson lesson("ch10_long_sequences", "Chapter 10 · Long sequences: the quadratic cost, measured");
-    Settings s;
-    std::string pairs_flag = "256:1,1024:4,4096:16";
+// The chapter's flags: most go straight into the Settings of math.cpp.
+struct Flags {
+    Settings settings;
+    std::string pairs = "256:1,1024:4,4096:16";
     bool only_streaming = false;
-    auto& cli = lesson.cli();
+};
+
+void add_flags(CLI::App& cli, Flags& f) {
+    Settings& s = f.settings;
     cli.add_option("--max-n", s.max_n, "the longest sequence measured (the time budget may stop earlier)")
         ->capture_default_str()
         ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 30));
@@ -353,27 +354,45 @@ int main(int argc, char** argv) {
     cli.add_option("--window", s.window, "keys each query sees in sliding-window attention")
         ->capture_default_str()
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
-    cli.add_option("--pairs", pairs_flag, "LongNet's (segment w : dilation r) pairs, comma-separated")
+    cli.add_option("--pairs", f.pairs, "LongNet's (segment w : dilation r) pairs, comma-separated")
         ->capture_default_str();
     cli.add_option("--budget-s", s.budget_s, "seconds the length sweeps may take (about; the whole run takes more)")
         ->capture_default_str()
         ->check(CLI::Range(0.1, 3600.0));
-    cli.add_flag("--streaming-only", only_streaming,
+    cli.add_flag("--streaming-only", f.only_streaming,
                  "measure streaming attention alone at --max-n (its time and peak memory), nothing else");
+}
+
+// The settings of the flags, with the pairs parsed and this machine's memory limit, once
+// the guard has checked that even the streaming version fits at --max-n (Q, K, V and its output).
+Settings checked_settings(const Flags& f) {
+    Settings s = f.settings;
+    s.pairs = parse_pairs(f.pairs);
+    s.memory_limit = memory_limit_bytes();
+    require_memory(fmt::format("--max-n {}: streaming attention at n = {}, d = {}", s.max_n, s.max_n, s.d),
+                   add_bytes(bytes_of_floats({3, s.max_n, s.d}), streaming_extra_bytes(s.max_n, s.d, s.blocks)),
+                   s.memory_limit);
+    return s;
+}
+
+// One measurement of math.cpp, in a child process: its time and peak memory.
+Cost measure_in_a_child(const std::function<void()>& work) {
+    const Measured m = measure_in_child(work);
+    return Cost{m.seconds, double(m.peak_bytes)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Lesson lesson("ch10_long_sequences", "Chapter 10 · Long sequences: the quadratic cost, measured");
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
-        s.pairs = parse_pairs(pairs_flag);
-        s.memory_limit = memory_limit_bytes();
-        // The guard: even the streaming version needs Q, K, V and its output at --max-n.
-        require_memory(fmt::format("--max-n {}: streaming attention at n = {}, d = {}", s.max_n, s.max_n, s.d),
-                       add_bytes(bytes_of_floats({3, s.max_n, s.d}), streaming_extra_bytes(s.max_n, s.d, s.blocks)),
-                       s.memory_limit);
+        const Settings s = checked_settings(flags);
         set_blas_threads(1);
-        if (only_streaming) return streaming_only(lesson, s);
-        const LongSequences r = measure_long_sequences(s, [](const std::function<void()>& work) {
-            const Measured m = measure_in_child(work);
-            return Cost{m.seconds, double(m.peak_bytes)};
-        });
+        if (flags.only_streaming) return streaming_only(lesson, s);
+        const LongSequences r = measure_long_sequences(s, measure_in_a_child);
         lesson.step("cost-table", "What a layer costs (Vaswani et al. 2017, Table 1), and where attention loses",
                     [&] { show_cost_table(lesson, r, s.d); });
         lesson.step("quadratic", "Materialised attention: time and memory grow as n²", [&] { show_quadratic(lesson, r, s); });
