@@ -84,7 +84,7 @@ MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, st
 }
 
 ByLoops multi_head_by_loops(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
-    const std::size_t n = rows(X), d_k = cols(W.W_Q) / h, d_model = cols(W.W_O);
+    const std::size_t n = rows(X), d_k = cols(W.W_Q) / h;
     // X · W_Q, X · W_K, X · W_V in double; n rows of h·d_k
     const auto Q = project_in_double(X, W.W_Q);
     const auto K = project_in_double(X, W.W_K);
@@ -113,20 +113,8 @@ ByLoops multi_head_by_loops(const Matrix& X, const MultiHeadWeights& W, std::siz
                 for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c) concat[q][c] += s[j] / z * V[j][c];
             }
         }
-    double v_max = 0.0, o_max = 0.0;
-    for (const auto& row : V) for (const double v : row) v_max = std::max(v_max, std::abs(v));
-    r.output = Matrix::from_shape({n, d_model});  // concat · W_O
-    for (std::size_t d = 0; d < d_model; ++d) {
-        double column = 0.0;
-        for (std::size_t c = 0; c < h * d_k; ++c) column += std::abs(double(W.W_O(c, d)));
-        o_max = std::max(o_max, column);
-        for (std::size_t q = 0; q < n; ++q) {
-            double sum = 0.0;
-            for (std::size_t c = 0; c < h * d_k; ++c) sum += concat[q][c] * W.W_O(c, d);
-            r.output(q, d) = static_cast<float>(sum);
-        }
-    }
-    r.value_size = v_max * o_max;
+    r.output = times_in_double(concat, W.W_O);                                // concat · W_O
+    r.value_size = largest_abs(V) * largest_column_sum(W.W_O);  // what the output's rounding is relative to
     return r;
 }
 

@@ -60,17 +60,8 @@ std::string kib(std::uint64_t bytes) {
 // d_model and g must divide h.
 Sequence the_sequence(Lesson& lesson, const std::string& input, std::size_t d_model, std::size_t h, std::size_t g,
                       Random& random) {
-    Sequence seq;
-    if (input.empty()) {
-        seq.tokens = embed_sentence(read_data_file("embeddings.csv"), default_sentence).tokens;
-        seq.X = random_embeddings(seq.tokens, d_model, random);
-        seq.dimensions = numbered("d", d_model);
-    } else {
-        seq = load_sequence(input, default_sentence);
-        if (lesson.cli().count("--d-model") > 0 && d_model != cols(seq.X))
-            throw InputError(fmt::format("--d-model {}: with --input, d_model is the width of {} ({})", d_model,
-                                         input, cols(seq.X)));
-    }
+    Sequence seq = random_or_input_sequence(input, default_sentence, d_model,
+                                            lesson.cli().count("--d-model") > 0, random);
     if (cols(seq.X) % h != 0)
         throw InputError(fmt::format("--heads {} does not divide {} {}: each query head gets d_model / h columns, so "
                                      "h must divide d_model",

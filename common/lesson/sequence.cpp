@@ -8,6 +8,7 @@
 
 #include "common/lesson/elide.hpp"
 #include "common/math/input_error.hpp"
+#include "common/math/random_embeddings.hpp"
 
 std::string data_path(const std::string& name) { return std::string(TUTORIAL_DATA_DIR) + "/" + name; }
 
@@ -37,6 +38,22 @@ Sequence load_sequence(const std::string& input_path, const std::string& default
     if (input_path.empty()) return embed_sentence(read_data_file("embeddings.csv"), default_sentence);
     LabelledMatrix table = read_labelled_csv(input_path);
     return Sequence{table.rows, table.columns, std::move(table.values)};
+}
+
+Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,
+                                  std::size_t d_model, bool d_model_given, Random& random) {
+    if (!input_path.empty()) {
+        Sequence seq = load_sequence(input_path, default_sentence);
+        if (d_model_given && d_model != cols(seq.X))
+            throw InputError(fmt::format("--d-model {}: with --input, d_model is the width of {} ({})", d_model,
+                                         input_path, cols(seq.X)));
+        return seq;
+    }
+    Sequence seq;
+    seq.tokens = embed_sentence(read_data_file("embeddings.csv"), default_sentence).tokens;
+    seq.X = random_embeddings(seq.tokens, d_model, random);
+    seq.dimensions = numbered("d", d_model);
+    return seq;
 }
 
 void require_projects(const LabelledMatrix& W, const Sequence& seq, const std::string& sequence_source) {

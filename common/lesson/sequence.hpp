@@ -9,6 +9,7 @@
 
 #include "common/lesson/labelled_csv.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/random.hpp"
 
 struct Sequence {
     Labels tokens;      // n token labels
@@ -29,6 +30,12 @@ Sequence embed_sentence(const LabelledMatrix& table, const std::string& sentence
 // The sequence from --input when `input_path` is not empty, else `default_sentence`
 // looked up in data/embeddings.csv.
 Sequence load_sequence(const std::string& input_path, const std::string& default_sentence);
+
+// The default sentence with random embeddings of width d_model (one N(0, 1) row per
+// distinct word), or --input's sequence when `input_path` is not empty; with --input,
+// a --d-model given on the command line (`d_model_given`) must be the file's width.
+Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,
+                                  std::size_t d_model, bool d_model_given, Random& random);
 
 // A projection W (d_model × d_k) reads the sequence's dimensions: its rows must be
 // the sequence's columns, same names, same order. Throws InputError naming both
