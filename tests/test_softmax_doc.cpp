@@ -18,6 +18,7 @@
 #include "common/lesson/sequence.hpp"
 #include "common/math/matmul.hpp"
 #include "common/math/softmax.hpp"
+#include "tests/printed_by.hpp"
 
 namespace {
 
@@ -35,24 +36,6 @@ std::string exercise(const std::string& doc, int number) {
     const std::size_t from = doc.find(fmt::format("**{}. ", number));
     REQUIRE(from != std::string::npos);
     return doc.substr(from, doc.find(fmt::format("**{}. ", number + 1), from) - from);
-}
-
-// What `print` writes to stdout.
-std::string printed_by(const std::function<void()>& print) {
-    std::fflush(stdout);
-    std::FILE* file = std::tmpfile();
-    REQUIRE(file != nullptr);
-    const int saved = dup(fileno(stdout));
-    dup2(fileno(file), fileno(stdout));
-    print();
-    std::fflush(stdout);
-    dup2(saved, fileno(stdout));
-    close(saved);
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += char(c);
-    std::fclose(file);
-    return text;
 }
 
 }  // namespace

@@ -299,15 +299,6 @@ TEST_CASE("a linear plot: points at their values, and a point a log axis cannot 
     CHECK_THROWS_AS(line_plot_svg("t", {"x"}, {"y"}, {{"s", {1, 2}, {1}}}), std::invalid_argument);
 }
 
-TEST_CASE("which matrices get a picture by name: weights, mask, PE, up to 64 × 64") {
-    const Matrix small = Matrix::from_shape({9, 9}), big = Matrix::from_shape({65, 9});
-    for (const char* name : {"weights", "weights_head0", "causal_weights", "mask", "padding_mask", "PE"})
-        CHECK_MESSAGE(pictured_by_name(name, small), name);
-    for (const char* name : {"scores", "scaled_scores", "W_Q", "X", "masked_scores", "output", "PEs", "weightsum"})
-        CHECK_FALSE_MESSAGE(pictured_by_name(name, small), name);
-    CHECK_FALSE(pictured_by_name("weights", big));
-}
-
 namespace {
 
 int run_lesson(const std::vector<std::string>& args, const std::function<void(Lesson&)>& body) {
@@ -325,11 +316,14 @@ TEST_CASE("--svg writes the pictured matrices and the plots at the end, and noth
     const auto dir = std::filesystem::temp_directory_path() / fmt::format("test_svg_{}", ::getpid());
     std::filesystem::remove_all(dir);
     const Matrix m = {{0.5f, 0.5f}, {0.25f, 0.75f}};
+    Matrix big = Matrix::from_shape({65, 2});
+    big.fill(0.5f);
     const auto body = [&](Lesson& lesson) {
-        lesson.show("scores", "", m, {"a", "b"}, {"a", "b"});                  // no picture by name
-        lesson.show("weights", "", m, {"a", "b"}, {"a", "b"});                 // a picture by name
-        lesson.show("X", "", m, {"a", "b"}, {"p", "q"}, 1, Picture::heat_map);  // opted in
-        lesson.show("mask", "", m, {"a", "b"}, {"a", "b"}, 3, Picture::none);  // opted out
+        lesson.show("scores", m, ShowAs().labels({"a", "b"}, {"a", "b"}));              // no picture
+        lesson.show("weights", m, ShowAs().labels({"a", "b"}, {"a", "b"}).heat_map());  // a picture
+        lesson.show("X", m, ShowAs().labels({"a", "b"}, {"p", "q"}).decimals(1).heat_map());
+        lesson.show("mask", m, ShowAs().labels({"a", "b"}, {"a", "b"}));  // the name decides nothing
+        lesson.show("big_weights", big, ShowAs().heat_map());             // too big to draw
         lesson.plot("loss", "Loss", {"step"}, {"loss"}, {{"train", {0, 1}, {2, 1}}});
     };
     CHECK(run_lesson({"--svg", dir.string()}, body) == 0);
@@ -338,6 +332,7 @@ TEST_CASE("--svg writes the pictured matrices and the plots at the end, and noth
     CHECK(std::filesystem::exists(dir / "loss.svg"));
     CHECK_FALSE(std::filesystem::exists(dir / "scores.svg"));
     CHECK_FALSE(std::filesystem::exists(dir / "mask.svg"));
+    CHECK_FALSE(std::filesystem::exists(dir / "big_weights.svg"));
     std::ifstream written(dir / "weights.svg");
     const std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
     CHECK(text == heat_map_svg("weights", "", m, {"a", "b"}, {"a", "b"}, 3));
@@ -345,7 +340,7 @@ TEST_CASE("--svg writes the pictured matrices and the plots at the end, and noth
     // A body that stops on bad input writes no picture at all.
     const auto failed = dir / "failed";
     CHECK(run_lesson({"--svg", failed.string()}, [&](Lesson& lesson) {
-              lesson.show("weights", "", m, {"a", "b"}, {"a", "b"});
+              lesson.show("weights", m, ShowAs().heat_map());
               throw InputError("--flag: bad");
           }) == 2);
     CHECK(std::filesystem::is_empty(failed));

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "chapters/01_dot_product_scores/math.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
@@ -22,14 +21,10 @@ namespace {
 const std::string default_sentence = "the cat which was black sat on the mat";
 
 // Step: the terms of one query's dot products, the products that are not zero.
-void show_one_query(const Sequence& seq, std::size_t q, const DotProductScores& r) {
+void show_one_query(Lesson& lesson, const Sequence& seq, std::size_t q, const DotProductScores& r) {
     const Matrix& X = seq.X;
-    std::vector<TextRow> shown;  // a long --input: the first and last keys, like the matrices
-    for (const std::size_t j : elided_indices(rows(X))) {
-        if (j == elided) {
-            shown.push_back({"⋮"});
-            continue;
-        }
+    std::vector<TextRow> shown;  // a long --input: the table shows the first and last keys
+    for (std::size_t j = 0; j < rows(X); ++j) {
         std::string products;
         for (std::size_t d = 0; d < cols(X); ++d)
             if (X(q, d) * X(j, d) != 0.0f)
@@ -38,25 +33,21 @@ void show_one_query(const Sequence& seq, std::size_t q, const DotProductScores& 
         shown.push_back({seq.tokens[j], products.empty() ? "0" : products,
                          fmt::format("{:.3f}", r.scores_by_loops(q, j))});
     }
-    fmt::print("\n{}", format_table({"key", "Σ_d q_d · k_d", "score"}, shown));
+    lesson.table({"key", "Σ_d q_d · k_d", "score"}, shown);
 }
 
 // Step: each query's self score and its most similar other token.
-void show_reading(const Labels& tokens, const Matrix& scores) {
+void show_reading(Lesson& lesson, const Labels& tokens, const Matrix& scores) {
     const std::size_t n = rows(scores);
     std::vector<TextRow> best;
-    for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last queries
-        if (i == elided) {
-            best.push_back({"⋮"});
-            continue;
-        }
+    for (std::size_t i = 0; i < n; ++i) {
         std::size_t top = n;  // the best key that is another word
         for (std::size_t j = 0; j < n; ++j)
             if (tokens[j] != tokens[i] && (top == n || scores(i, j) > scores(i, top))) top = j;
         best.push_back({tokens[i], fmt::format("{:.3f}", scores(i, i)), top == n ? "—" : tokens[top],
                         top == n ? "" : fmt::format("{:.3f}", scores(i, top))});
     }
-    fmt::print("{}", format_table({"query", "self score ‖x‖²", "most similar other", "score"}, best));
+    lesson.table({"query", "self score ‖x‖²", "most similar other", "score"}, best);
 }
 
 // Each claim against something computed another way: the loop, the transpose,
@@ -115,26 +106,27 @@ int main(int argc, char** argv) {
             lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
                                    "so you can read what each number says about the word.",
                                    cols(seq.X)));
-            lesson.show("X", "", seq.X, seq.tokens, seq.dimensions, 1);
+            lesson.show("X", seq.X, ShowAs().labels(seq.tokens, seq.dimensions).decimals(1));
         });
         lesson.step("one-query",
                     fmt::format("One query, one loop: how much is each token like \"{}\"?", seq.tokens[q]), [&] {
                         lesson.say("score(q, k) = Σ_d q_d · k_d. Only the dimensions that both tokens have\n"
                                    "add to the score; here are the products that are not zero.");
-                        show_one_query(seq, q, r);
+                        show_one_query(lesson, seq, q, r);
                     });
         lesson.step("all-at-once", "All queries at once: one matrix product", [&] {
             lesson.say(fmt::format("Row i of X · Xᵀ holds token i's dot products with every token, so one\n"
                                    "product (a single BLAS call) computes every score of {} for every query.",
                                    lesson.ref("one-query")));
             // A heat map (--svg) shows the symmetry and the bright diagonal at a glance.
-            lesson.show("scores", "X · Xᵀ", r.scores, seq.tokens, seq.tokens, 3, Picture::heat_map);
+            lesson.show("scores", r.scores, ShowAs("X · Xᵀ").labels(seq.tokens, seq.tokens).heat_map());
         });
         lesson.step("reading", "Reading the scores", [&] {
-            show_reading(seq.tokens, r.scores);
-            lesson.say("\nThe diagonal is each token's squared length, so a long vector scores high\n"
-                       "with itself; and the matrix is symmetric, because q · k = k · q while queries\n"
-                       "and keys are the same vectors. Learned projections (chapter 05) break both.");
+            show_reading(lesson, seq.tokens, r.scores);
+            lesson.say(
+                "The diagonal is each token's squared length, so a long vector scores high\n"
+                "with itself; and the matrix is symmetric, because q · k = k · q while queries\n"
+                "and keys are the same vectors. Learned projections (chapter 05) break both.");
         });
         lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), seq, r, lesson.ref("one-query")); });
         lesson.present();

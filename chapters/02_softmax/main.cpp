@@ -27,27 +27,27 @@ const std::string default_sentence = "the cat which was black sat on the mat";
 // Step: the naive loop on 100 · scores, and which rows survive it.
 void show_naive_x100(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
     lesson.say(
-        "\nBut float32 holds numbers up to 3.4e38, and exp(88.8) is already more: for any\n"
+        "But float32 holds numbers up to 3.4e38, and exp(88.8) is already more: for any\n"
         "score above 88.72, exp() returns inf, and inf / inf is nan (not a number).\n"
         "Scores that large are ordinary in a real model. Multiply ours by 100:");
-    lesson.show("naive_weights_x100", "exp(100 · scores) / Σ_j exp(100 · scores)", r.naive_weights_x100, tokens,
-                tokens);
+    lesson.show("naive_weights_x100", r.naive_weights_x100,
+                ShowAs("exp(100 · scores) / Σ_j exp(100 · scores)").labels(tokens, tokens).heat_map());
     std::vector<std::string> survivors;
     std::size_t only_sum_overflows = 0;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (!r.overflows_x100[i]) survivors.push_back(tokens[i]);
         else only_sum_overflows += r.top_exp_finite_x100[i];
     }
-    lesson.say(fmt::format(
-        "\nOnly the rows whose exp()s, and their sum, stay under 3.4e38 survive:\n  {}\n"
-        "In the others exp() of the top score is inf: that key gets inf / inf = nan,\n"
-        "and every other key a finite number / inf = 0.{}",
-        survivors.empty() ? "none" : join_elided(survivors, ", "),
-        only_sum_overflows == 0
-            ? ""
-            : fmt::format("\nExcept in {} of them, where no single exp() is inf, only their sum: there\n"
-                          "every key gets finite / inf = 0, a row of zeros, finite and wrong.",
-                          only_sum_overflows)));
+    lesson.say(
+        fmt::format("Only the rows whose exp()s, and their sum, stay under 3.4e38 survive:\n  {}\n"
+                    "In the others exp() of the top score is inf: that key gets inf / inf = nan,\n"
+                    "and every other key a finite number / inf = 0.{}",
+                    survivors.empty() ? "none" : join_elided(survivors, ", "),
+                    only_sum_overflows == 0
+                        ? ""
+                        : fmt::format("\nExcept in {} of them, where no single exp() is inf, only their sum: there\n"
+                                      "every key gets finite / inf = 0, a row of zeros, finite and wrong.",
+                                      only_sum_overflows)));
 }
 
 // Step: softmax_rows at temperature T, each row's peak and entropy, and the sweep of T.
@@ -57,7 +57,8 @@ void show_temperature(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
         "The stable loop lives in common/math/softmax.hpp as softmax_rows, and every later\n"
         "chapter calls it. Dividing the scores by a temperature T before the softmax\n"
         "sharpens the weights (T < 1) or flattens them (T > 1); --temperature sets T.");
-    lesson.show("weights", fmt::format("softmax_rows(scores / {:g})", r.temperature), r.weights, tokens, tokens);
+    lesson.show("weights", r.weights,
+                ShowAs(fmt::format("softmax_rows(scores / {:g})", r.temperature)).labels(tokens, tokens).heat_map());
     std::vector<TextRow> per_row;
     for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last rows
         if (i == elided) {
@@ -68,18 +69,18 @@ void show_temperature(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
         per_row.push_back({tokens[i], tokens[top], fmt::format("{:.3f}", r.weights(i, top)),
                            fmt::format("{:.3f}", r.entropy[i])});
     }
-    fmt::print("\n{}", format_table({"query", "most weight on", "largest weight", "entropy (nats)"}, per_row));
-    lesson.say(fmt::format(
-        "\nThe entropy −Σ p ln p measures how spread out a row is: 0 when all weight is on\n"
-        "one key, ln {} = {:.3f} when the {} keys share it equally. Across temperatures:",
-        n, std::log(double(n)), n));
+    lesson.table({"query", "most weight on", "largest weight", "entropy (nats)"}, per_row);
+    lesson.say(
+        fmt::format("The entropy −Σ p ln p measures how spread out a row is: 0 when all weight is on\n"
+                    "one key, ln {} = {:.3f} when the {} keys share it equally. Across temperatures:",
+                    n, std::log(double(n)), n));
     std::vector<TextRow> sweep_rows;
     for (std::size_t k = 0; k < r.sweep.size(); ++k)
         sweep_rows.push_back({fmt::format("{:g}", r.sweep[k]), fmt::format("{:.3f}", r.sweep_largest[k]),
                               fmt::format("{:.3f}", r.sweep_entropy[k])});
-    fmt::print("\n{}", format_table({"T", "mean largest weight", "mean entropy (nats)"}, sweep_rows));
+    lesson.table({"T", "mean largest weight", "mean entropy (nats)"}, sweep_rows);
     lesson.say(fmt::format(
-        "\nAs T → 0 each row puts all its weight on its largest score: the softmax becomes\n"
+        "As T → 0 each row puts all its weight on its largest score: the softmax becomes\n"
         "an argmax{}.\nAs T → ∞ every key gets 1/{} = {:.3f}, and the entropy reaches ln {} = {:.3f}.",
         r.tied_row == n ? ""
                         : fmt::format(" (a row with a tied top score, like \"{}\", splits it)", tokens[r.tied_row]),
@@ -205,7 +206,7 @@ void keep_for_dumps(Lesson& lesson, const Sequence& seq, const SoftmaxLesson& r)
 void show_scores(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
     lesson.say("Each row says how much one token matches every token. Scores can be any\n"
                "real number; weights must be ≥ 0 and add up to 1 across a row.");
-    lesson.show("scores", "X · Xᵀ", r.scores, tokens, tokens);
+    lesson.show("scores", r.scores, ShowAs("X · Xᵀ").labels(tokens, tokens));
 }
 
 // Step: dividing by the row sum, and why exp() is better.
@@ -214,18 +215,21 @@ void show_divide_by_sum(Lesson& lesson, const SoftmaxLesson& r) {
                "and then dividing by the sum breaks: the first row gets a negative \"weight\",\n"
                "the second sums to almost 0, so dividing by it blows every entry up.");
     const Labels example_rows = {"row_a", "row_b"}, example_keys = {"k0", "k1", "k2"};
-    lesson.show("example_scores", "", r.example_scores, example_rows, example_keys, 2);
-    lesson.show("divided_by_sum", "s / Σ_j s", r.divided_by_sum, example_rows, example_keys, 3);
-    lesson.say("\nexp() fixes both: exp(s) > 0 for every s, and it keeps the order of the\n"
-               "scores (a larger score gets a larger weight).");
-    lesson.show("example_weights", "exp(s) / Σ_j exp(s)", r.example_weights, example_rows, example_keys, 3);
+    lesson.show("example_scores", r.example_scores, ShowAs().labels(example_rows, example_keys).decimals(2));
+    lesson.show("divided_by_sum", r.divided_by_sum, ShowAs("s / Σ_j s").labels(example_rows, example_keys));
+    lesson.say(
+        "exp() fixes both: exp(s) > 0 for every s, and it keeps the order of the\n"
+        "scores (a larger score gets a larger weight).");
+    lesson.show("example_weights", r.example_weights,
+                ShowAs("exp(s) / Σ_j exp(s)").labels(example_rows, example_keys).heat_map());
 }
 
 // Step: the naive loop, on the scores and on 100 · scores.
 void show_naive_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
     lesson.say("for each row: e_j = exp(s_j); sum = Σ_j e_j; weight_j = e_j / sum.\n"
                "On our scores it works:");
-    lesson.show("naive_weights", "exp(scores) / Σ_j exp(scores)", r.naive_weights, tokens, tokens);
+    lesson.show("naive_weights", r.naive_weights,
+                ShowAs("exp(scores) / Σ_j exp(scores)").labels(tokens, tokens).heat_map());
     show_naive_x100(lesson, tokens, r);
 }
 
@@ -235,20 +239,22 @@ void show_stable_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
                "exp(−c) is in every term above and below the fraction bar, and cancels. With\n"
                "c = the row maximum, every exponent is ≤ 0, so every exp() is in (0, 1] and the\n"
                "sum is ≥ 1: nothing overflows, nothing divides by 0.");
-    lesson.show("stable_weights_x100", "softmax(100 · scores)", r.stable_weights_x100, tokens, tokens);
+    lesson.show("stable_weights_x100", r.stable_weights_x100,
+                ShowAs("softmax(100 · scores)").labels(tokens, tokens).heat_map());
     const auto fitting = std::size_t(std::count(r.overflows.begin(), r.overflows.end(), false));
     if (fitting > 0)
-        lesson.say(fmt::format("\nThe same function: on the scores of {}, {}, the\n"
-                               "two loops differ by at most {:.1e}, float32 rounding.",
-                               lesson.ref("scores"),
-                               fitting == tokens.size()
-                                   ? "where the naive loop is finite"
-                                   : fmt::format("in the {} rows where Σ exp fits in a float", fitting),
-                               r.naive_vs_stable));
+        lesson.say(
+            fmt::format("The same function: on the scores of {}, {}, the\n"
+                        "two loops differ by at most {:.1e}, float32 rounding.",
+                        lesson.ref("scores"),
+                        fitting == tokens.size() ? "where the naive loop is finite"
+                                                 : fmt::format("in the {} rows where Σ exp fits in a float", fitting),
+                        r.naive_vs_stable));
     else
-        lesson.say(fmt::format("\nOn the scores of {} (your --input) Σ exp overflows in every row: only the "
-                               "stable\nloop gives weights.",
-                               lesson.ref("scores")));
+        lesson.say(
+            fmt::format("On the scores of {} (your --input) Σ exp overflows in every row: only the "
+                        "stable\nloop gives weights.",
+                        lesson.ref("scores")));
 }
 
 }  // namespace

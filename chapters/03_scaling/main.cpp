@@ -34,9 +34,9 @@ void show_variances(Lesson& lesson, std::size_t pairs, const ScalingLesson& r) {
                          fmt::format("{} ± {:.2f}", v.d_k, v.tolerance * v.standard_error),
                          fmt::format("{:.3f}", v.scaled_variance),
                          fmt::format("1 ± {:.3f}", v.tolerance * v.standard_error / double(v.d_k))});
-    fmt::print("\n{}", format_table({"d_k", "var(q·k)", "expected", "var(q·k / √d_k)", "expected"}, table));
+    lesson.table({"d_k", "var(q·k)", "expected", "var(q·k / √d_k)", "expected"}, table);
     lesson.say(
-        "\nThe standard deviation of a score is √d_k: about 8 for d_k = 64, 22.6 for 512.\n"
+        "The standard deviation of a score is √d_k: about 8 for d_k = 64, 22.6 for 512.\n"
         "Dividing by √d_k gives every width scores of variance 1.");
 }
 
@@ -48,13 +48,12 @@ void show_classic(Lesson& lesson, const ScalingLesson& r) {
                            fmt::format("{:.3f}", r.classic_unscaled_weights(0, j)),
                            fmt::format("{:.0f}", r.classic_scaled(0, j)),
                            fmt::format("{:.3f}", r.classic_weights(0, j))});
-    fmt::print("\n{}",
-               format_table({"key", "score", "softmax(score)", "score / √64", "softmax(score / √64)"}, classic));
+    lesson.table({"key", "score", "softmax(score)", "score / √64", "softmax(score / √64)"}, classic);
     const double gap = double(r.classic_scaled(0, 0) - r.classic_scaled(0, 1));  // 2
-    lesson.say(fmt::format(
-        "\nUnscaled, a gap of 16 gives the second key exp(−16) = {:.1e} of the weight of the\n"
-        "first: nothing. Scaled, the gap is 2 and the weights are 1/(1 + e⁻²) = {:.2f} and {:.2f}.",
-        std::exp(-16.0), 1.0 / (1.0 + std::exp(-gap)), 1.0 - 1.0 / (1.0 + std::exp(-gap))));
+    lesson.say(
+        fmt::format("Unscaled, a gap of 16 gives the second key exp(−16) = {:.1e} of the weight of the\n"
+                    "first: nothing. Scaled, the gap is 2 and the weights are 1/(1 + e⁻²) = {:.2f} and {:.2f}.",
+                    std::exp(-16.0), 1.0 / (1.0 + std::exp(-gap)), 1.0 - 1.0 / (1.0 + std::exp(-gap))));
 }
 
 // Step: entropy, largest weight and ‖J‖ for every d_k, unscaled and scaled.
@@ -78,13 +77,12 @@ void show_saturation(Lesson& lesson, const ScalingLesson& r) {
         entropy.push_back(s.entropy);
         entropy_scaled.push_back(s.entropy_scaled);
     }
-    fmt::print("\n{}",
-               format_table({"d_k", "entropy", "scaled", "largest weight", "scaled", "‖J‖", "scaled"}, table));
+    lesson.table({"d_k", "entropy", "scaled", "largest weight", "scaled", "‖J‖", "scaled"}, table);
     lesson.plot("saturation", "Mean entropy of the weights against d_k (16 keys)",
                 {"d_k (width of queries and keys)", true}, {"mean entropy (nats)", false},
                 {{"softmax(q · k / √d_k)", xs, entropy_scaled}, {"softmax(q · k)", xs, entropy}});
     lesson.say(
-        "\nUnscaled, the wider the head the more one-hot the rows and the smaller ‖J‖: the\n"
+        "Unscaled, the wider the head the more one-hot the rows and the smaller ‖J‖: the\n"
         "attention stops learning. Scaled, all three columns stay where they are for every d_k.");
 }
 
@@ -195,15 +193,17 @@ int main(int argc, char** argv) {
 
         lesson.step("variance", "The variance of q · k grows like d_k", [&] { show_variances(lesson, pairs, r); });
         lesson.step("sample", fmt::format("One sample: {} tokens, d_k = {}", rows(r.Q), cols(r.Q)), [&] {
-            lesson.show("Q", "N(0, 1)", r.Q, tokens, features, 2);
-            lesson.show("K", "N(0, 1)", r.K, tokens, features, 2);
-            lesson.show("scores", "Q · Kᵀ", r.scores, tokens, tokens, 2);
-            lesson.show("scaled_scores", "Q · Kᵀ / √64", r.scaled_scores, tokens, tokens, 2);
-            lesson.show("weights_unscaled", "softmax(Q · Kᵀ)", r.weights_unscaled, tokens, tokens);
-            lesson.show("weights", "softmax(Q · Kᵀ / √64)", r.weights, tokens, tokens);
-            lesson.say("\nUnscaled, the scores of a row lie some 10 apart (their standard deviation is\n"
-                       "√64 = 8), so most rows are nearly one-hot: each query sees a single key. Scaled\n"
-                       "by 1/8 they lie about 1 apart, and every row still weighs several keys.");
+            lesson.show("Q", r.Q, ShowAs("N(0, 1)").labels(tokens, features).decimals(2));
+            lesson.show("K", r.K, ShowAs("N(0, 1)").labels(tokens, features).decimals(2));
+            lesson.show("scores", r.scores, ShowAs("Q · Kᵀ").labels(tokens, tokens).decimals(2));
+            lesson.show("scaled_scores", r.scaled_scores, ShowAs("Q · Kᵀ / √64").labels(tokens, tokens).decimals(2));
+            lesson.show("weights_unscaled", r.weights_unscaled,
+                        ShowAs("softmax(Q · Kᵀ)").labels(tokens, tokens).heat_map());
+            lesson.show("weights", r.weights, ShowAs("softmax(Q · Kᵀ / √64)").labels(tokens, tokens).heat_map());
+            lesson.say(
+                "Unscaled, the scores of a row lie some 10 apart (their standard deviation is\n"
+                "√64 = 8), so most rows are nearly one-hot: each query sees a single key. Scaled\n"
+                "by 1/8 they lie about 1 apart, and every row still weighs several keys.");
         });
         lesson.step("two-keys", "Two keys, d_k = 64: scores 112 and 96", [&] { show_classic(lesson, r); });
         lesson.step("saturation", "Without scaling the softmax saturates, and its gradient vanishes",

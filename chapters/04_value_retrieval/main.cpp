@@ -13,7 +13,6 @@
 
 #include "chapters/04_value_retrieval/math.hpp"
 #include "common/lesson/combination.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/self_check.hpp"
@@ -96,8 +95,9 @@ void show_phonebook(Lesson& lesson, const Phonebook& book) {
         "numbers each. Keys are compared, values are returned; they need not even have\n"
         "the same width (d_k = {}, d_v = {}).",
         d_k, d_v, d_k, d_v));
-    lesson.show("phonebook_keys", "", book.keys.values, book.keys.rows, book.keys.columns, 1);
-    lesson.show("phonebook_values", "", book.values.values, book.values.rows, book.values.columns, 0);
+    lesson.show("phonebook_keys", book.keys.values, ShowAs().labels(book.keys.rows, book.keys.columns).decimals(1));
+    lesson.show("phonebook_values", book.values.values,
+                ShowAs().labels(book.values.rows, book.values.columns).decimals(0));
 }
 
 // Step: the queries and their dot products with every key.
@@ -105,8 +105,10 @@ void show_scores(Lesson& lesson, const Phonebook& book, const ValueRetrieval& r)
     lesson.say(
         "A query describes who we are looking for, in the columns of the keys. Its\n"
         "score against a key is their dot product, as in chapter 01.");
-    lesson.show("phonebook_queries", "", book.queries.values, book.queries.rows, book.queries.columns, 1);
-    lesson.show("phonebook_scores", "queries · keysᵀ", r.book.scores, book.queries.rows, book.keys.rows, 2);
+    lesson.show("phonebook_queries", book.queries.values,
+                ShowAs().labels(book.queries.rows, book.queries.columns).decimals(1));
+    lesson.show("phonebook_scores", r.book.scores,
+                ShowAs("queries · keysᵀ").labels(book.queries.rows, book.keys.rows).decimals(2));
 }
 
 // Step: the hard lookup, and what argmax does with a tie.
@@ -115,17 +117,17 @@ void show_hard(Lesson& lesson, const Phonebook& book, const Lookup& l) {
     lesson.say(
         "A dictionary lookup takes the key that matches best (argmax) and returns its\n"
         "value: exactly one row of the values. As weights, that is a one-hot row.");
-    lesson.show("phonebook_hard_weights", "1 at argmax of each row of scores", l.hard_weights, book.queries.rows,
-                people, 0);
-    lesson.show("phonebook_hard", "phonebook_hard_weights · values", l.hard, book.queries.rows, book.values.columns,
-                1);
+    lesson.show("phonebook_hard_weights", l.hard_weights,
+                ShowAs("1 at argmax of each row of scores").labels(book.queries.rows, people).decimals(0).heat_map());
+    lesson.show("phonebook_hard", l.hard,
+                ShowAs("phonebook_hard_weights · values").labels(book.queries.rows, book.values.columns).decimals(1));
     for (std::size_t i = 0; i < rows(l.scores); ++i)
         if (lead_in_row(l.scores, i) == 0.0f) {
             const std::size_t chosen = argmax_of_row(l.hard_weights, i);
-            lesson.say(fmt::format(
-                "\n\"{}\" scores several keys equally ({}): argmax has to break the tie, and\n"
-                "gives {}. The answer is arbitrary.",
-                book.queries.rows[i], format_number(l.scores(i, chosen), 2), people[chosen]));
+            lesson.say(
+                fmt::format("\"{}\" scores several keys equally ({}): argmax has to break the tie, and\n"
+                            "gives {}. The answer is arbitrary.",
+                            book.queries.rows[i], format_number(l.scores(i, chosen), 2), people[chosen]));
         }
 }
 
@@ -139,16 +141,19 @@ void show_soft(Lesson& lesson, const Phonebook& book, const ValueRetrieval& r, f
     const std::string formula = temperature == 1.0f
                                     ? "softmax(phonebook_scores)"
                                     : fmt::format("softmax(phonebook_scores / {})", temperature_text(temperature));
-    lesson.show("phonebook_weights", formula, l.weights, book.queries.rows, people, 3);
-    lesson.show("phonebook_output", "phonebook_weights · values", l.soft, book.queries.rows, book.values.columns, 1);
-    lesson.say("\nThe same, written out as Σ_i w_i v_i, largest weight first:\n");
+    lesson.show("phonebook_weights", l.weights, ShowAs(formula).labels(book.queries.rows, people).heat_map());
+    lesson.show("phonebook_output", l.soft,
+                ShowAs("phonebook_weights · values").labels(book.queries.rows, book.values.columns).decimals(1));
+    lesson.say("The same, written out as Σ_i w_i v_i, largest weight first:");
+    std::vector<std::string> sums;
     for (std::size_t i = 0; i < rows(l.weights); ++i)
-        lesson.say(fmt::format("{} = {}\n    = {}", book.queries.rows[i],
-                               format_combination(combination_of_row(l.weights, i, cols(l.weights)), people),
-                               row_text(l.soft_by_loops, i, 1)));
+        sums.push_back(fmt::format("{} = {}\n    = {}", book.queries.rows[i],
+                                   format_combination(combination_of_row(l.weights, i, cols(l.weights)), people),
+                                   row_text(l.soft_by_loops, i, 1)));
+    lesson.say(fmt::format("{}", fmt::join(sums, "\n")));
     if (r.blend < rows(l.scores))
         lesson.say(fmt::format(
-            "\n\"{}\" matches {} ({}) and {} ({}) partly, and gets back {}:\n"
+            "\"{}\" matches {} ({}) and {} ({}) partly, and gets back {}:\n"
             "a blend of phone numbers, which is nobody's number. For a phonebook that is\n"
             "useless; for a network it is the point, as the next step shows.",
             book.queries.rows[r.blend], people[r.path.from], format_number(l.scores(r.blend, r.path.from), 2),
@@ -179,16 +184,16 @@ void show_path(Lesson& lesson, const Phonebook& book, const Path& p) {
                                s == 0 ? "" : fmt::format("{:.1f}", p.hard_step[s])});
         path_rows.push_back(row);
     }
-    fmt::print("\n{}", format_table(header, path_rows));
+    lesson.table(header, path_rows);
     if (jump > 0)
-        lesson.say(fmt::format(
-            "\nThe hard answer stands still, then jumps by {:.1f} between t = {:.1f} and {:.1f}: its\n"
-            "derivative is 0 wherever it has one, so it never tells which way to move the\n"
-            "query. The soft answer moves by at most {:.1f} per step, a little for every little\n"
-            "move: it is differentiable, and gradient descent can follow its slope to learn\n"
-            "the queries, keys and values. That is why attention blends.",
-            largest_hard_step, static_cast<float>(jump - 1) / path_steps, static_cast<float>(jump) / path_steps,
-            largest_soft_step));
+        lesson.say(
+            fmt::format("The hard answer stands still, then jumps by {:.1f} between t = {:.1f} and {:.1f}: its\n"
+                        "derivative is 0 wherever it has one, so it never tells which way to move the\n"
+                        "query. The soft answer moves by at most {:.1f} per step, a little for every little\n"
+                        "move: it is differentiable, and gradient descent can follow its slope to learn\n"
+                        "the queries, keys and values. That is why attention blends.",
+                        largest_hard_step, static_cast<float>(jump - 1) / path_steps,
+                        static_cast<float>(jump) / path_steps, largest_soft_step));
 }
 
 // Step: the weight on the best key and the distance to the hard answer, temperature by temperature.
@@ -196,7 +201,7 @@ void show_temperatures(Lesson& lesson, const Phonebook& book, const TemperatureS
     lesson.say(
         "Dividing the scores by a temperature T before the softmax stretches their\n"
         "differences: a low T gives the best key almost all the weight, and the soft\n"
-        "answer tends to the hard one. (Chapter 03's 1/√d_k is a temperature of √d_k.)\n");
+        "answer tends to the hard one. (Chapter 03's 1/√d_k is a temperature of √d_k.)");
     TextRow query_header{"T"};
     query_header.insert(query_header.end(), book.queries.rows.begin(), book.queries.rows.end());
     std::vector<TextRow> best_weight_rows, distance_rows;
@@ -211,15 +216,15 @@ void show_temperatures(Lesson& lesson, const Phonebook& book, const TemperatureS
         best_weight_rows.push_back(weight_row);
         distance_rows.push_back(distance_row);
     }
-    lesson.say("The weight on the best key:\n");
-    fmt::print("{}", format_table(query_header, best_weight_rows));
-    lesson.say("\nThe distance ‖soft answer − hard answer‖:\n");
-    fmt::print("{}", format_table(query_header, distance_rows));
-    lesson.say(fmt::format(
-        "\n(← marks the T of {} and {}.) A query that is k times longer has k times\n"
-        "the scores: being long is the same as a lower temperature. A query that ties\n"
-        "keys never sharpens: no temperature makes one of equal scores win.",
-        lesson.ref("soft-lookup"), lesson.ref("smooth")));
+    lesson.say("The weight on the best key:");
+    lesson.table(query_header, best_weight_rows);
+    lesson.say("The distance ‖soft answer − hard answer‖:");
+    lesson.table(query_header, distance_rows);
+    lesson.say(
+        fmt::format("(← marks the T of {} and {}.) A query that is k times longer has k times\n"
+                    "the scores: being long is the same as a lower temperature. A query that ties\n"
+                    "keys never sharpens: no temperature makes one of equal scores win.",
+                    lesson.ref("soft-lookup"), lesson.ref("smooth")));
 }
 
 // Step: every token of the sentence looks the others up; each row of the output as a sum of tokens.
@@ -232,20 +237,16 @@ void show_sentence(Lesson& lesson, const Sequence& seq, const ValueRetrieval& r,
         "key and value of a token are all its embedding: K = V = X, and\n"
         "weights = softmax(X · Xᵀ / √d_model{}) with d_model = {}.",
         temperature == 1.0f ? "" : " / T", cols(seq.X)));
-    lesson.show("X", "", seq.X, tokens, seq.dimensions, 1);
+    lesson.show("X", seq.X, ShowAs().labels(tokens, seq.dimensions).decimals(1));
     const std::string formula = temperature == 1.0f ? "softmax(X · Xᵀ / √d_model)"
                                                     : fmt::format("softmax(X · Xᵀ / √d_model / {})",
                                                                   temperature_text(temperature));
-    lesson.show("weights", formula, r.sentence_weights, tokens, tokens, 3);
-    lesson.show("output", "weights · V, with V = X", r.output, tokens, seq.dimensions, 2);
+    lesson.show("weights", r.sentence_weights, ShowAs(formula).labels(tokens, tokens).heat_map());
+    lesson.show("output", r.output, ShowAs("weights · V, with V = X").labels(tokens, seq.dimensions).decimals(2));
     lesson.say(
-        "\nRow i of the output is token i's context vector: the embeddings of the\n"
-        "sentence, mixed by row i of the weights. Read as a sum of the tokens' vectors:\n");
-    for (const std::size_t i : elided_indices(n))  // a long --input: the first and last rows
-        lesson.say(i == elided ? "⋮"
-                               : fmt::format("{} = {}", tokens[i],
-                                             format_combination(combination_of_row(r.sentence_weights, i, 4, 0.02f),
-                                                                tokens)));
+        "Row i of the output is token i's context vector: the embeddings of the\n"
+        "sentence, mixed by row i of the weights. Read as a sum of the tokens' vectors:");
+    lesson.say(combinations_of_rows(r.sentence_weights, tokens));
     std::size_t self_best = 0;
     float mean_largest = 0.0f;  // how peaked the rows are, on average
     for (std::size_t i = 0; i < n; ++i) {
@@ -253,17 +254,17 @@ void show_sentence(Lesson& lesson, const Sequence& seq, const ValueRetrieval& r,
         self_best += tokens[best] == tokens[i];
         mean_largest += r.sentence_weights(i, best) / static_cast<float>(n);
     }
-    lesson.say(fmt::format(
-        "\nIn {} of {} rows the largest weight is on the token itself (or a copy of it),\n"
-        "because nothing is as similar to a vector as itself (chapter 01's diagonal).\n"
-        "The largest weight of a row is {:.2f} on average:\n{}\n"
-        "Chapter 05 gives each token a query, a key and a value of its own, so that a\n"
-        "token can look for something other than itself.",
-        self_best, n, mean_largest,
-        mean_largest < 0.3f ? "the scores of these embeddings are small and close together, so each\n"
-                              "context vector is near the average of the sentence."
-                            : "at this temperature a token takes mostly itself, and its context vector\n"
-                              "is little more than its own embedding."));
+    lesson.say(
+        fmt::format("In {} of {} rows the largest weight is on the token itself (or a copy of it),\n"
+                    "because nothing is as similar to a vector as itself (chapter 01's diagonal).\n"
+                    "The largest weight of a row is {:.2f} on average:\n{}\n"
+                    "Chapter 05 gives each token a query, a key and a value of its own, so that a\n"
+                    "token can look for something other than itself.",
+                    self_best, n, mean_largest,
+                    mean_largest < 0.3f ? "the scores of these embeddings are small and close together, so each\n"
+                                          "context vector is near the average of the sentence."
+                                        : "at this temperature a token takes mostly itself, and its context vector\n"
+                                          "is little more than its own embedding."));
 }
 
 // The largest error of the sentence's weights and output against

@@ -57,9 +57,9 @@ void show_projections(Lesson& lesson, const Weights& W) {
         "query and a key fill the same slot. Read W_Q as \"a token that has this\n"
         "feature looks for…\", W_K as \"a token that has this feature offers…\".",
         W.W_Q.columns.size()));
-    lesson.show("W_Q", "", W.W_Q.values, W.W_Q.rows, W.W_Q.columns, 1);
-    lesson.show("W_K", "", W.W_K.values, W.W_K.rows, W.W_K.columns, 1);
-    lesson.show("W_V", "", W.W_V.values, W.W_V.rows, W.W_V.columns, 1);
+    lesson.show("W_Q", W.W_Q.values, ShowAs().labels(W.W_Q.rows, W.W_Q.columns).decimals(1));
+    lesson.show("W_K", W.W_K.values, ShowAs().labels(W.W_K.rows, W.W_K.columns).decimals(1));
+    lesson.show("W_V", W.W_V.values, ShowAs().labels(W.W_V.rows, W.W_V.columns).decimals(1));
 }
 
 // A vector written out as (0.000, 0.123, …).
@@ -72,24 +72,22 @@ std::string tuple_of_row(const Matrix& m, std::size_t i, int decimals) {
 // Step matrix-form: every intermediate, then each output row as a blend of value rows.
 void show_matrix_form(Lesson& lesson, const Labels& tokens, const Weights& W, const Projected& r) {
     const AttentionSteps& a = r.attention;
-    lesson.show("scores", "Q · Kᵀ", a.scores, tokens, tokens, 3, Picture::heat_map);
-    lesson.show("scaled_scores", fmt::format("scores / √{}", cols(r.K)), a.scaled_scores, tokens, tokens, 3);
-    lesson.show("weights", "softmax(scaled_scores)", a.weights, tokens, tokens, 3);
-    lesson.show("output", "weights · V", a.output, tokens, W.W_V.columns, 3);
-    lesson.say("\nEach output row is a blend of the value rows:\n");
-    for (const std::size_t i : elided_indices(tokens.size()))  // a long --input: the first and last rows
-        lesson.say(i == elided ? "⋮"
-                               : fmt::format("{} = {}", tokens[i],
-                                             format_combination(combination_of_row(a.weights, i, 4, 0.02f), tokens)));
+    lesson.show("scores", a.scores, ShowAs("Q · Kᵀ").labels(tokens, tokens).heat_map());
+    lesson.show("scaled_scores", a.scaled_scores,
+                ShowAs(fmt::format("scores / √{}", cols(r.K))).labels(tokens, tokens));
+    lesson.show("weights", a.weights, ShowAs("softmax(scaled_scores)").labels(tokens, tokens).heat_map());
+    lesson.show("output", a.output, ShowAs("weights · V").labels(tokens, W.W_V.columns));
+    lesson.say("Each output row is a blend of the value rows:");
+    lesson.say(combinations_of_rows(a.weights, tokens));
 }
 
 // Step loop-form: the last query, term by term, from the loops of math.cpp.
 void show_loop_form(Lesson& lesson, const Labels& tokens, const Projected& r) {
-    lesson.say(fmt::format(
-        "Papers often write attention one query at a time. Computed with plain loops\n"
-        "for every query, it gives the matrices of {} (checked at the end). Here\n"
-        "is one query, term by term:\n",
-        lesson.ref("matrix-form")));
+    lesson.say(
+        fmt::format("Papers often write attention one query at a time. Computed with plain loops\n"
+                    "for every query, it gives the matrices of {} (checked at the end). Here\n"
+                    "is one query, term by term:",
+                    lesson.ref("matrix-form")));
     const LoopForm& loops = r.loops;
     lesson.keep_for_dump("loops_scores", loops.scores, tokens, tokens);  // every query, not only the last
     lesson.keep_for_dump("loops_scaled_scores", loops.scaled_scores, tokens, tokens);
@@ -108,7 +106,7 @@ void show_loop_form(Lesson& lesson, const Labels& tokens, const Projected& r) {
                          fmt::format("{:.3f}", loops.weights(last, j)), tuple_of_row(r.last_query_terms, j, 3)});
     }
     table.push_back({"Σ", "", "", "", tuple_of_row(loops.output, last, 3)});
-    fmt::print("{}", format_table({"key j", "q·k_j", "q·k_j / √d_k", "softmax_j", "softmax_j · v_j"}, table));
+    lesson.table({"key j", "q·k_j", "q·k_j / √d_k", "softmax_j", "softmax_j · v_j"}, table);
 }
 
 // Rounding alone leaves float scores of size S asymmetric by ~S · 1e-7, so an
@@ -124,20 +122,23 @@ void show_asymmetry(Lesson& lesson, const Labels& tokens, const Projected& r) {
         "Now q_i · k_j = x_i W_Q · x_j W_K and q_j · k_i = x_j W_Q · x_i W_K are different\n"
         "products.");
     if (tokens.size() < 2)
-        lesson.say("With one token there is a single score, the token's query against its own\n"
-                   "key: nothing to compare it with.");
+        lesson.say_under(
+            "With one token there is a single score, the token's query against its own\n"
+            "key: nothing to compare it with.");
     else if (a.amount > asymmetry_threshold(s))
-        lesson.say(fmt::format("\"{}\" → \"{}\" scores {}, but \"{}\" → \"{}\" scores {}: what a token looks\n"
-                               "for is not what it offers.",
-                               tokens[a.i], tokens[a.j], format_number(s(a.i, a.j), 3), tokens[a.j], tokens[a.i],
-                               format_number(s(a.j, a.i), 3)));
+        lesson.say_under(
+            fmt::format("\"{}\" → \"{}\" scores {}, but \"{}\" → \"{}\" scores {}: what a token looks\n"
+                        "for is not what it offers.",
+                        tokens[a.i], tokens[a.j], format_number(s(a.i, a.j), 3), tokens[a.j], tokens[a.i],
+                        format_number(s(a.j, a.i), 3)));
     else
-        lesson.say(
+        lesson.say_under(
             "Yet these scores are symmetric: W_Q · W_Kᵀ is a symmetric matrix (as when\n"
             "W_K = W_Q), so every token offers exactly what it looks for.");
-    lesson.say(fmt::format("And a token need not be its own best match: {} of {} queries score another\n"
-                           "token highest.",
-                           r.not_self, tokens.size()));
+    lesson.say_under(
+        fmt::format("And a token need not be its own best match: {} of {} queries score another\n"
+                    "token highest.",
+                    r.not_self, tokens.size()));
 }
 
 // Step its-and-law: the row of "its" without and with projections.
@@ -160,33 +161,35 @@ void show_law(Lesson& lesson, const Sequence& law, const Weights& W, const RawAn
     lesson.keep_for_dump("law_scaled_scores", r.projected.scaled_scores);
     // The whole 12 × 12 maps go to --dump and --svg; the row of "its" is printed below.
     lesson.keep_for_dump("law_weights_raw", raw);
-    lesson.picture("law_weights_raw", "softmax(law_X · law_Xᵀ / √d_model)", raw, law.tokens, law.tokens, 2);
+    lesson.picture("law_weights_raw", raw,
+                   ShowAs("softmax(law_X · law_Xᵀ / √d_model)").labels(law.tokens, law.tokens).decimals(2));
     lesson.keep_for_dump("law_Q", r.Q);
     lesson.keep_for_dump("law_K", r.K);
     lesson.keep_for_dump("law_V", r.V);
     lesson.keep_for_dump("law_weights", projected);
-    lesson.picture("law_weights", "softmax(law_Q · law_Kᵀ / √d_k)", projected, law.tokens, law.tokens, 2);
+    lesson.picture("law_weights", projected,
+                   ShowAs("softmax(law_Q · law_Kᵀ / √d_k)").labels(law.tokens, law.tokens).decimals(2));
     lesson.keep_for_dump("law_output", r.projected.output);
     std::vector<TextRow> table;
     for (std::size_t j = 0; j < law.tokens.size(); ++j)
         table.push_back({law.tokens[j], fmt::format("{:.3f}", raw(its, j)), fmt::format("{:.3f}", projected(its, j))});
     lesson.say(
-        "\nThe weights of \"its\", side by side: law_weights_raw = softmax(X · Xᵀ / √d_model)\n"
-        "without projections, law_weights = softmax(Q · Kᵀ / √d_k) with them.\n");
-    fmt::print("{}", format_table({"key", "law_weights_raw", "law_weights"}, table));
+        "The weights of \"its\", side by side: law_weights_raw = softmax(X · Xᵀ / √d_model)\n"
+        "without projections, law_weights = softmax(Q · Kᵀ / √d_k) with them.");
+    lesson.table({"key", "law_weights_raw", "law_weights"}, table);
     const std::size_t raw_best = argmax_of_row(raw, its), projected_best = argmax_of_row(projected, its);
     std::vector<std::string> output;
     for (std::size_t d = 0; d < cols(r.projected.output); ++d)
         output.push_back(W.W_V.columns[d] + " " + format_number(r.projected.output(its, d), 2));
-    lesson.say(fmt::format(
-        "\nRaw, \"its\" puts its largest weight on \"{}\" ({:.3f}); projected, on \"{}\" ({:.3f}):\n"
-        "  raw        its = {}\n"
-        "  projected  its = {}\n"
-        "and the output of \"its\", law_weights · law_V, is\n"
-        "  ({})",
-        law.tokens[raw_best], raw(its, raw_best), law.tokens[projected_best], projected(its, projected_best),
-        format_combination(combination_of_row(raw, its, 3), law.tokens),
-        format_combination(combination_of_row(projected, its, 3), law.tokens), fmt::join(output, ", ")));
+    lesson.say(
+        fmt::format("Raw, \"its\" puts its largest weight on \"{}\" ({:.3f}); projected, on \"{}\" ({:.3f}):\n"
+                    "  raw        its = {}\n"
+                    "  projected  its = {}\n"
+                    "and the output of \"its\", law_weights · law_V, is\n"
+                    "  ({})",
+                    law.tokens[raw_best], raw(its, raw_best), law.tokens[projected_best],
+                    projected(its, projected_best), format_combination(combination_of_row(raw, its, 3), law.tokens),
+                    format_combination(combination_of_row(projected, its, 3), law.tokens), fmt::join(output, ", ")));
 }
 
 // Step w-qk: W_Q · W_Kᵀ and its strongest entries.
@@ -197,7 +200,7 @@ void show_w_qk(Lesson& lesson, const Labels& dims, const Projected& r) {
         "says how much feature a of the query looks for feature b of the key. Raw\n"
         "similarity is the case W_Q · W_Kᵀ = I: each feature looks only for itself.\n"
         "Rows: the query's features; columns: the key's.");
-    lesson.show("W_QK", "W_Q · W_Kᵀ", W_QK, dims, dims, 1, Picture::heat_map);
+    lesson.show("W_QK", W_QK, ShowAs("W_Q · W_Kᵀ").labels(dims, dims).decimals(1).heat_map());
     std::vector<std::pair<std::size_t, std::size_t>> entries;
     for (std::size_t a = 0; a < rows(W_QK); ++a)
         for (std::size_t b = 0; b < cols(W_QK); ++b) entries.emplace_back(a, b);
@@ -209,12 +212,12 @@ void show_w_qk(Lesson& lesson, const Labels& dims, const Projected& r) {
         const auto [a, b] = entries[e];
         strongest.push_back({dims[a], dims[b], fmt::format("{:.1f}", W_QK(a, b))});
     }
-    lesson.say("\nThe strongest links:\n");
-    fmt::print("{}", format_table({"query feature", "looks for key feature", "W_Q · W_Kᵀ"}, strongest));
+    lesson.say("The strongest links:");
+    lesson.table({"query feature", "looks for key feature", "W_Q · W_Kᵀ"}, strongest);
     lesson.say(r.qk_symmetric
-                   ? fmt::format("\nHere W_Q · W_Kᵀ is symmetric, so the scores are symmetric too ({}).",
+                   ? fmt::format("Here W_Q · W_Kᵀ is symmetric, so the scores are symmetric too ({}).",
                                  lesson.ref("asymmetry"))
-                   : fmt::format("\nW_Q · W_Kᵀ is not symmetric: \"a looks for b\" does not mean \"b looks for a\".\n"
+                   : fmt::format("W_Q · W_Kᵀ is not symmetric: \"a looks for b\" does not mean \"b looks for a\".\n"
                                  "That is where the asymmetry of {} comes from.",
                                  lesson.ref("asymmetry")));
 }
@@ -300,14 +303,14 @@ Law the_law(const Sequence& seq, const Weights& W) {
 void show_sequence(Lesson& lesson, const Sequence& seq, const std::string& input) {
     lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
                            input.empty() ? default_sentence : join_elided(seq.tokens, " ")));
-    lesson.show("X", "", seq.X, seq.tokens, seq.dimensions, 1);
+    lesson.show("X", seq.X, ShowAs().labels(seq.tokens, seq.dimensions).decimals(1));
 }
 
 // Step qkv: the three projections of X.
 void show_qkv(Lesson& lesson, const Labels& tokens, const Weights& W, const Projected& r) {
-    lesson.show("Q", "X · W_Q", r.Q, tokens, W.W_Q.columns, 2);
-    lesson.show("K", "X · W_K", r.K, tokens, W.W_K.columns, 2);
-    lesson.show("V", "X · W_V", r.V, tokens, W.W_V.columns, 2);
+    lesson.show("Q", r.Q, ShowAs("X · W_Q").labels(tokens, W.W_Q.columns).decimals(2));
+    lesson.show("K", r.K, ShowAs("X · W_K").labels(tokens, W.W_K.columns).decimals(2));
+    lesson.show("V", r.V, ShowAs("X · W_V").labels(tokens, W.W_V.columns).decimals(2));
 }
 
 // Step its-and-law: the law sentence, or why it is skipped.

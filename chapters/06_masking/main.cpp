@@ -69,22 +69,22 @@ void show_other_way(Lesson& lesson, const Labels& tokens, std::size_t q, const C
         table.push_back({tokens[j], fmt::format("{:.3f}", c.unmasked(q, j)), c.mask(q, j) != 0.0f ? "yes" : "no",
                          fmt::format("{:.3f}", c.renormalised(q, j)), fmt::format("{:.3f}", c.steps.weights(q, j))});
     }
-    fmt::print("\n{}", format_table({"key", "softmax over all", "visible", "÷ what is left", "−inf way"}, table));
+    lesson.table({"key", "softmax over all", "visible", "÷ what is left", "−inf way"}, table);
     const bool sound = c.kept[q] >= std::numeric_limits<float>::min();
-    lesson.say(fmt::format("\nThe visible keys kept {:.3f} of the weight; {}.\n"
-                           "The −inf way is the one models use: one softmax, and no division by a sum\n"
-                           "that can underflow to 0 when a hidden key has a much larger score.",
-                           c.kept[q], sound ? "dividing by it gives the −inf weights" : "there is nothing to divide by"));
+    lesson.say(
+        fmt::format("The visible keys kept {:.3f} of the weight; {}.\n"
+                    "The −inf way is the one models use: one softmax, and no division by a sum\n"
+                    "that can underflow to 0 when a hidden key has a much larger score.",
+                    c.kept[q], sound ? "dividing by it gives the −inf weights" : "there is nothing to divide by"));
     if (c.broken_rows.empty()) return;
     const std::size_t b = c.broken_rows.front();
     const double lead = hidden_lead(c.steps.scaled_scores, c.mask, b);
     lesson.say(fmt::format(
-        "\nWith these scores it does underflow. For {} of the {} queries (the first: \"{}\") a\n"
+        "With these scores it does underflow. For {} of the {} queries (the first: \"{}\") a\n"
         "hidden key scores {:.3g} more than every visible key, so the visible keys keep\n"
         "about exp(−{:.3g}) of the weight. In float32 that is\n{}\n"
         "The self-check compares the two ways only on the other {} rows.",
-        c.broken_rows.size(), tokens.size(), tokens[b], lead, lead, what_was_kept(c.kept[b]),
-        c.sound_rows.size()));
+        c.broken_rows.size(), tokens.size(), tokens[b], lead, lead, what_was_kept(c.kept[b]), c.sound_rows.size()));
 }
 
 // Step padding: a batch of two sentences, the short one padded on the right.
@@ -96,26 +96,31 @@ void show_padding(Lesson& lesson, const Labels& short_tokens, const Projections&
                            "embedding is 0. The padding mask has one row per sentence: 1 for a real\n"
                            "token, 0 for a pad.",
                            short_sentence, short_n, length, length - short_n, pad_token));
-    lesson.show("padding_mask", "1 = real token, 0 = pad", p.padding, {"sentence0", "sentence1"},
-                numbered("", length), 0);
-    lesson.say("\nSentence 0 fills the batch: its row is all ones and its attention is the\n"
-               "plain one. Sentence 1's row hides the pad keys from every query:");
+    lesson.show("padding_mask", p.padding,
+                ShowAs("1 = real token, 0 = pad")
+                    .labels({"sentence0", "sentence1"}, numbered("", length))
+                    .decimals(0)
+                    .heat_map());
+    lesson.say(
+        "Sentence 0 fills the batch: its row is all ones and its attention is the\n"
+        "plain one. Sentence 1's row hides the pad keys from every query:");
     lesson.keep_for_dump("padded_X", p.X);
     lesson.keep_for_dump("padded_mask", p.mask);
-    lesson.show("padded_scores", "Q · Kᵀ / √d_k, −inf at the pad keys", p.batch.masked_scores, tokens, tokens, 2);
-    lesson.show("padded_weights", "softmax(padded_scores)", p.batch.weights, tokens, tokens);
-    lesson.show("padded_output", "padded_weights · V", p.batch.output, tokens, W.W_V.columns);
-    lesson.say(fmt::format(
-        "\nThe pad columns are 0, so the {} real tokens get exactly the output they get\n"
-        "alone, without the pads. Without the mask, a pad's key is 0, its score 0, and\n"
-        "each real token would give the pads {:.2f} of its weight (\"forum\": {:.2f}).\n"
-        "\n"
-        "The pad rows are queries too. A pad's query is 0, so it scores every real key\n"
-        "0 and spreads its weight evenly over them. Its output is a meaningless row,\n"
-        "and that does not matter: nothing reads it. The loss skips pad positions, and\n"
-        "in every later layer the pads are hidden again as keys.",
-        short_n, 1.0f - weight_on_first(p.unmasked.weights, 0, short_n),
-        1.0f - weight_on_first(p.unmasked.weights, 1, short_n)));
+    lesson.show("padded_scores", p.batch.masked_scores,
+                ShowAs("Q · Kᵀ / √d_k, −inf at the pad keys").labels(tokens, tokens).decimals(2));
+    lesson.show("padded_weights", p.batch.weights, ShowAs("softmax(padded_scores)").labels(tokens, tokens).heat_map());
+    lesson.show("padded_output", p.batch.output, ShowAs("padded_weights · V").labels(tokens, W.W_V.columns));
+    lesson.say(
+        fmt::format("The pad columns are 0, so the {} real tokens get exactly the output they get\n"
+                    "alone, without the pads. Without the mask, a pad's key is 0, its score 0, and\n"
+                    "each real token would give the pads {:.2f} of its weight (\"forum\": {:.2f}).\n"
+                    "\n"
+                    "The pad rows are queries too. A pad's query is 0, so it scores every real key\n"
+                    "0 and spreads its weight evenly over them. Its output is a meaningless row,\n"
+                    "and that does not matter: nothing reads it. The loss skips pad positions, and\n"
+                    "in every later layer the pads are hidden again as keys.",
+                    short_n, 1.0f - weight_on_first(p.unmasked.weights, 0, short_n),
+                    1.0f - weight_on_first(p.unmasked.weights, 1, short_n)));
 }
 
 // Step empty-rows: left padding and the causal mask leave the pads nothing to see.
@@ -125,25 +130,25 @@ void show_empty_rows(Lesson& lesson, const Labels& short_tokens, const Projectio
                "the next token is written. Combine the causal mask with the padding mask\n"
                "(multiply them): the pads at the start see only keys at or before them, which\n"
                "are pads. Their rows hide every key.");
-    lesson.show("left_mask", "causal · padding", l.mask, tokens, tokens, 0);
+    lesson.show("left_mask", l.mask, ShowAs("causal · padding").labels(tokens, tokens).decimals(0).heat_map());
     lesson.keep_for_dump("left_X", l.X);
-    lesson.show("left_scores", "Q · Kᵀ / √d_k, −inf where left_mask = 0", l.generation.masked_scores, tokens,
-                tokens, 2);
+    lesson.show("left_scores", l.generation.masked_scores,
+                ShowAs("Q · Kᵀ / √d_k, −inf where left_mask = 0").labels(tokens, tokens).decimals(2));
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     const std::string nan = format_number(minus_infinity - minus_infinity, 3);
     const std::string textbook = format_number(std::exp(minus_infinity - minus_infinity), 3);  // row 0
-    lesson.say(fmt::format(
-        "\nThe textbook softmax of row 0 subtracts the row maximum: −inf − (−inf) = {},\n"
-        "and exp({}) = {}, so every weight of the row would be {}. NaN spreads: in\n"
-        "weights · V, a weight of 0 times a NaN value is NaN again, so one NaN pad\n"
-        "would reach every real token in the next layer. A row with no visible key\n"
-        "has no weight to give: masked_softmax_rows makes it all zeros, and its output\n"
-        "is a zero row. PyTorch's scaled_dot_product_attention does the same since\n"
-        "version 2.5 (a mask that hides a whole row gives zeros); earlier versions give\n"
-        "NaN there, and a plain torch.softmax over a row of −inf still does.",
-        nan, nan, textbook, textbook));
-    lesson.show("left_weights", "softmax(left_scores)", l.generation.weights, tokens, tokens);
-    lesson.show("left_output", "left_weights · V", l.generation.output, tokens, W.W_V.columns);
+    lesson.say(
+        fmt::format("The textbook softmax of row 0 subtracts the row maximum: −inf − (−inf) = {},\n"
+                    "and exp({}) = {}, so every weight of the row would be {}. NaN spreads: in\n"
+                    "weights · V, a weight of 0 times a NaN value is NaN again, so one NaN pad\n"
+                    "would reach every real token in the next layer. A row with no visible key\n"
+                    "has no weight to give: masked_softmax_rows makes it all zeros, and its output\n"
+                    "is a zero row. PyTorch's scaled_dot_product_attention does the same since\n"
+                    "version 2.5 (a mask that hides a whole row gives zeros); earlier versions give\n"
+                    "NaN there, and a plain torch.softmax over a row of −inf still does.",
+                    nan, nan, textbook, textbook));
+    lesson.show("left_weights", l.generation.weights, ShowAs("softmax(left_scores)").labels(tokens, tokens).heat_map());
+    lesson.show("left_output", l.generation.output, ShowAs("left_weights · V").labels(tokens, W.W_V.columns));
 }
 
 // Every weight that `hidden(i, j)` says a key must not get is exactly 0. The rule is
@@ -246,13 +251,13 @@ void show_sentence(Lesson& lesson, const Sequence& seq, const Projections& W, co
     const Labels& tokens = seq.tokens;
     lesson.say("As in chapter 05: the embeddings X times the hand-made projections of\n"
                "data/projections/ give each token a query, a key and a value (d_k = 4).");
-    lesson.show("X", "", seq.X, tokens, seq.dimensions, 1);  // (n × d_model)
+    lesson.show("X", seq.X, ShowAs().labels(tokens, seq.dimensions).decimals(1));  // (n × d_model)
     lesson.keep_for_dump("W_Q", W.W_Q.values);               // (d_model × d_k), as read
     lesson.keep_for_dump("W_K", W.W_K.values);
     lesson.keep_for_dump("W_V", W.W_V.values);
-    lesson.show("Q", "X · W_Q", c.p.Q, tokens, W.W_Q.columns, 2);
-    lesson.show("K", "X · W_K", c.p.K, tokens, W.W_K.columns, 2);
-    lesson.show("V", "X · W_V", c.p.V, tokens, W.W_V.columns, 2);
+    lesson.show("Q", c.p.Q, ShowAs("X · W_Q").labels(tokens, W.W_Q.columns).decimals(2));
+    lesson.show("K", c.p.K, ShowAs("X · W_K").labels(tokens, W.W_K.columns).decimals(2));
+    lesson.show("V", c.p.V, ShowAs("X · W_V").labels(tokens, W.W_V.columns).decimals(2));
 }
 
 // Step causal-mask: the lower triangle.
@@ -261,7 +266,7 @@ void show_causal_mask(Lesson& lesson, const Labels& tokens, const Causal& c) {
                "position predicts the next token in parallel, so position i must not see\n"
                "the tokens after it: they are the answer. mask(i, j) = 1 when key j may be\n"
                "seen by query i (j ≤ i), 0 when it is hidden: a lower triangle.");
-    lesson.show("mask", "1 where j ≤ i", c.mask, tokens, tokens, 0);
+    lesson.show("mask", c.mask, ShowAs("1 where j ≤ i").labels(tokens, tokens).decimals(0).heat_map());
 }
 
 // Step masked-scores: −inf where the mask is 0.
@@ -270,7 +275,8 @@ void show_masked_scores(Lesson& lesson, const Labels& tokens, const Causal& c) {
                "cheaper than skipping half of it); then every hidden score is replaced by −inf.");
     lesson.keep_for_dump("scores", c.steps.scores);                // (n × n) Q · Kᵀ
     lesson.keep_for_dump("scaled_scores", c.steps.scaled_scores);  // (n × n) / √d_k
-    lesson.show("masked_scores", "Q · Kᵀ / √d_k, −inf where mask = 0", c.steps.masked_scores, tokens, tokens, 2);
+    lesson.show("masked_scores", c.steps.masked_scores,
+                ShowAs("Q · Kᵀ / √d_k, −inf where mask = 0").labels(tokens, tokens).decimals(2));
 }
 
 // Step weights: the softmax of the masked scores, and the output.
@@ -279,12 +285,13 @@ void show_weights(Lesson& lesson, const Labels& tokens, const Projections& W, co
     lesson.say("exp(−inf) = 0, so each hidden key's weight is exactly 0, and the softmax\n"
                "shares the whole weight of 1 among the visible keys. The first token sees\n"
                "only itself: its weight on itself is 1.");
-    lesson.show("weights", "softmax(masked_scores)", c.steps.weights, tokens, tokens);
-    lesson.show("output", "weights · V", c.steps.output, tokens, W.W_V.columns);
+    lesson.show("weights", c.steps.weights, ShowAs("softmax(masked_scores)").labels(tokens, tokens).heat_map());
+    lesson.show("output", c.steps.output, ShowAs("weights · V").labels(tokens, W.W_V.columns));
     if (it < tokens.size() && animal < it)
-        lesson.say(fmt::format("\n\"it\" still finds \"animal\" ({:.2f}): the word it stands for came before it.\n"
-                               "Hiding the future costs \"it\" nothing here.",
-                               c.steps.weights(it, animal)));
+        lesson.say(
+            fmt::format("\"it\" still finds \"animal\" ({:.2f}): the word it stands for came before it.\n"
+                        "Hiding the future costs \"it\" nothing here.",
+                        c.steps.weights(it, animal)));
 }
 
 }  // namespace

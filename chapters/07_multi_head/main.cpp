@@ -18,10 +18,8 @@
 #include <fmt/format.h>
 
 #include "chapters/07_multi_head/math.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/sequence.hpp"
-#include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/text_width.hpp"
 #include "common/math/attention_parameters.hpp"
@@ -76,11 +74,11 @@ void show_heads(Lesson& lesson, const Labels& tokens, const Labels& by_head, con
         const Labels slice(by_head.begin() + static_cast<long>(i * r.d_k),
                            by_head.begin() + static_cast<long>((i + 1) * r.d_k));
         const std::string cols_text = fmt::format("[:, {}:{}]", i * r.d_k, (i + 1) * r.d_k);
-        lesson.show(fmt::format("head{}_Q", i), "X · W_Q" + cols_text, one.Q, tokens, slice, 2);
-        lesson.show(fmt::format("head{}_K", i), "X · W_K" + cols_text, one.K, tokens, slice, 2);
-        lesson.show(fmt::format("head{}_V", i), "X · W_V" + cols_text, one.V, tokens, slice, 2);
-        lesson.show(fmt::format("head{}_output", i), fmt::format("head{}_weights · V_{}", i, i), one.output, tokens,
-                    slice, 3);
+        lesson.show(fmt::format("head{}_Q", i), one.Q, ShowAs("X · W_Q" + cols_text).labels(tokens, slice).decimals(2));
+        lesson.show(fmt::format("head{}_K", i), one.K, ShowAs("X · W_K" + cols_text).labels(tokens, slice).decimals(2));
+        lesson.show(fmt::format("head{}_V", i), one.V, ShowAs("X · W_V" + cols_text).labels(tokens, slice).decimals(2));
+        lesson.show(fmt::format("head{}_output", i), one.output,
+                    ShowAs(fmt::format("head{}_weights · V_{}", i, i)).labels(tokens, slice));
     }
 }
 
@@ -90,22 +88,15 @@ void show_side_by_side(Lesson& lesson, const Labels& tokens, const MultiHeadLess
         "head{{i}}_weights = softmax(Q_i · K_iᵀ / √{}). Same tokens, different slices of\n"
         "the weights: each head spreads its attention its own way.",
         r.d_k));
-    std::vector<std::string> blocks;
-    for (std::size_t i = 0; i < r.h; ++i) {
-        const std::string name = fmt::format("head{}_weights", i);
-        blocks.push_back(format_matrix(name, "", r.heads[i].weights, tokens, tokens, lesson.style()));
-        lesson.keep_for_dump(name, r.heads[i].weights);
-        lesson.picture(name, fmt::format("softmax(Q_{0} · K_{0}ᵀ / √d_k)", i), r.heads[i].weights, tokens, tokens);
-    }
-    fmt::print("{}", side_by_side(blocks, 110));
+    std::vector<Lesson::Shown> weights;
+    for (std::size_t i = 0; i < r.h; ++i)
+        weights.push_back({fmt::format("head{}_weights", i), r.heads[i].weights,  // the formula is said above
+                           ShowAs().labels(tokens, tokens).heat_map()});
+    lesson.show_side_by_side(weights);
     std::vector<TextRow> favourites;
     TextRow header{"query"};
     for (std::size_t i = 0; i < r.h; ++i) header.push_back(fmt::format("head {} looks most at", i));
-    for (const std::size_t q : elided_indices(tokens.size())) {
-        if (q == elided) {
-            favourites.push_back({"…"});
-            continue;
-        }
+    for (std::size_t q = 0; q < tokens.size(); ++q) {  // a long --input: the table shows the first and last
         TextRow row{tokens[q]};
         for (const OneHead& one : r.heads) {
             const std::size_t best = argmax_of_row(one.weights, q);
@@ -113,11 +104,11 @@ void show_side_by_side(Lesson& lesson, const Labels& tokens, const MultiHeadLess
         }
         favourites.push_back(row);
     }
-    fmt::print("\n{}", format_table(header, favourites));
+    lesson.table(header, favourites);
 }
 
 // Step: the sizes of the projections, in this chapter and in two real models.
-void show_sizes(std::size_t d_model, std::size_t h, const MultiHeadWeights& W) {
+void show_sizes(Lesson& lesson, std::size_t d_model, std::size_t h, const MultiHeadWeights& W) {
     using B = AttentionBiases;
     const std::uint64_t ours = W.W_Q.size() + W.W_K.size() + W.W_V.size() + W.W_O.size();
     const std::size_t pw = grouped(attention_parameters(768, B::with_biases)).size();
@@ -132,14 +123,13 @@ void show_sizes(std::size_t d_model, std::size_t h, const MultiHeadWeights& W) {
                        biases ? fmt::format("4 · {}", d) : "none",
                        grouped(count, pw)};
     };
-    fmt::print("\n{}", format_table({"model", "d_model", "h", "d_k", "W_Q_i per head", "W_Q, W_K, W_V, W_O",
-                                     "biases", "parameters"},
-                                    {model_row("this chapter", d_model, h, false, ours),
-                                     model_row("Transformer Base", 512, 8, false, attention_parameters(512, B::none)),
-                                     model_row("GPT-2 small", 768, 12, true, attention_parameters(768, B::with_biases))}));
+    lesson.table({"model", "d_model", "h", "d_k", "W_Q_i per head", "W_Q, W_K, W_V, W_O", "biases", "parameters"},
+                 {model_row("this chapter", d_model, h, false, ours),
+                  model_row("Transformer Base", 512, 8, false, attention_parameters(512, B::none)),
+                  model_row("GPT-2 small", 768, 12, true, attention_parameters(768, B::with_biases))});
 }
 
-void print_cost_table(std::size_t n, std::size_t d_model, std::size_t h) {
+void print_cost_table(Lesson& lesson, std::size_t n, std::size_t d_model, std::size_t h) {
     const Cost one = multi_head_cost(n, d_model, 1), many = multi_head_cost(n, d_model, h);
     const std::string one_head = fmt::format("1 head, d_k = {}", d_model);
     const std::string h_heads = fmt::format("{} heads, d_k = {}", h, d_model / h);
@@ -148,13 +138,14 @@ void print_cost_table(std::size_t n, std::size_t d_model, std::size_t h) {
     const auto row = [&](const std::string& piece, const std::string& formula, std::uint64_t a, std::uint64_t b) {
         return TextRow{piece, formula, grouped(a, w1), grouped(b, w2)};
     };
-    fmt::print("\nn = {}, d_model = {}:\n{}", n, d_model,
-               format_table({"product", "multiply-adds", one_head, h_heads},
-                            {row("X · W_Q, X · W_K, X · W_V", "3 · h · n · d_model · d_k", one.projections, many.projections),
-                             row("Q_i · K_iᵀ", "h · n · d_k · n", one.scores, many.scores),
-                             row("weights_i · V_i", "h · n · n · d_v", one.mix, many.mix),
-                             row("concat · W_O", "n · h·d_v · d_model", one.output, many.output),
-                             row("total", "4·n·d_model² + 2·n²·d_model", one.total(), many.total())}));
+    lesson.say(fmt::format(
+        "n = {}, d_model = {}:\n{}", n, d_model,
+        format_table({"product", "multiply-adds", one_head, h_heads},
+                     {row("X · W_Q, X · W_K, X · W_V", "3 · h · n · d_model · d_k", one.projections, many.projections),
+                      row("Q_i · K_iᵀ", "h · n · d_k · n", one.scores, many.scores),
+                      row("weights_i · V_i", "h · n · n · d_v", one.mix, many.mix),
+                      row("concat · W_O", "n · h·d_v · d_model", one.output, many.output),
+                      row("total", "4·n·d_model² + 2·n²·d_model", one.total(), many.total())})));
 }
 
 // The claim that the heads differ: the two most alike heads still place some weight differently.
@@ -245,7 +236,7 @@ void show_sequence(const Shown& s) {
                              n, d_model, s.r.h, s.r.d_k,
                              s.input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
                                              : "The embeddings are the rows of " + s.input + "."));
-    s.lesson.show("X", "", s.seq.X, s.seq.tokens, s.seq.dimensions, 2);
+    s.lesson.show("X", s.seq.X, ShowAs().labels(s.seq.tokens, s.seq.dimensions).decimals(2));
 }
 
 // Step: the four projections, their columns labelled by head.
@@ -255,10 +246,10 @@ void show_weights(const Shown& s) {
         "[i·d_k, (i+1)·d_k); the column labels say which head (h1:2 is head 1's\n"
         "third column). W_O is (h·d_v × d_model): head i's output meets its rows.",
         cols(s.seq.X), s.r.h * s.r.d_k));
-    s.lesson.show("W_Q", "", s.W.W_Q, s.seq.dimensions, s.by_head, 2);
-    s.lesson.show("W_K", "", s.W.W_K, s.seq.dimensions, s.by_head, 2);
-    s.lesson.show("W_V", "", s.W.W_V, s.seq.dimensions, s.by_head, 2);
-    s.lesson.show("W_O", "", s.W.W_O, s.by_head, s.seq.dimensions, 2);
+    s.lesson.show("W_Q", s.W.W_Q, ShowAs().labels(s.seq.dimensions, s.by_head).decimals(2));
+    s.lesson.show("W_K", s.W.W_K, ShowAs().labels(s.seq.dimensions, s.by_head).decimals(2));
+    s.lesson.show("W_V", s.W.W_V, ShowAs().labels(s.seq.dimensions, s.by_head).decimals(2));
+    s.lesson.show("W_O", s.W.W_O, ShowAs().labels(s.by_head, s.seq.dimensions).decimals(2));
 }
 
 // Step: concat and output.
@@ -272,8 +263,8 @@ void show_concat(const Shown& s) {
     const std::string pieces = h == 1   ? "head0_output"
                                : h == 2 ? "[head0_output, head1_output]"
                                         : fmt::format("[head0_output, …, head{}_output]", h - 1);
-    s.lesson.show("concat", pieces, s.r.concat, s.seq.tokens, s.by_head);
-    s.lesson.show("output", "concat · W_O", s.r.output, s.seq.tokens, s.seq.dimensions);
+    s.lesson.show("concat", s.r.concat, ShowAs(pieces).labels(s.seq.tokens, s.by_head));
+    s.lesson.show("output", s.r.output, ShowAs("concat · W_O").labels(s.seq.tokens, s.seq.dimensions));
 }
 
 // Step: one projection, then split_into_heads.
@@ -289,9 +280,9 @@ void show_split(const Shown& s) {
         "Attention runs on every block; the blocks are swapped and reshaped back\n"
         "to (n × h·d_v), which is concat.",
         n, d_model, n, h, d_k, h, n, d_k));
-    s.lesson.show("Q", "X · W_Q", s.r.Q, s.seq.tokens, s.by_head, 2);
-    fmt::print("\nsplit_into_heads(Q): ({} × {} × {});  block 0 = head0_Q, …, block {} = head{}_Q\n", s.r.Q_split.shape(0),
-               s.r.Q_split.shape(1), s.r.Q_split.shape(2), h - 1, h - 1);
+    s.lesson.show("Q", s.r.Q, ShowAs("X · W_Q").labels(s.seq.tokens, s.by_head).decimals(2));
+    s.lesson.say(fmt::format("split_into_heads(Q): ({} × {} × {});  block 0 = head0_Q, …, block {} = head{}_Q",
+                             s.r.Q_split.shape(0), s.r.Q_split.shape(1), s.r.Q_split.shape(2), h - 1, h - 1));
 }
 
 // Step: the real sizes.
@@ -300,9 +291,9 @@ void show_real_sizes(const Shown& s) {
         "Every head has d_k = d_model / h, so the four projections are (d_model × d_model)\n"
         "whatever h is. GPT-2 adds a bias to each projection (in its checkpoint: c_attn\n"
         "(768 × 2304) holds W_Q, W_K, W_V side by side, c_proj (768 × 768) is W_O).");
-    show_sizes(cols(s.seq.X), s.r.h, s.W);
+    show_sizes(s.lesson, cols(s.seq.X), s.r.h, s.W);
     s.lesson.say(
-        "\nThe parameters are computed from the shapes, 4·d_model² (+ 4·d_model biases).\n"
+        "The parameters are computed from the shapes, 4·d_model² (+ 4·d_model biases).\n"
         "The Transformer paper writes its attention without biases, and publishes only\n"
         "whole-model sizes: 65 M parameters for Transformer Base (its Table 3).");
 }
@@ -313,8 +304,8 @@ void show_cost(const Shown& s) {
         "h heads of width d_model / h make h times as many products, each h times\n"
         "narrower: the multiply-adds are the same as for one head of width d_model.\n"
         "Only the softmax grows: h · n² exponentials instead of n².");
-    print_cost_table(rows(s.seq.X), cols(s.seq.X), s.r.h);
-    print_cost_table(512, 512, 8);
+    print_cost_table(s.lesson, rows(s.seq.X), cols(s.seq.X), s.r.h);
+    print_cost_table(s.lesson, 512, 512, 8);
 }
 
 }  // namespace

@@ -58,22 +58,24 @@ struct Weights {
 // Step who-asks: the roles, the projections, Q, K and V.
 void show_roles(Lesson& lesson, const Sequence& enc, const Sequence& dec, const Weights& W, const CrossAttention& r) {
     const std::size_t m = rows(r.Q), n = rows(r.K), d_k = cols(r.Q), d_v = cols(r.V);
-    fmt::print("\n{}", format_table({"matrix", "comes from", "formula", "shape"},
-                                    {{"Q", "the decoder (it asks)", "X_dec · W_Q", fmt::format("({} × {})", m, d_k)},
-                                     {"K", "the encoder (it is found)", "X_enc · W_K", fmt::format("({} × {})", n, d_k)},
-                                     {"V", "the encoder (it answers)", "X_enc · W_V", fmt::format("({} × {})", n, d_v)}}));
+    lesson.table({"matrix", "comes from", "formula", "shape"},
+                 {{"Q", "the decoder (it asks)", "X_dec · W_Q", fmt::format("({} × {})", m, d_k)},
+                  {"K", "the encoder (it is found)", "X_enc · W_K", fmt::format("({} × {})", n, d_k)},
+                  {"V", "the encoder (it answers)", "X_enc · W_V", fmt::format("({} × {})", n, d_v)}});
     lesson.say(
-        "\nW_Q and W_K carry the two languages into one space of d_k slots, where a\n"
+        "W_Q and W_K carry the two languages into one space of d_k slots, where a\n"
         "French query and an English key can be compared: article, animal, feline,\n"
         "colour, dark, action. W_Q ignores 'masculine': no English word can answer it.\n"
         "W_V chooses what the English word hands back: is it an article, which animal\n"
         "(+ cat, − dog), which shade (+ black, − white).");
-    lesson.show("W_Q", "decoder dims → query slots", W.W_Q.values, W.W_Q.rows, W.W_Q.columns, 1);
-    lesson.show("W_K", "encoder dims → key slots", W.W_K.values, W.W_K.rows, W.W_K.columns, 1);
-    lesson.show("W_V", "encoder dims → value slots", W.W_V.values, W.W_V.rows, W.W_V.columns, 1);
-    lesson.show("Q", "X_dec · W_Q", r.Q, dec.tokens, W.W_Q.columns, 2);
-    lesson.show("K", "X_enc · W_K", r.K, enc.tokens, W.W_K.columns, 2);
-    lesson.show("V", "X_enc · W_V", r.V, enc.tokens, W.W_V.columns, 2);
+    lesson.show("W_Q", W.W_Q.values,
+                ShowAs("decoder dims → query slots").labels(W.W_Q.rows, W.W_Q.columns).decimals(1));
+    lesson.show("W_K", W.W_K.values, ShowAs("encoder dims → key slots").labels(W.W_K.rows, W.W_K.columns).decimals(1));
+    lesson.show("W_V", W.W_V.values,
+                ShowAs("encoder dims → value slots").labels(W.W_V.rows, W.W_V.columns).decimals(1));
+    lesson.show("Q", r.Q, ShowAs("X_dec · W_Q").labels(dec.tokens, W.W_Q.columns).decimals(2));
+    lesson.show("K", r.K, ShowAs("X_enc · W_K").labels(enc.tokens, W.W_K.columns).decimals(2));
+    lesson.show("V", r.V, ShowAs("X_enc · W_V").labels(enc.tokens, W.W_V.columns).decimals(2));
 }
 
 // The prose of the alignment step: it names only words of the two sentences, so
@@ -110,8 +112,8 @@ void show_alignment(Lesson& lesson, const Labels& english, const Labels& french,
         alignment.push_back({fmt::format("{} {}", i, french[i]), fmt::format("{} {}", j, english[j]),
                              fmt::format("{:.3f}", r.steps.weights(i, j))});
     }
-    fmt::print("\n{}", format_table({"French word (position)", "looks most at (position)", "weight"}, alignment));
-    lesson.say("\n" + alignment_prose(english, french, r));
+    lesson.table({"French word (position)", "looks most at (position)", "weight"}, alignment);
+    lesson.say("" + alignment_prose(english, french, r));
 }
 
 // The words between single quotes in `text`.
@@ -228,8 +230,10 @@ void show_sequences(Lesson& lesson, const Sequence& enc, const Sequence& dec) {
         "the other, and has m = {} so far. The two need not have the same length, nor\n"
         "the same width (d_enc = {}, d_dec = {}): French has a gender that English has not.",
         enc.tokens.size(), dec.tokens.size(), cols(enc.X), cols(dec.X)));
-    lesson.show("X_enc", "the encoder's states", enc.X, enc.tokens, enc.dimensions, 1);  // (n × d_enc)
-    lesson.show("X_dec", "the decoder's states", dec.X, dec.tokens, dec.dimensions, 1);  // (m × d_dec)
+    lesson.show("X_enc", enc.X,
+                ShowAs("the encoder's states").labels(enc.tokens, enc.dimensions).decimals(1));  // (n × d_enc)
+    lesson.show("X_dec", dec.X,
+                ShowAs("the decoder's states").labels(dec.tokens, dec.dimensions).decimals(1));  // (m × d_dec)
 }
 
 // Step scores: the rectangle Q · Kᵀ, scaled, and its softmax.
@@ -239,9 +243,11 @@ void show_scores(Lesson& lesson, const Labels& english, const Labels& french, co
                            "decoder token has one score for each encoder token, however long the two\n"
                            "sentences are. Then the usual scaling by √d_k = √{} and a softmax per row.",
                            french.size(), english.size(), d_k));
-    lesson.show("scores", "Q · Kᵀ", r.steps.scores, french, english, 3);
-    lesson.show("scaled_scores", fmt::format("Q · Kᵀ / √{}", d_k), r.steps.scaled_scores, french, english, 3);
-    lesson.show("weights", "softmax of each row", r.steps.weights, french, english, 3);  // (m × n)
+    lesson.show("scores", r.steps.scores, ShowAs("Q · Kᵀ").labels(french, english));
+    lesson.show("scaled_scores", r.steps.scaled_scores,
+                ShowAs(fmt::format("Q · Kᵀ / √{}", d_k)).labels(french, english));
+    lesson.show("weights", r.steps.weights,
+                ShowAs("softmax of each row").labels(french, english).heat_map());  // (m × n)
 }
 
 // Step output: weights · V, in the encoder's value space.
@@ -255,7 +261,7 @@ void show_output(Lesson& lesson, const Labels& english, const Labels& french, co
         french.size(), cols(r.V),
         noir_and_black ? ": 'noir' gets a positive v_shade from 'black',\nso it is dark, not 'blanc'."
                        : ". (In the default pair, 'noir' gets a positive\nv_shade from 'black', so it is dark, not 'blanc'.)"));
-    lesson.show("output", "weights · V", r.steps.output, french, W.W_V.columns, 3);  // (m × d_v)
+    lesson.show("output", r.steps.output, ShowAs("weights · V").labels(french, W.W_V.columns));  // (m × d_v)
 }
 
 // Step shuffle: the encoder's tokens reversed.
@@ -269,9 +275,10 @@ void show_shuffle(Lesson& lesson, const Labels& english, const Labels& french, c
         "another order. For one query, the keys and values form a set: attention alone\n"
         "does not see their order.",
         join_elided(english_reversed, " ")));
-    lesson.show("weights_reversed", "softmax(Q · K_reversedᵀ / √d_k)", r.reversed.weights, french, english_reversed,
-                3);
-    lesson.show("output_reversed", "weights_reversed · V_reversed", r.reversed.output, french, W.W_V.columns, 3);
+    lesson.show("weights_reversed", r.reversed.weights,
+                ShowAs("softmax(Q · K_reversedᵀ / √d_k)").labels(french, english_reversed).heat_map());
+    lesson.show("output_reversed", r.reversed.output,
+                ShowAs("weights_reversed · V_reversed").labels(french, W.W_V.columns));
 }
 
 }  // namespace

@@ -73,7 +73,7 @@ void show_sentences(const Shown& s) {
         "order[i] of X, order = ({}). {}",
         join_elided(s.seq.tokens, " "), join_elided(s.tokens_b, " "), join_elided(order_text, ", "),
         s.input.empty() ? "Who sat on whom is only in the order." : "Only the order differs."));
-    s.lesson.show("X", "sentence A", s.seq.X, s.seq.tokens, s.seq.dimensions, 1);
+    s.lesson.show("X", s.seq.X, ShowAs("sentence A").labels(s.seq.tokens, s.seq.dimensions).decimals(1));
     s.lesson.keep_for_dump("X_permuted", s.r.X_b);
     s.lesson.keep_for_dump("W_Q", s.W.W_Q);
     s.lesson.keep_for_dump("W_K", s.W.W_K);
@@ -86,15 +86,16 @@ void show_no_positions(const Shown& s) {
         "Self-attention with the projections of chapter 05 on each sentence. Every\n"
         "score is q_i · k_j, and neither vector knows its position: permuting the\n"
         "tokens permutes the rows and columns of the weights, and the rows of the output.");
-    s.lesson.show("output", "attention(X), sentence A", s.r.plain_a.output, s.seq.tokens, s.value_columns, 3);
-    s.lesson.show("output_permuted", "attention(X_B), sentence B", s.r.plain_b.output, s.tokens_b, s.value_columns, 3);
+    s.lesson.show("output", s.r.plain_a.output,
+                  ShowAs("attention(X), sentence A").labels(s.seq.tokens, s.value_columns));
+    s.lesson.show("output_permuted", s.r.plain_b.output,
+                  ShowAs("attention(X_B), sentence B").labels(s.tokens_b, s.value_columns));
     const std::string& word = s.seq.tokens[s.watched];
-    fmt::print("\n{}", compare_rows(word, s.value_columns, s.r.plain_a.output, s.watched, s.r.plain_b.output,
-                                    s.watched_b));
-    s.lesson.say(fmt::format(
-        "\n\"{}\" gets the same output in both sentences: to attention they are the same\n"
-        "bag of words.",
-        word));
+    s.lesson.say(compare_rows(word, s.value_columns, s.r.plain_a.output, s.watched, s.r.plain_b.output, s.watched_b));
+    s.lesson.say(
+        fmt::format("\"{}\" gets the same output in both sentences: to attention they are the same\n"
+                    "bag of words.",
+                    word));
 }
 
 // Step: the frequencies and PE.
@@ -112,9 +113,11 @@ void show_encoding(const Shown& s) {
                           2 * i + 1 < d_model ? fmt::format("{}, {}", 2 * i, 2 * i + 1) : std::to_string(2 * i),
                           fmt::format("{:.6f}", omega), fmt::format("{:.1f}", 2.0 * M_PI / omega)});
     }
-    fmt::print("\n{}", format_table({"pair i", "columns", "ω_i", "wavelength 2π/ω_i (positions)"}, speeds));
-    s.lesson.show("PE", "sinusoidal, one row per position", s.r.PE, numbered("pos ", rows(s.r.PE)),
-                  pe_labels(d_model), 3);
+    s.lesson.table({"pair i", "columns", "ω_i", "wavelength 2π/ω_i (positions)"}, speeds);
+    s.lesson.show("PE", s.r.PE,
+                  ShowAs("sinusoidal, one row per position")
+                      .labels(numbered("pos ", rows(s.r.PE)), pe_labels(d_model))
+                      .heat_map());
 }
 
 // Step: attention on X + PE; whom the followed token looks at, position by position.
@@ -127,10 +130,10 @@ void show_adding_positions(const Shown& s) {
         "'{}' gets PE(1), as A's second token '{}' does. So the two sentences are no\n"
         "longer the same rows in another order.",
         s.tokens_b[1], tokens[1]));
-    s.lesson.show("X_plus_PE", "X + PE, sentence A", r.X_plus_PE, tokens, s.seq.dimensions, 3);
-    s.lesson.show("output_pe", "attention(X + PE), sentence A", r.pe_a.output, tokens, s.value_columns, 3);
-    s.lesson.show("output_permuted_pe", "attention(X_B + PE), sentence B", r.pe_b.output, s.tokens_b, s.value_columns,
-                  3);
+    s.lesson.show("X_plus_PE", r.X_plus_PE, ShowAs("X + PE, sentence A").labels(tokens, s.seq.dimensions).heat_map());
+    s.lesson.show("output_pe", r.pe_a.output, ShowAs("attention(X + PE), sentence A").labels(tokens, s.value_columns));
+    s.lesson.show("output_permuted_pe", r.pe_b.output,
+                  ShowAs("attention(X_B + PE), sentence B").labels(s.tokens_b, s.value_columns));
     const std::size_t top_a = argmax_of_row(r.pe_a.weights, watched), top_b = argmax_of_row(r.pe_b.weights, watched_b);
     // A long sequence shows its first and last positions, and the two the text names.
     std::vector<std::size_t> shown = {top_a, top_b};
@@ -146,20 +149,19 @@ void show_adding_positions(const Shown& s) {
                          format_number(r.pe_b.weights(watched_b, j), 3)});
     }
     const std::string& word = tokens[watched];
-    fmt::print("\n{}", format_table({"position", "A", "weight of \"" + word + "\"", "B", "weight of \"" + word + "\""},
-                                    looks));
-    s.lesson.say(fmt::format(
-        "\nWith positions in the keys, \"{}\" looks most at position {} in A ('{}') and at\n"
-        "position {} in B ('{}'), so it fetches other values:",
-        word, top_a, tokens[top_a], top_b, s.tokens_b[top_b]));
-    fmt::print("\n{}", compare_rows(word, s.value_columns, r.pe_a.output, watched, r.pe_b.output, watched_b));
-    s.lesson.say(fmt::format(
-        "\n\"{}\" now has a different output in each sentence (largest change {:.3f}): the\n"
-        "keys of the words around it carry their positions, so it weighs them differently.\n"
-        "Notice how loud PE is next to these small embeddings: every cosine column starts\n"
-        "at 1. The paper multiplies the embeddings by √d_model before adding PE, and a\n"
-        "trained model learns embeddings that keep words and positions apart.",
-        word, max_abs_difference(row_of(r.pe_b.output, watched_b), row_of(r.pe_a.output, watched))));
+    s.lesson.table({"position", "A", "weight of \"" + word + "\"", "B", "weight of \"" + word + "\""}, looks);
+    s.lesson.say(
+        fmt::format("With positions in the keys, \"{}\" looks most at position {} in A ('{}') and at\n"
+                    "position {} in B ('{}'), so it fetches other values:",
+                    word, top_a, tokens[top_a], top_b, s.tokens_b[top_b]));
+    s.lesson.say(compare_rows(word, s.value_columns, r.pe_a.output, watched, r.pe_b.output, watched_b));
+    s.lesson.say(
+        fmt::format("\"{}\" now has a different output in each sentence (largest change {:.3f}): the\n"
+                    "keys of the words around it carry their positions, so it weighs them differently.\n"
+                    "Notice how loud PE is next to these small embeddings: every cosine column starts\n"
+                    "at 1. The paper multiplies the embeddings by √d_model before adding PE, and a\n"
+                    "trained model learns embeddings that keep words and positions apart.",
+                    word, max_abs_difference(row_of(r.pe_b.output, watched_b), row_of(r.pe_a.output, watched))));
 }
 
 // Step: the rotation M_k and how well it moves every position on.
@@ -179,10 +181,10 @@ void show_rotation(const Shown& s, std::size_t shift, std::size_t max_pos) {
     if (d_model % 2 != 0)
         s.lesson.say(fmt::format("d_model = {} is odd: the last column, a sine with no cosine, is left out.",
                                  d_model));
-    s.lesson.show("M_k", fmt::format("rotation by ω_i · {}", shift), s.r.M_k, pe_labels(d_model), pe_labels(d_model),
-                  3);
-    s.lesson.say(fmt::format("\nPE(pos) · M_{} against PE(pos + {}) for pos = 0 … {}: largest difference {:.1e}.",
-                             shift, shift, max_pos - 1, max_abs_difference(s.r.moved, s.r.PE_to)));
+    s.lesson.show("M_k", s.r.M_k,
+                  ShowAs(fmt::format("rotation by ω_i · {}", shift)).labels(pe_labels(d_model), pe_labels(d_model)));
+    s.lesson.say(fmt::format("PE(pos) · M_{} against PE(pos + {}) for pos = 0 … {}: largest difference {:.1e}.", shift,
+                             shift, max_pos - 1, max_abs_difference(s.r.moved, s.r.PE_to)));
 }
 
 // Step: a longer encoding, its wavelengths, and the dot products of its rows.
@@ -193,20 +195,22 @@ void show_long(const Shown& s) {
         "The first columns change fast and the last ones slowly: read down a column to\n"
         "see its wavelength. Together the columns give every position its own pattern,\n"
         "like the digits of a number, but smooth.");
-    s.lesson.show("PE_long", "sinusoidal", PE_long, numbered("pos ", rows(PE_long)), pe_labels(d_pe), 2);
+    s.lesson.show("PE_long", PE_long,
+                  ShowAs("sinusoidal").labels(numbered("pos ", rows(PE_long)), pe_labels(d_pe)).decimals(2).heat_map());
     std::vector<TextRow> waves;
     for (std::size_t i = 0; i < d_pe / 2; ++i)
         waves.push_back({std::to_string(i), fmt::format("{:.1f}", 2.0 * M_PI / pe_frequency(i, d_pe))});
-    fmt::print("\n{}", format_table({"pair i", "wavelength (positions)"}, waves));
+    s.lesson.table({"pair i", "wavelength (positions)"}, waves);
     Labels dot_rows;
     for (const std::size_t pos : s.r.starts) dot_rows.push_back(fmt::format("pos {}", pos));
     dot_rows.push_back("Σ cos(ωk)");
     s.lesson.say(
-        "\nThe dot product of two positions' encodings depends only on how far apart\n"
+        "The dot product of two positions' encodings depends only on how far apart\n"
         "they are: PE(pos) · PE(pos + k) = Σ_i cos(ω_i k), the same in every row.\n"
         "It is largest at k = 0, where each pair adds sin² + cos² = 1, and smaller at\n"
         "every other distance.");
-    s.lesson.show("PE_dots", "PE(pos) · PE(pos + k)", s.r.PE_dots, dot_rows, numbered("k=", cols(s.r.PE_dots)), 3);
+    s.lesson.show("PE_dots", s.r.PE_dots,
+                  ShowAs("PE(pos) · PE(pos + k)").labels(dot_rows, numbered("k=", cols(s.r.PE_dots))).heat_map());
 }
 
 // Each claim against something computed another way: the paper's formula again,

@@ -20,7 +20,6 @@
 #include "chapters/10_long_sequences/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/measure_in_child.hpp"
-#include "common/lesson/terminal_chart.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/memory_budget.hpp"
@@ -80,14 +79,14 @@ void streaming_only(Lesson& lesson, const Settings& s) {
     const Matrix got = xt::view(in.Q, xt::range(0, kept), xt::all());
     const Matrix expected = attention_by_loops(first_queries, in.K, in.V);  // in double
     lesson.step("streaming-only", fmt::format("Streaming attention alone at n = {}, d = {}", s.max_n, s.d), [&] {
-        fmt::print("{}", format_table({"what", "value"},
-                                      {{"time", time_text(seconds)},
-                                       {"GFLOP/s (4·n²·d / time)",
-                                        fmt::format("{:.1f}", exact_attention_flops(s.max_n, s.max_n, s.d) / seconds / 1e9)},
-                                       {"Q, K, V (the output overwrites Q)", format_bytes(bytes_of_floats({3, s.max_n, s.d}))},
-                                       {"one tile of scores", format_bytes(bytes_of_floats({s.blocks.q, s.blocks.k}))},
-                                       {"peak resident memory of this process (VmHWM)", memory_text(double(peak))},
-                                       {"materialised weights would need", format_bytes(bytes_of_floats({s.max_n, s.max_n}))}}));
+        lesson.table({"what", "value"},
+                     {{"time", time_text(seconds)},
+                      {"GFLOP/s (4·n²·d / time)",
+                       fmt::format("{:.1f}", exact_attention_flops(s.max_n, s.max_n, s.d) / seconds / 1e9)},
+                      {"Q, K, V (the output overwrites Q)", format_bytes(bytes_of_floats({3, s.max_n, s.d}))},
+                      {"one tile of scores", format_bytes(bytes_of_floats({s.blocks.q, s.blocks.k}))},
+                      {"peak resident memory of this process (VmHWM)", memory_text(double(peak))},
+                      {"materialised weights would need", format_bytes(bytes_of_floats({s.max_n, s.max_n}))}});
     });
     lesson.step("checks", "Self-checks", [&] {
         lesson.checks().close(fmt::format("the first {} outputs equal softmax(q·k/√d)·V over all {} keys, by loops in "
@@ -100,21 +99,21 @@ void streaming_only(Lesson& lesson, const Settings& s) {
 
 // Step: the paper's table, then the crossover measured.
 void show_cost_table(Lesson& lesson, const LongSequences& r, std::size_t d) {
-    fmt::print("{}", format_table({"layer", "work per layer", "sequential steps", "longest path"},
-                                  {{"self-attention", "O(n²·d)", "O(1)", "O(1)"},
-                                   {"recurrent", "O(n·d²)", "O(n)", "O(n)"},
-                                   {"convolution (kernel k)", "O(k·n·d²)", "O(1)", "O(log_k n)"},
-                                   {"self-attention, window w", "O(w·n·d)", "O(1)", "O(n/w)"}}));
-    lesson.say(fmt::format(
-        "\nAttention does n² comparisons of width d; a recurrent layer does n steps of a\n"
-        "d × d product. On paper attention is cheaper while n < d. Measured, width d = {}\n"
-        "(attention: softmax(Q·Kᵀ/√d)·V; recurrent: h_t = tanh(x_t·W_x + h_(t−1)·W_h)):\n",
-        d));
+    lesson.table({"layer", "work per layer", "sequential steps", "longest path"},
+                 {{"self-attention", "O(n²·d)", "O(1)", "O(1)"},
+                  {"recurrent", "O(n·d²)", "O(n)", "O(n)"},
+                  {"convolution (kernel k)", "O(k·n·d²)", "O(1)", "O(log_k n)"},
+                  {"self-attention, window w", "O(w·n·d)", "O(1)", "O(n/w)"}});
+    lesson.say(
+        fmt::format("Attention does n² comparisons of width d; a recurrent layer does n steps of a\n"
+                    "d × d product. On paper attention is cheaper while n < d. Measured, width d = {}\n"
+                    "(attention: softmax(Q·Kᵀ/√d)·V; recurrent: h_t = tanh(x_t·W_x + h_(t−1)·W_h)):",
+                    d));
     std::vector<TextRow> rows_;
     for (const CrossoverRow& c : r.crossover)
         rows_.push_back({fmt::format("{}", c.n), fmt::format("{:g}", double(c.n) / double(d)), time_text(c.attention_s),
                          time_text(c.recurrent_s), fmt::format("{:.2f}", c.attention_s / c.recurrent_s)});
-    fmt::print("{}", format_table({"n", "FLOPs ratio n/d", "attention", "recurrent", "time ratio"}, rows_));
+    lesson.table({"n", "FLOPs ratio n/d", "attention", "recurrent", "time ratio"}, rows_);
     lesson.say(r.first_loss > 0
                    ? fmt::format("\nHere attention is the faster layer below n = {} = {:g}·d, and the slower from\n"
                                  "there on. The FLOPs put the crossing at n = d; it comes later because the\n"
@@ -131,7 +130,7 @@ void show_quadratic(Lesson& lesson, const LongSequences& r, const Settings& s) {
     lesson.say(
         "scores = Q·Kᵀ/√d and weights = softmax(scores) are stored in full, (n × n) floats,\n"
         "then output = weights · V. Each length is measured in a child process; its peak\n"
-        "memory is what the computation added (the inputs are not counted).\n");
+        "memory is what the computation added (the inputs are not counted).");
     std::vector<TextRow> growth;
     for (std::size_t k = 0; k < r.full.n.size(); ++k) {
         const auto n = std::size_t(r.full.n[k]);
@@ -142,17 +141,18 @@ void show_quadratic(Lesson& lesson, const LongSequences& r, const Settings& s) {
     if (r.refused_n > 0)
         growth.push_back({fmt::format("{}", r.refused_n), "refused", format_bytes(bytes_of_floats({r.refused_n, r.refused_n})),
                           "—", ""});
-    fmt::print("{}", format_table({"n", "time", "weights n×n×4 B", "peak memory", "time / previous"}, growth));
+    lesson.table({"n", "time", "weights n×n×4 B", "peak memory", "time / previous"}, growth);
     if (r.refused_n > 0)
-        lesson.say(fmt::format("\nn = {} was refused before allocating: it would need {}, more than the {}\n"
-                               "this machine can spare. The streaming version below goes on without it.",
-                               r.refused_n, format_bytes(r.refused_bytes), format_bytes(s.memory_limit)));
-    lesson.say(fmt::format(
-        "\nFitted on log-log axes (n ≥ 1024, or the two longest): time ∝ {}, peak memory ∝ {}.\n"
-        "Doubling n multiplies both by about 4. At n = 100 000 one head's weights alone\n"
-        "would need {} (this machine can spare {}); a model with 32 heads, 32 times that.",
-        power(r.full.slope(r.full.seconds, 1024)), power(r.full.slope(r.full.bytes, 1024)),
-        format_bytes(bytes_of_floats({100000, 100000})), format_bytes(s.memory_limit)));
+        lesson.say(
+            fmt::format("n = {} was refused before allocating: it would need {}, more than the {}\n"
+                        "this machine can spare. The streaming version below goes on without it.",
+                        r.refused_n, format_bytes(r.refused_bytes), format_bytes(s.memory_limit)));
+    lesson.say(
+        fmt::format("Fitted on log-log axes (n ≥ 1024, or the two longest): time ∝ {}, peak memory ∝ {}.\n"
+                    "Doubling n multiplies both by about 4. At n = 100 000 one head's weights alone\n"
+                    "would need {} (this machine can spare {}); a model with 32 heads, 32 times that.",
+                    power(r.full.slope(r.full.seconds, 1024)), power(r.full.slope(r.full.bytes, 1024)),
+                    format_bytes(bytes_of_floats({100000, 100000})), format_bytes(s.memory_limit)));
 }
 
 // Step: the online softmax for one query, key by key.
@@ -162,7 +162,7 @@ void show_online_softmax(Lesson& lesson, const LongSequences& r) {
         "known, so it seems to need the whole row. It does not: keep a running maximum m,\n"
         "a running denominator l = Σ exp(s_j − m) and a running output o = Σ exp(s_j − m)·v_j.\n"
         "When a new score raises the maximum, multiply l and o by exp(m_old − m_new): that\n"
-        "re-expresses every earlier term relative to the new maximum. Query 0 of 8 keys, d = 4:\n");
+        "re-expresses every earlier term relative to the new maximum. Query 0 of 8 keys, d = 4:");
     std::vector<TextRow> rows_;
     for (std::size_t j = 0; j < r.trace.steps.size(); ++j) {
         const OnlineStep& t = r.trace.steps[j];
@@ -170,11 +170,11 @@ void show_online_softmax(Lesson& lesson, const LongSequences& r) {
                          fmt::format("{:.3f}", t.rescale), fmt::format("{:.3f}", t.p), fmt::format("{:.3f}", t.l),
                          fmt::format("{:.3f}", t.o0)});
     }
-    fmt::print("{}", format_table({"key j", "s_j = q·k_j/√d", "m", "exp(m_old−m)", "exp(s_j−m)", "l", "o_0 / l"}, rows_));
-    lesson.say(fmt::format(
-        "\nThe last row's o_0 / l is the first entry of the attention output: the loop gives\n"
-        "{:.6f}, the materialised softmax {:.6f}. Only m, l and o were kept: O(d) memory.",
-        r.trace.output(0), r.tiny_full(0, 0)));
+    lesson.table({"key j", "s_j = q·k_j/√d", "m", "exp(m_old−m)", "exp(s_j−m)", "l", "o_0 / l"}, rows_);
+    lesson.say(
+        fmt::format("The last row's o_0 / l is the first entry of the attention output: the loop gives\n"
+                    "{:.6f}, the materialised softmax {:.6f}. Only m, l and o were kept: O(d) memory.",
+                    r.trace.output(0), r.tiny_full(0, 0)));
 }
 
 // Step: tiled streaming attention against materialised, time and memory.
@@ -185,7 +185,7 @@ void show_streaming(Lesson& lesson, const LongSequences& r, const Settings& s) {
         "blocks). Each tile is two BLAS products, S = Q_blk·K_blkᵀ/√d and O_blk += P·V_blk,\n"
         "with the exp and the rescaling in between; only one ({} × {}) tile of scores exists.",
         s.blocks.q, s.blocks.k, s.blocks.q, s.blocks.k));
-    lesson.say(fmt::format("At n = {}: max |streaming − materialised| = {:.1e} (causal: {:.1e}).\n", r.n_check,
+    lesson.say(fmt::format("At n = {}: max |streaming − materialised| = {:.1e} (causal: {:.1e}).", r.n_check,
                            r.tiled_error, r.causal_error));
     std::vector<TextRow> versus;
     for (std::size_t k = 0; k < r.stream.n.size(); ++k) {
@@ -198,70 +198,67 @@ void show_streaming(Lesson& lesson, const LongSequences& r, const Settings& s) {
                           have_full ? memory_text(r.full.bytes[k]) : "—", memory_text(r.stream.bytes[k]),
                           format_bytes(streaming_extra_bytes(n, s.d, s.blocks))});
     }
-    fmt::print("{}", format_table({"n", "materialised", "streaming", "speed-up", "GFLOP/s", "mem. (mat.)",
-                                   "mem. (str.)", "output + tile"},
-                                  versus));
-    lesson.say(fmt::format(
-        "\nStreaming: time ∝ {} (still every pair of tokens). Its memory is its output\n"
-        "(n·d floats) and one tile, the last column, plus a fixed amount for the allocator\n"
-        "and BLAS's own buffers: it grows with n·d, never with n². The work is the same;\n"
-        "not writing and re-reading the n × n matrix is what makes it faster too.",
-        power(r.stream.slope(r.stream.seconds, 1024))));
+    lesson.table(
+        {"n", "materialised", "streaming", "speed-up", "GFLOP/s", "mem. (mat.)", "mem. (str.)", "output + tile"},
+        versus);
+    lesson.say(
+        fmt::format("Streaming: time ∝ {} (still every pair of tokens). Its memory is its output\n"
+                    "(n·d floats) and one tile, the last column, plus a fixed amount for the allocator\n"
+                    "and BLAS's own buffers: it grows with n·d, never with n². The work is the same;\n"
+                    "not writing and re-reading the n × n matrix is what makes it faster too.",
+                    power(r.stream.slope(r.stream.seconds, 1024))));
 }
 
 // Step: the sliding window and LongNet's dilated attention, their cost and their error.
 void show_fewer_keys(Lesson& lesson, const LongSequences& r, const Settings& s) {
-    lesson.say(fmt::format(
-        "Sliding window: query i sees w = {} keys, centred on it and shifted inward at the\n"
-        "ends, so that every query sees exactly w. (Longformer's window differs: w/2 keys on\n"
-        "each side, fewer at the ends, and a few global tokens that see everything.)\n"
-        "Dilated (LongNet): pairs {}:\n"
-        "segments of w tokens, every r-th token, the pairs' outputs mixed by their softmax\n"
-        "denominators. Both cost O(n) for fixed w.\n",
-        s.window, pairs_text(s.pairs)));
+    lesson.say(
+        fmt::format("Sliding window: query i sees w = {} keys, centred on it and shifted inward at the\n"
+                    "ends, so that every query sees exactly w. (Longformer's window differs: w/2 keys on\n"
+                    "each side, fewer at the ends, and a few global tokens that see everything.)\n"
+                    "Dilated (LongNet): pairs {}:\n"
+                    "segments of w tokens, every r-th token, the pairs' outputs mixed by their softmax\n"
+                    "denominators. Both cost O(n) for fixed w.",
+                    s.window, pairs_text(s.pairs)));
     std::vector<TextRow> sparse;
     for (std::size_t k = 0; k < r.window.n.size(); ++k)
         sparse.push_back({fmt::format("{}", std::size_t(r.window.n[k])),
                           k < r.stream.n.size() ? time_text(r.stream.seconds[k]) : "—",
                           time_text(r.window.seconds[k]), time_text(r.dilated.seconds[k])});
-    fmt::print("{}", format_table({"n", "streaming (exact)", "window", "dilated"}, sparse));
-    lesson.say(fmt::format("\nFitted (n ≥ 4096): window ∝ {}, dilated ∝ {}. Time against n:\n",
-                           power(r.window.slope(r.window.seconds, 4096)), power(r.dilated.slope(r.dilated.seconds, 4096))));
+    lesson.table({"n", "streaming (exact)", "window", "dilated"}, sparse);
+    lesson.say(fmt::format(
+        "Fitted (n ≥ 4096): window ∝ {}, dilated ∝ {}. Time against n:", power(r.window.slope(r.window.seconds, 4096)),
+        power(r.dilated.slope(r.dilated.seconds, 4096))));
     const std::vector<std::pair<const Sweep*, const char*>> marked = {
         {&r.full, "M"}, {&r.stream, "S"}, {&r.window, "W"}, {&r.dilated, "D"}};
-    std::vector<ChartSeries> series;
-    for (const auto& [sweep, mark] : marked) series.push_back({sweep->name, mark, sweep->n, sweep->seconds});
-    ChartOptions chart;
-    chart.width = 56, chart.height = 14, chart.log_x = chart.log_y = true, chart.y_text = time_text;
-    for (double n = 256; n <= double(s.max_n); n *= 4) chart.ticks.push_back({n, fmt::format("{:g}", n)});
-    chart.x_title = "n (log scale)";
-    fmt::print("{}", terminal_chart(series, chart));
-    // The same curves as pictures (--svg): log–log, so n² and n are straight lines.
+    // The time as a chart here and (--svg) a picture; log–log, so n² and n are straight lines.
     std::vector<Series> seconds, mib;
     for (const auto& [sweep, mark] : marked) {
-        seconds.push_back({sweep->name, sweep->n, sweep->seconds});
+        seconds.push_back({sweep->name, sweep->n, sweep->seconds, mark});
         Series m{sweep->name, {}, {}};
         for (std::size_t i = 0; i < sweep->n.size(); ++i)
             if (sweep->bytes[i] > 0) m.x.push_back(sweep->n[i]), m.y.push_back(sweep->bytes[i] / (1024.0 * 1024.0));
         mib.push_back(m);
     }
-    lesson.plot("cost_time", "Time of one attention layer against n (one head, one core)",
-                {"sequence length n (tokens)", true}, {"time (s)", true}, seconds);
+    ChartOptions chart;
+    chart.width = 56, chart.height = 14, chart.y_text = time_text;
+    for (double n = 256; n <= double(s.max_n); n *= 4) chart.ticks.push_back({n, fmt::format("{:g}", n)});
+    chart.x_title = "n (log scale)";
+    lesson.chart("cost_time", "Time of one attention layer against n (one head, one core)",
+                 {"sequence length n (tokens)", true}, {"time (s)", true}, seconds, chart);
     lesson.plot("cost_memory", "Peak memory one attention layer adds, against n", {"sequence length n (tokens)", true},
                 {"peak memory (MiB)", true}, mib);
-    lesson.say(fmt::format(
-        "\nThe price: their error against full attention at n = {}, relative = ‖approx − full‖ / ‖full‖.\n"
-        "\"random\" tokens attend everywhere; \"local\" tokens resemble their neighbours\n"
-        "(x_i = 0.99·x_(i−1) + noise), so their weight already sits near the diagonal:\n",
-        r.n_error));
+    lesson.say(
+        fmt::format("The price: their error against full attention at n = {}, relative = ‖approx − full‖ / ‖full‖.\n"
+                    "\"random\" tokens attend everywhere; \"local\" tokens resemble their neighbours\n"
+                    "(x_i = 0.99·x_(i−1) + noise), so their weight already sits near the diagonal:",
+                    r.n_error));
     std::vector<TextRow> errors;
     for (const auto& e : r.errors)
         errors.push_back({e.inputs, fmt::format("{:.3f}", e.window_max), fmt::format("{:.3f}", e.window_relative),
                           fmt::format("{:.3f}", e.dilated_max), fmt::format("{:.3f}", e.dilated_relative)});
-    fmt::print("{}", format_table({"inputs", "window max err", "window relative", "dilated max err", "dilated relative"},
-                                  errors));
+    lesson.table({"inputs", "window max err", "window relative", "dilated max err", "dilated relative"}, errors);
     lesson.say(
-        "\nOn random tokens the missing keys carried most of the weight, and the outputs are\n"
+        "On random tokens the missing keys carried most of the weight, and the outputs are\n"
         "far off; on local tokens the window keeps nearly all of it. A sparse pattern is a\n"
         "bet on where the weight is; streaming attention makes no bet.");
 }
@@ -272,11 +269,11 @@ void show_small(Lesson& lesson, const LongSequences& r, std::size_t d) {
     lesson.keep_for_dump("Q", r.small.Q);
     lesson.keep_for_dump("K", r.small.K);
     lesson.keep_for_dump("V", r.small.V);
-    lesson.show("output_full", "softmax(Q·Kᵀ/√d)·V", r.output_full, tokens, dims);
-    lesson.show("output_streaming", "tiled online softmax", r.output_streaming, tokens, dims);
-    lesson.show("output_window", fmt::format("each query: a window of {} keys", r.small_window), r.output_window, tokens,
-                dims);
-    lesson.show("output_dilated", "LongNet pairs mixed", r.output_dilated, tokens, dims);
+    lesson.show("output_full", r.output_full, ShowAs("softmax(Q·Kᵀ/√d)·V").labels(tokens, dims));
+    lesson.show("output_streaming", r.output_streaming, ShowAs("tiled online softmax").labels(tokens, dims));
+    lesson.show("output_window", r.output_window,
+                ShowAs(fmt::format("each query: a window of {} keys", r.small_window)).labels(tokens, dims));
+    lesson.show("output_dilated", r.output_dilated, ShowAs("LongNet pairs mixed").labels(tokens, dims));
 }
 
 // Each claim against something computed another way: loops in double, the measurements' own sizes.

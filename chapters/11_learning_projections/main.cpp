@@ -16,11 +16,8 @@
 #include <xtensor/xsort.hpp>
 
 #include "chapters/11_learning_projections/math.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/side_by_side.hpp"
-#include "common/lesson/terminal_chart.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/matmul.hpp"
@@ -49,33 +46,34 @@ void show_backward(Lesson& lesson, const Learning& r) {
         "\"{}\". Each gradient has the shape of what it is the gradient of,\n"
         "and each line undoes one line of the forward pass (common/math/attention_backward.cpp).",
         fmt::join(first.tokens, " ")));
-    fmt::print("\n{}",
-               format_table({"forward line", "backward line", "shape", "largest"},
-                            {{"loss = Σ ‖output − target‖² / (nB)", "d_output = 2 (output − target) / (nB)",
-                              shape(g.d_output), largest(g.d_output)},
-                             {"output = weights · V", "d_weights = d_output · Vᵀ", shape(g.d_weights), largest(g.d_weights)},
-                             {"", "d_V = weightsᵀ · d_output", shape(g.d_V), largest(g.d_V)},
-                             {"P = softmax_rows(scaled_scores)", "d_scaled_scores = P ⊙ (dP − rowsum(dP ⊙ P))",
-                              shape(g.d_scaled_scores), largest(g.d_scaled_scores)},
-                             {"scaled_scores = scores / √d_k", "d_scores = d_scaled_scores / √d_k", shape(g.d_scores),
-                              largest(g.d_scores)},
-                             {"scores = Q · Kᵀ", "d_Q = d_scores · K", shape(g.d_Q), largest(g.d_Q)},
-                             {"", "d_K = d_scoresᵀ · Q", shape(g.d_K), largest(g.d_K)},
-                             {"Q = X · W_Q", "d_W_Q = Xᵀ · d_Q", shape(g.d_W_Q), largest(g.d_W_Q)},
-                             {"K = X · W_K", "d_W_K = Xᵀ · d_K", shape(g.d_W_K), largest(g.d_W_K)},
-                             {"V = X · W_V", "d_W_V = Xᵀ · d_V", shape(g.d_W_V), largest(g.d_W_V)}}));
+    lesson.table(
+        {"forward line", "backward line", "shape", "largest"},
+        {{"loss = Σ ‖output − target‖² / (nB)", "d_output = 2 (output − target) / (nB)", shape(g.d_output),
+          largest(g.d_output)},
+         {"output = weights · V", "d_weights = d_output · Vᵀ", shape(g.d_weights), largest(g.d_weights)},
+         {"", "d_V = weightsᵀ · d_output", shape(g.d_V), largest(g.d_V)},
+         {"P = softmax_rows(scaled_scores)", "d_scaled_scores = P ⊙ (dP − rowsum(dP ⊙ P))", shape(g.d_scaled_scores),
+          largest(g.d_scaled_scores)},
+         {"scaled_scores = scores / √d_k", "d_scores = d_scaled_scores / √d_k", shape(g.d_scores), largest(g.d_scores)},
+         {"scores = Q · Kᵀ", "d_Q = d_scores · K", shape(g.d_Q), largest(g.d_Q)},
+         {"", "d_K = d_scoresᵀ · Q", shape(g.d_K), largest(g.d_K)},
+         {"Q = X · W_Q", "d_W_Q = Xᵀ · d_Q", shape(g.d_W_Q), largest(g.d_W_Q)},
+         {"K = X · W_K", "d_W_K = Xᵀ · d_K", shape(g.d_W_K), largest(g.d_W_K)},
+         {"V = X · W_V", "d_W_V = Xᵀ · d_V", shape(g.d_W_V), largest(g.d_W_V)}});
     lesson.say(
-        "\nThe softmax line is the one to understand (P = weights, dP = d_weights). Row by\n"
+        "The softmax line is the one to understand (P = weights, dP = d_weights). Row by\n"
         "row, p = softmax(s) has the Jacobian ∂p_j/∂s_k = p_j (δ_jk − p_k), so\n"
         "ds_k = p_k (dp_k − Σ_j dp_j p_j): a score goes up when its weight's gradient is\n"
         "below the row's weighted mean (the loss wants that weight to grow), and each row\n"
         "of d_scaled_scores sums to 0, because adding one number to a whole row of\n"
         "scores changes no weight.");
-    lesson.show("d_weights", "d_output · Vᵀ", g.d_weights, first.tokens, first.tokens, 4,
-                Picture::none);  // (n × n), a gradient: no heat map
-    lesson.show("d_scaled_scores", "P ⊙ (dP − rowsum(dP ⊙ P))", g.d_scaled_scores, first.tokens, first.tokens, 4);
+    lesson.show(
+        "d_weights", g.d_weights,
+        ShowAs("d_output · Vᵀ").labels(first.tokens, first.tokens).decimals(4));  // (n × n), a gradient: no heat map
+    lesson.show("d_scaled_scores", g.d_scaled_scores,
+                ShowAs("P ⊙ (dP − rowsum(dP ⊙ P))").labels(first.tokens, first.tokens).decimals(4));
     lesson.say(
-        "\nThe causal mask makes the weights above the diagonal exactly 0, and so are the\n"
+        "The causal mask makes the weights above the diagonal exactly 0, and so are the\n"
         "gradients there: a hidden key gets no blame. Row 0 is all 0 as well: the first\n"
         "token sees only itself, and its weight is 1 whatever its score.");
 }
@@ -95,19 +93,18 @@ void show_gradient_check(Lesson& lesson, const Learning& r) {
         "= |analytic − numeric| / max(|analytic|, |numeric|, 1% of the largest entry of\n"
         "the three gradients).",
         finite_difference_h));
-    fmt::print("\n{}", format_table({"gradient", "shape", "entries", "max |entry|", "max |error|", "max relative error"},
-                                    table));
-    lesson.say(fmt::format(
-        "\nLargest relative error: {:.1e}. A wrong line in the backward pass gives errors\n"
-        "near 1; float32 rounding alone stays below 1e-2.\n"
-        "\n"
-        "Why h = {}: the formula's own error grows like h², and the loss's rounding is\n"
-        "divided by 2h. Were the loss a float32, it would round by about 1.2e-7 of itself\n"
-        "({:.1e} here), {:.1e} after dividing by 2h = {:g}, and that would be the error of\n"
-        "every difference. It is summed in double, so only the float32 outputs round: the\n"
-        "largest error measured above, h² term and rounding together, is {:.1e}.",
-        r.worst_relative_error, finite_difference_h, 1.2e-7 * r.start.loss, r.float_rounding_over_2h,
-        2.0 * double(finite_difference_h), r.worst_abs_error));
+    lesson.table({"gradient", "shape", "entries", "max |entry|", "max |error|", "max relative error"}, table);
+    lesson.say(
+        fmt::format("Largest relative error: {:.1e}. A wrong line in the backward pass gives errors\n"
+                    "near 1; float32 rounding alone stays below 1e-2.\n"
+                    "\n"
+                    "Why h = {}: the formula's own error grows like h², and the loss's rounding is\n"
+                    "divided by 2h. Were the loss a float32, it would round by about 1.2e-7 of itself\n"
+                    "({:.1e} here), {:.1e} after dividing by 2h = {:g}, and that would be the error of\n"
+                    "every difference. It is summed in double, so only the float32 outputs round: the\n"
+                    "largest error measured above, h² term and rounding together, is {:.1e}.",
+                    r.worst_relative_error, finite_difference_h, 1.2e-7 * r.start.loss, r.float_rounding_over_2h,
+                    2.0 * double(finite_difference_h), r.worst_abs_error));
     // The full-batch gradients of Adam's first step, for a check against autograd.
     lesson.keep_for_dump("d_W_Q", r.start.d_W_Q);
     lesson.keep_for_dump("d_W_K", r.start.d_W_K);
@@ -121,31 +118,24 @@ void show_training(Lesson& lesson, const Learning& r, float lr) {
         "moves every entry. Plain gradient descent moves w by −lr · ∂loss/∂w; Adam\n"
         "(adam_step in math.cpp) divides a running mean of the gradient by a running mean of\n"
         "its size, so every entry moves about lr per step whether its gradient is large\n"
-        "or tiny. The held-out sentences are never trained on.\n");
+        "or tiny. The held-out sentences are never trained on.");
     std::vector<TextRow> table;
     for (const TrainingRow& row : r.table)
         table.push_back({std::to_string(row.step), fmt::format("{:.5f}", row.loss),
                          fmt::format("{:.5f}", row.held_out_loss), fmt::format("{:.3f}", row.weight_on_right)});
-    fmt::print("{}", format_table({"step", "loss", "held-out loss", "weight on the right noun"}, table));
-    // One column per sampled step, at most 60.
-    const std::size_t columns = std::min<std::size_t>(60, r.curve.size()), last = r.curve.size() - 1;
-    ChartSeries sampled{"loss", "•", {}, {}};
-    for (std::size_t c = 0; c < columns; ++c) {
-        const std::size_t t = columns == 1 ? 0 : c * last / (columns - 1);
-        sampled.x.push_back(double(t)), sampled.y.push_back(std::max(double(r.curve[t]), 1e-12));
-    }
-    ChartOptions chart;
-    chart.width = columns, chart.log_y = true, chart.label_width = 9;
-    chart.y_text = [](double v) { return fmt::format("{:.5f}", v); };
-    chart.ticks = {{0.0, "step 0"}, {double(last), fmt::format("step {}", last)}};
-    fmt::print("\nloss (log scale)\n{}", terminal_chart({sampled}, chart));
+    lesson.table({"step", "loss", "held-out loss", "weight on the right noun"}, table);
     Matrix loss = Matrix::from_shape({r.curve.size(), 1});  // (steps + 1 × 1)
     std::vector<double> step_numbers, loss_values;
     for (std::size_t t = 0; t < r.curve.size(); ++t)
         loss(t, 0) = r.curve[t], step_numbers.push_back(double(t)), loss_values.push_back(r.curve[t]);
     lesson.keep_for_dump("loss", loss);
-    lesson.plot("loss", "Training loss of one attention layer", {"step", false}, {"loss (mean squared error)", true},
-                {{fmt::format("Adam, lr {}", lr), step_numbers, loss_values}});
+    const std::size_t last = r.curve.size() - 1;
+    ChartOptions chart;
+    chart.width = std::min<std::size_t>(60, r.curve.size()), chart.label_width = 9;
+    chart.y_text = [](double v) { return fmt::format("{:.5f}", v); };
+    chart.ticks = {{0.0, "step 0"}, {double(last), fmt::format("step {}", last)}};
+    lesson.chart("loss", "Training loss of one attention layer", {"step", false}, {"loss (mean squared error)", true},
+                 {{fmt::format("Adam, lr {}", lr), step_numbers, loss_values}}, chart);
 }
 
 // Step: the shown sentence's attention before and after, and what each token fetched.
@@ -153,29 +143,20 @@ void show_before_after(Lesson& lesson, const Learning& r) {
     const Labels& tokens = r.shown.tokens;
     const std::size_t n = tokens.size();
     const AttentionForward& trained = r.trained_shown;
-    fmt::print("{}", side_by_side({format_matrix("weights_before", "at the start", r.start_shown.weights, tokens,
-                                                 tokens, lesson.style()),
-                                   format_matrix("weights", "after training", trained.weights, tokens, tokens,
-                                                 lesson.style())},
-                                  200));
+    lesson.show_side_by_side(
+        {{"weights_before", r.start_shown.weights, ShowAs("at the start").labels(tokens, tokens).heat_map()},
+         {"weights", trained.weights, ShowAs("after training").labels(tokens, tokens).heat_map()}});
     lesson.keep_for_dump("X", r.shown.X);
-    lesson.keep_for_dump("weights_before", r.start_shown.weights);
-    lesson.keep_for_dump("weights", trained.weights);
-    lesson.picture("weights_before", "at the start", r.start_shown.weights, tokens, tokens);
-    lesson.picture("weights", "after training", trained.weights, tokens, tokens);
-    lesson.show("output", "weights · X · W_V", trained.output, tokens, colours, 2);  // (n × d_v)
+    lesson.show("output", trained.output,
+                ShowAs("weights · X · W_V").labels(tokens, colours).decimals(2));  // (n × d_v)
     std::vector<TextRow> reading;
-    for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last rows, like the matrices
-        if (i == elided) {
-            reading.push_back({"⋮"});
-            continue;
-        }
+    for (std::size_t i = 0; i < n; ++i) {  // a long --input: the table shows the first and last rows
         const std::size_t top = argmax_of_row(trained.weights, i);
         reading.push_back({tokens[i], tokens[top], fmt::format("{:.3f}", trained.weights(i, top)),
                            colours[argmax_of_row(trained.output, i)],
                            r.shown.right[i] == n ? "—" : colours[argmax_of_row(r.shown.target, i)]});
     }
-    fmt::print("\n{}", format_table({"token", "looks most at", "weight", "output", "target"}, reading));
+    lesson.table({"token", "looks most at", "weight", "output", "target"}, reading);
 }
 
 // Step: W_Q · W_Kᵀ, which features look for which, and W_V.
@@ -185,15 +166,15 @@ void show_learned(Lesson& lesson, const Learning& r) {
         "(d_model × d_model) matrix W_Q · W_Kᵀ says how much a query with feature a\n"
         "looks for a key with feature b. Rows: what the asking token has; columns: what\n"
         "the found token has.");
-    lesson.show("W_QK", "W_Q · W_Kᵀ", r.W_QK, dimensions, dimensions, 1, Picture::heat_map);
+    lesson.show("W_QK", r.W_QK, ShowAs("W_Q · W_Kᵀ").labels(dimensions, dimensions).decimals(1).heat_map());
     std::vector<TextRow> looks;
     for (std::size_t a = 0; a < colour_column; ++a) {  // the kind and pronoun rows
         const std::size_t top = argmax_of_row(r.W_QK, a);
         looks.push_back({dimensions[a], dimensions[top], fmt::format("{:.1f}", r.W_QK(a, top))});
     }
-    fmt::print("\n{}", format_table({"query feature", "looks most for", "entry"}, looks));
+    lesson.table({"query feature", "looks most for", "entry"}, looks);
     lesson.say(
-        "\nhe looks for male, she for female, it for thing: the relation that similarity\n"
+        "he looks for male, she for female, it for thing: the relation that similarity\n"
         "could not express. Each noun looks for its own kind, so it finds itself. The\n"
         "colour entries matter less: the kind entries (7 to 10) outweigh them.\n"
         "\n"
@@ -203,7 +184,7 @@ void show_learned(Lesson& lesson, const Learning& r) {
         "The pronoun rows moved while attention was still spread out, then stopped:\n"
         "once no token looks at a pronoun, no output uses them and their gradient is\n"
         "close to 0.");
-    lesson.show("W_V", "learned", r.trained.W_V, dimensions, colours, 2);  // (d_model × d_v)
+    lesson.show("W_V", r.trained.W_V, ShowAs("learned").labels(dimensions, colours).decimals(2));  // (d_model × d_v)
     lesson.keep_for_dump("W_Q", r.trained.W_Q);
     lesson.keep_for_dump("W_K", r.trained.W_K);
     lesson.keep_for_dump("X_train", r.X_train);
@@ -355,13 +336,14 @@ void show_task(Lesson& lesson, const Learning& r, std::uint64_t seed) {
         "a colour: a noun's own, and for a pronoun the colour of the noun it stands for\n"
         "(he → king, she → queen, it → box). The pronoun cannot know that colour: it\n"
         "changes from sentence to sentence, so it must be fetched by attention.");
-    lesson.show("X", "one token per row", r.shown.X, tokens, dimensions, 1);                      // (n × d_model)
-    lesson.show("target", "the colour each token must fetch", r.shown.target, tokens, colours, 1);  // (n × d_v)
-    lesson.say(fmt::format(
-        "\nThe training set is {} random sentences like this one (seed {}), and {} more are\n"
-        "held out to test what was learned. The loss is the mean squared error:\n"
-        "loss = (1/B) Σ_sentences (1/n) Σ_i ‖output_i − target_i‖².",
-        training_sentences, seed, held_out_sentences));
+    lesson.show("X", r.shown.X, ShowAs("one token per row").labels(tokens, dimensions).decimals(1));  // (n × d_model)
+    lesson.show("target", r.shown.target,
+                ShowAs("the colour each token must fetch").labels(tokens, colours).decimals(1));  // (n × d_v)
+    lesson.say(
+        fmt::format("The training set is {} random sentences like this one (seed {}), and {} more are\n"
+                    "held out to test what was learned. The loss is the mean squared error:\n"
+                    "loss = (1/B) Σ_sentences (1/n) Σ_i ‖output_i − target_i‖².",
+                    training_sentences, seed, held_out_sentences));
 }
 
 // Step: attention with W_Q = W_K = I and the perfect W_V.
@@ -373,13 +355,14 @@ void show_raw_similarity(Lesson& lesson, const Learning& r) {
         "attention can be wrong. \"she\" shares no dimension with \"queen\": their score is\n"
         "0, the same as with every token but herself. And nouns of the same colour find\n"
         "each other: similarity sees what tokens have in common, not what they need.");
-    lesson.show("weights_raw", "softmax(X · Xᵀ / √d_model)", r.raw_shown.weights, tokens, tokens);
-    lesson.say(fmt::format(
-        "\nOn the training set: loss {:.5f}, and a pronoun puts {:.3f} of its weight on its\n"
-        "noun, less than uniform attention would ({:.3f}). \"she looks for a female noun\"\n"
-        "is a relation between two different features; only learned projections can\n"
-        "express it.",
-        r.raw_loss, r.raw_right, r.uniform));
+    lesson.show("weights_raw", r.raw_shown.weights,
+                ShowAs("softmax(X · Xᵀ / √d_model)").labels(tokens, tokens).heat_map());
+    lesson.say(
+        fmt::format("On the training set: loss {:.5f}, and a pronoun puts {:.3f} of its weight on its\n"
+                    "noun, less than uniform attention would ({:.3f}). \"she looks for a female noun\"\n"
+                    "is a relation between two different features; only learned projections can\n"
+                    "express it.",
+                    r.raw_loss, r.raw_right, r.uniform));
 }
 
 // Step: the random W_Q, W_K, W_V before training.
@@ -387,13 +370,14 @@ void show_random_start(Lesson& lesson, const Learning& r, std::size_t d_k) {
     lesson.say(fmt::format(
         "W_Q, W_K ({} × {}) and W_V ({} × {}) start as normal noise with standard deviation {}.",
         d_model, d_k, d_model, d_v, init_std));
-    lesson.show("W_Q_before", "random", r.before.W_Q, dimensions, numbered("k", d_k), 2);  // (d_model × d_k)
+    lesson.show("W_Q_before", r.before.W_Q,
+                ShowAs("random").labels(dimensions, numbered("k", d_k)).decimals(2));  // (d_model × d_k)
     lesson.keep_for_dump("W_K_before", r.before.W_K);                                  // (d_model × d_k)
     lesson.keep_for_dump("W_V_before", r.before.W_V);                                  // (d_model × d_v)
-    lesson.say(fmt::format(
-        "\nW_K and W_V are noise like it. The loss on the training set is {:.5f}, and a\n"
-        "pronoun puts {:.3f} of its weight on its noun.",
-        r.start.loss, r.start_right));
+    lesson.say(
+        fmt::format("W_K and W_V are noise like it. The loss on the training set is {:.5f}, and a\n"
+                    "pronoun puts {:.3f} of its weight on its noun.",
+                    r.start.loss, r.start_right));
 }
 
 }  // namespace

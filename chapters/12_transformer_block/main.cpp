@@ -121,12 +121,12 @@ void show_parameters(Lesson& lesson, const Setting& c, const TransformerBlockLes
         "project's generator with --seed {}.\n"
         "The weight matrices use {} initialisation. Biases, β and γ − 1\n"
         "start at 0 in a fresh model; here they are drawn small, so that every term shows.\n"
-        "--dump writes them all.\n",
+        "--dump writes them all.",
         c.heads, c.d_k, d_ff,
         d_ff == 4 * d_model ? "4 · d_model, as in the paper and GPT-2"
                             : fmt::format("{} · d_model; the paper and GPT-2 use 4", double(d_ff) / double(d_model)),
         c.seed, c.init == Init::gpt2 ? "GPT-2's" : "Xavier (Glorot) normal"));
-    fmt::print("{}", format_table({"parameters", "shape", "drawn from", "count"}, parts));
+    lesson.table({"parameters", "shape", "drawn from", "count"}, parts);
 }
 
 // Step: LN`which`: each row's mean and variance before and after, then γ ⊙ x̂ + β.
@@ -148,10 +148,10 @@ void show_layer_norm(Lesson& lesson, const Setting& c, int which, const Matrix& 
         stats.push_back({c.seq.tokens[i], fmt::format("{:.3f}", mu), fmt::format("{:.3f}", var),
                          format_number(static_cast<float>(hat_mu), 3), fmt::format("{:.3f}", hat_var)});
     }
-    fmt::print("\n{}", format_table({"token", fmt::format("μ of {}", in_name), "σ²", "mean of x̂", "variance of x̂"},
-                                    stats));
-    lesson.show(fmt::format("ln{}", which), fmt::format("γ{} ⊙ ({} − μ) / √(σ² + ε) + β{}", which, in_name, which),
-                out, c.seq.tokens, c.seq.dimensions);
+    lesson.table({"token", fmt::format("μ of {}", in_name), "σ²", "mean of x̂", "variance of x̂"}, stats);
+    lesson.show(fmt::format("ln{}", which), out,
+                ShowAs(fmt::format("γ{} ⊙ ({} − μ) / √(σ² + ε) + β{}", which, in_name, which))
+                    .labels(c.seq.tokens, c.seq.dimensions));
 }
 
 // Step: the attention sub-layer, head by head.
@@ -164,10 +164,12 @@ void show_attention(Lesson& lesson, const Setting& c, const BlockSteps& s, const
         "place in the block where tokens look at each other. (Q, K and V are in --dump.)",
         in_name, c.heads, c.d_k));
     for (std::size_t i = 0; i < c.heads; ++i)
-        lesson.show(fmt::format("weights_{}", i + 1), fmt::format("softmax(Q_{0} · K_{0}ᵀ / √{1})", i + 1, c.d_k),
-                    head(s.weights, i), tokens, tokens);
-    lesson.show("concat", "[weights_1 · V_1, …, weights_h · V_h]", s.concat, tokens, numbered("c", cols(s.concat)));
-    lesson.show("attention", "concat · W_O + b_O", s.attention, tokens, c.seq.dimensions);
+        lesson.show(
+            fmt::format("weights_{}", i + 1), head(s.weights, i),
+            ShowAs(fmt::format("softmax(Q_{0} · K_{0}ᵀ / √{1})", i + 1, c.d_k)).labels(tokens, tokens).heat_map());
+    lesson.show("concat", s.concat,
+                ShowAs("[weights_1 · V_1, …, weights_h · V_h]").labels(tokens, numbered("c", cols(s.concat))));
+    lesson.show("attention", s.attention, ShowAs("concat · W_O + b_O").labels(tokens, c.seq.dimensions));
 }
 
 // Step: a residual sum.
@@ -176,8 +178,8 @@ void show_residual(Lesson& lesson, const Setting& c, int which, const std::strin
     lesson.say(which == 1 ? "The sub-layer's output is added to its input. The token keeps what it was and\n"
                             "gains what attention found; the gradient has a path of plain 1s back to X."
                           : "The feed-forward output is added in the same way.");
-    lesson.show(fmt::format("residual{}", which), formula + (last ? "   (the block's output)" : ""), m,
-                c.seq.tokens, c.seq.dimensions);
+    lesson.show(fmt::format("residual{}", which), m,
+                ShowAs(formula + (last ? "   (the block's output)" : "")).labels(c.seq.tokens, c.seq.dimensions));
 }
 
 // Step: the position-wise feed-forward network.
@@ -189,12 +191,13 @@ void show_ffn(Lesson& lesson, const Setting& c, const FeedForwardSteps& ffn, con
         "between tokens; instead it mixes the columns the heads filled, with a non-linearity\n"
         "that attention does not have.",
         c.activate("x · W_1 + b_1"), c.d_ff, cols(c.seq.X)));
-    lesson.show("hidden", c.activate(in_name + " · W_1 + b_1"), ffn.hidden, c.seq.tokens, numbered("h", c.d_ff));
+    lesson.show("hidden", ffn.hidden,
+                ShowAs(c.activate(in_name + " · W_1 + b_1")).labels(c.seq.tokens, numbered("h", c.d_ff)));
     std::size_t zeros = 0;
     for (const float v : ffn.hidden) zeros += v == 0.0f;
     if (c.activation == Activation::relu)
-        lesson.say(fmt::format("\nmax(0, ·) set {} of the {} hidden values to exactly 0.", zeros, ffn.hidden.size()));
-    lesson.show("ffn", "hidden · W_2 + b_2", ffn.output, c.seq.tokens, c.seq.dimensions);
+        lesson.say(fmt::format("max(0, ·) set {} of the {} hidden values to exactly 0.", zeros, ffn.hidden.size()));
+    lesson.show("ffn", ffn.output, ShowAs("hidden · W_2 + b_2").labels(c.seq.tokens, c.seq.dimensions));
 }
 
 // Steps 3–8: one pass, registered in the order the chosen placement computes it.
@@ -234,7 +237,7 @@ void register_the_pass(Lesson& lesson, const Setting& c, const TransformerBlockL
         residual_step(2, "ln1 + ffn", s.residual2, false);
         lesson.step("ln2", "Layer normalisation 2: LN2(residual2)", [&lesson, &c, &s, &r] {
             show_layer_norm(lesson, c, 2, s.residual2, "residual2", r.x_hat2, s.ln2);
-            lesson.say("\nln2 is the block's output.");
+            lesson.say("ln2 is the block's output.");
         });
     }
 }
@@ -252,9 +255,9 @@ void show_placements(Lesson& lesson, const Setting& c, const TransformerBlockLes
         "normalised copy, and x itself flows through untouched: with the sub-layers switched\n"
         "off the block is exactly the identity. The stream's size grows from block to block,\n"
         "so GPT-2 adds one final LayerNorm after the last block.");
-    lesson.show(c.pre ? "output_post_norm" : "output_pre_norm",
-                c.pre ? "LN2(r + FFN(r)), r = LN1(X + MHA(X))" : "r + FFN(LN2(r)), r = X + MHA(LN1(X))",
-                r.other_output, c.seq.tokens, c.seq.dimensions);
+    lesson.show(c.pre ? "output_post_norm" : "output_pre_norm", r.other_output,
+                ShowAs(c.pre ? "LN2(r + FFN(r)), r = LN1(X + MHA(X))" : "r + FFN(LN2(r)), r = X + MHA(LN1(X))")
+                    .labels(c.seq.tokens, c.seq.dimensions));
     std::vector<TextRow> spread;
     for (const std::size_t i : elided_indices(rows(X))) {
         if (i == elided) {
@@ -265,9 +268,9 @@ void show_placements(Lesson& lesson, const Setting& c, const TransformerBlockLes
                           fmt::format("{:.3f}", std::sqrt(row_moments(pre_out, i).second)),
                           fmt::format("{:.3f}", std::sqrt(row_moments(post_out, i).second))});
     }
-    fmt::print("\n{}", format_table({"token", "σ of X", "σ of pre-norm output", "σ of post-norm output"}, spread));
+    lesson.table({"token", "σ of X", "σ of pre-norm output", "σ of post-norm output"}, spread);
     lesson.say(
-        "\nThe post-norm output has a spread near 1 in every row (γ2 moves it a little): it\n"
+        "The post-norm output has a spread near 1 in every row (γ2 moves it a little): it\n"
         "is a LayerNorm's output. The pre-norm output is X plus two additions, so its rows\n"
         "keep whatever size the stream had.");
 }
@@ -292,9 +295,9 @@ void show_shapes(Lesson& lesson, const Setting& c) {
         {"residual2", c.pre ? "residual1 + ffn" : "ln1 + ffn", "(n × d_model)", shape(n, d_model)},
         {"output", c.pre ? "residual2" : "ln2", "(n × d_model)", shape(n, d_model)},
     };
-    fmt::print("{}", format_table({"matrix", "formula", "shape", "here"}, shapes));
+    lesson.table({"matrix", "formula", "shape", "here"}, shapes);
     lesson.say(
-        "\nThe block takes (n × d_model) and gives back (n × d_model): blocks stack, and the\n"
+        "The block takes (n × d_model) and gives back (n × d_model): blocks stack, and the\n"
         "only place the shape leaves d_model is inside the FFN (d_ff) and the (n × n) weights.");
 }
 
@@ -319,20 +322,19 @@ void show_counts(Lesson& lesson, const Setting& c, const TransformerBlockLesson&
         "Computed from the formulas: attention 4·d_model² (W_Q, W_K, W_V, W_O; h does not\n"
         "change it), + 4·d_model for their biases (this block and GPT-2 have them, the\n"
         "paper's attention has none), FFN 2·d_model·d_ff + d_ff + d_model, two LayerNorms\n"
-        "2·2·d_model.\n");
-    fmt::print("{}", format_table({"model", "d_model, h, d_ff", "attention", "FFN", "2 LN", "per block"},
-                                  {count_row("this block", fmt::format("{}, {}, {}", cols(c.seq.X), c.heads, c.d_ff),
-                                             r.toy),
-                                   count_row("Transformer Base", "512, 8, 2048", r.base),
-                                   count_row("GPT-2 small", "768, 12, 3072", r.gpt2)}));
-    lesson.say(fmt::format(
-        "\nThe FFN holds two thirds of every block. The paper publishes no per-layer sizes,\n"
-        "only 65 M parameters for the whole Transformer Base (its Table 3). GPT-2 small\n"
-        "stacks 12 blocks ({}), adds token embeddings 50257 × 768 ({}),\n"
-        "position embeddings 1024 × 768 ({}) and a final LayerNorm ({}):\n"
-        "{} parameters, the published \"124M\".",
-        grouped(gpt2.blocks), grouped(gpt2.tokens), grouped(gpt2.positions), grouped(gpt2.final_ln),
-        grouped(gpt2.total())));
+        "2·2·d_model.");
+    lesson.table(
+        {"model", "d_model, h, d_ff", "attention", "FFN", "2 LN", "per block"},
+        {count_row("this block", fmt::format("{}, {}, {}", cols(c.seq.X), c.heads, c.d_ff), r.toy),
+         count_row("Transformer Base", "512, 8, 2048", r.base), count_row("GPT-2 small", "768, 12, 3072", r.gpt2)});
+    lesson.say(
+        fmt::format("The FFN holds two thirds of every block. The paper publishes no per-layer sizes,\n"
+                    "only 65 M parameters for the whole Transformer Base (its Table 3). GPT-2 small\n"
+                    "stacks 12 blocks ({}), adds token embeddings 50257 × 768 ({}),\n"
+                    "position embeddings 1024 × 768 ({}) and a final LayerNorm ({}):\n"
+                    "{} parameters, the published \"124M\".",
+                    grouped(gpt2.blocks), grouped(gpt2.tokens), grouped(gpt2.positions), grouped(gpt2.final_ln),
+                    grouped(gpt2.total())));
 }
 
 // ── The other way: layer norm, the FFN and attention as loops in double ──────
@@ -590,7 +592,7 @@ int main(int argc, char** argv) {
                 "encodings first (chapter 09); this chapter leaves them out, so you can check\n"
                 "that the block treats every position alike.",
                 d_model));
-            lesson.show("X", "", seq.X, seq.tokens, seq.dimensions, 1);
+            lesson.show("X", seq.X, ShowAs().labels(seq.tokens, seq.dimensions).decimals(1));
         });
         lesson.step("parameters", "The block's parameters", [&] { show_parameters(lesson, c, r); });
         register_the_pass(lesson, c, r);

@@ -21,7 +21,6 @@
 #include "common/lesson/measure_in_child.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/sequence.hpp"
-#include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/memory_budget.hpp"
@@ -81,7 +80,7 @@ void show_sequence(Lesson& lesson, const Shown& s) {
         "prompt, {} token{}, arrives at once (the prefill), then the layer runs once per\n"
         "new token, {} decode step{}, as if it had just generated that token.",
         cols(s.W.W_K), n, p, p == 1 ? "" : "s", n - p, n - p == 1 ? "" : "s"));
-    lesson.show("X", "", s.seq.X, s.seq.tokens, s.seq.dimensions, 1);
+    lesson.show("X", s.seq.X, ShowAs().labels(s.seq.tokens, s.seq.dimensions).decimals(1));
     lesson.keep_for_dump("W_Q", s.W.W_Q);
     lesson.keep_for_dump("W_K", s.W.W_K);
     lesson.keep_for_dump("W_V", s.W.W_V);
@@ -101,13 +100,12 @@ void show_prefill(Lesson& lesson, const Shown& s) {
         "as in chapter 06: Q, K, V = X[0, {}) · W, causal mask, one softmax. Its keys and\n"
         "values are the first rows of the cache; its queries are used here and dropped.",
         p, p));
-    lesson.show("prefill_weights", "softmax(Q · Kᵀ / √d_k), causal", s.dec.prompt.weights, prompt, prompt);
+    lesson.show("prefill_weights", s.dec.prompt.weights,
+                ShowAs("softmax(Q · Kᵀ / √d_k), causal").labels(prompt, prompt).heat_map());
     lesson.keep_for_dump("prefill_output", s.dec.prompt.output);
-    fmt::print("{}", side_by_side({format_matrix("K_cache", "after the prefill", first_rows(s.dec.cache.K, p), prompt,
-                                                 s.d_k_labels, lesson.style()),
-                                   format_matrix("V_cache", "after the prefill", first_rows(s.dec.cache.V, p), prompt,
-                                                 s.d_v_labels, lesson.style())},
-                                  lesson.style().line_width));
+    lesson.show_side_by_side(
+        {{"K_cache", first_rows(s.dec.cache.K, p), ShowAs("after the prefill").labels(prompt, s.d_k_labels)},
+         {"V_cache", first_rows(s.dec.cache.V, p), ShowAs("after the prefill").labels(prompt, s.d_v_labels)}});
 }
 
 // One decode step in full: q, k, v, the cache after appending, the strip.
@@ -116,22 +114,17 @@ void show_one_step(Lesson& lesson, const Shown& s, std::size_t step) {
     const Labels seen = first_labels(s.seq.tokens, t + 1), row{s.seq.tokens[t]};
     const TokenQKV& token = s.dec.tokens[step];
     const Strip& strip = s.dec.strips[step];
-    lesson.say(fmt::format("\n── token {} {}: decode step {} of {} ──", t, quoted(s.seq.tokens[t]), step + 1, count));
-    fmt::print("{}", side_by_side({format_matrix("q_new", "x · W_Q", token.q, row, s.d_q_labels, lesson.style()),
-                                   format_matrix("k_new", "x · W_K", token.k, row, s.d_k_labels, lesson.style()),
-                                   format_matrix("v_new", "x · W_V", token.v, row, s.d_v_labels, lesson.style())},
-                                  lesson.style().line_width));
-    lesson.keep_for_dump("q_new", token.q);
-    lesson.keep_for_dump("k_new", token.k);
-    lesson.keep_for_dump("v_new", token.v);
+    lesson.say(fmt::format("── token {} {}: decode step {} of {} ──", t, quoted(s.seq.tokens[t]), step + 1, count));
+    lesson.show_side_by_side({{"q_new", token.q, ShowAs("x · W_Q").labels(row, s.d_q_labels)},
+                              {"k_new", token.k, ShowAs("x · W_K").labels(row, s.d_k_labels)},
+                              {"v_new", token.v, ShowAs("x · W_V").labels(row, s.d_v_labels)}});
     const std::string appended = fmt::format("+ k_new as row {}", t);
-    fmt::print("{}", side_by_side({format_matrix("K_cache", appended, first_rows(s.dec.cache.K, t + 1), seen,
-                                                 s.d_k_labels, lesson.style()),
-                                   format_matrix("V_cache", fmt::format("+ v_new as row {}", t),
-                                                 first_rows(s.dec.cache.V, t + 1), seen, s.d_v_labels, lesson.style())},
-                                  lesson.style().line_width));
-    lesson.show("strip", "softmax(q_new · K_cacheᵀ / √d_k)", strip.weights, row, seen);
-    lesson.show("output_new", "strip · V_cache", strip.output, row, s.d_v_labels);
+    lesson.show_side_by_side(
+        {{"K_cache", first_rows(s.dec.cache.K, t + 1), ShowAs(appended).labels(seen, s.d_k_labels)},
+         {"V_cache", first_rows(s.dec.cache.V, t + 1),
+          ShowAs(fmt::format("+ v_new as row {}", t)).labels(seen, s.d_v_labels)}});
+    lesson.show("strip", strip.weights, ShowAs("softmax(q_new · K_cacheᵀ / √d_k)").labels(row, seen));
+    lesson.show("output_new", strip.output, ShowAs("strip · V_cache").labels(row, s.d_v_labels));
 }
 
 // Step decode: the first two and last two steps in full, one line for each between.
@@ -145,17 +138,18 @@ void show_decode(Lesson& lesson, const Shown& s) {
         if (count > 4 && step >= 2 && step + 2 < count) {
             middle.push_back(step);
             if (step + 3 < count) continue;  // the one-line steps, printed once they are all known
-            lesson.say("\n── the steps between, one line each ──");
+            std::string lines = "── the steps between, one line each ──";
             for (const std::size_t k : elided_indices(middle.size(), 10, 4)) {
                 if (k == elided) {
-                    fmt::print("  …\n");
+                    lines += "\n  …";
                     continue;
                 }
                 const std::size_t t = p + middle[k], best = argmax_of_row(s.dec.strips[middle[k]].weights, 0);
-                fmt::print("  token {} {}: {} cached rows; its strip looks most at {} ({:.3f})\n", t,
-                           quoted(s.seq.tokens[t]), t + 1, quoted(s.seq.tokens[best]),
-                           s.dec.strips[middle[k]].weights(0, best));
+                lines += fmt::format("\n  token {} {}: {} cached rows; its strip looks most at {} ({:.3f})", t,
+                                     quoted(s.seq.tokens[t]), t + 1, quoted(s.seq.tokens[best]),
+                                     s.dec.strips[middle[k]].weights(0, best));
             }
+            lesson.say(lines);
             continue;
         }
         show_one_step(lesson, s, step);
@@ -174,14 +168,16 @@ void show_no_mask(Lesson& lesson, const Shown& s, const std::string& checks) {
         "are in K, so they must be hidden (chapter 06). In a decode step the cache holds\n"
         "tokens 0 … t only: the future is not hidden, it does not exist yet. Stack the\n"
         "strips under the prefill's rows and the causal lower triangle appears by itself:"));
-    lesson.show("cached_weights", "prefill rows, then one strip per step", s.dec.weights, tokens, tokens);
-    lesson.show("output_cached", "each token's output, step by step", s.dec.output, tokens, s.d_v_labels);
-    lesson.show("output_full", "masked_attention(X·W_Q, X·W_K, X·W_V, causal)", s.full.causal.output, tokens,
-                s.d_v_labels);
+    lesson.show("cached_weights", s.dec.weights,
+                ShowAs("prefill rows, then one strip per step").labels(tokens, tokens).heat_map());
+    lesson.show("output_cached", s.dec.output,
+                ShowAs("each token's output, step by step").labels(tokens, s.d_v_labels));
+    lesson.show("output_full", s.full.causal.output,
+                ShowAs("masked_attention(X·W_Q, X·W_K, X·W_V, causal)").labels(tokens, s.d_v_labels));
     lesson.keep_for_dump("K_cache", s.dec.cache.K);
     lesson.keep_for_dump("V_cache", s.dec.cache.V);
     lesson.keep_for_dump("full_weights", s.full.causal.weights);
-    lesson.say(fmt::format("\nThe two are the same numbers ({} compares them, and with loops in double).", checks));
+    lesson.say(fmt::format("The two are the same numbers ({} compares them, and with loops in double).", checks));
 }
 
 std::string time_text(double s) {
@@ -192,44 +188,42 @@ std::string bytes_cell(double bytes) { return fmt::format("{:>10}", format_bytes
 
 // Step cost: FLOPs and bytes per generated token, with and without the cache.
 void show_cost(Lesson& lesson, const std::vector<TokenCost>& costs) {
-    lesson.say(fmt::format(
-        "Without a cache, generating token n − 1 means running the layer over the whole\n"
-        "prefix again: every token's q, k, v, and every query's attention. (One layer\n"
-        "would need only the last query, but in a stack of layers the keys of layer 2 are\n"
-        "made from layer 1's outputs at every position, so every position is recomputed.)\n"
-        "Counted for one head of GPT-2 small (d_model = {}, d_k = d_v = {}), n keys,\n"
-        "a multiply-add as 2 FLOPs, the softmax's n exponentials not counted; bytes read\n"
-        "in float32: the weights, the new x and the n cached rows with the cache; the\n"
-        "weights, all n rows of X, and each query's own keys and values recomputing.\n",
-        cost_d_model, cost_d));
+    lesson.say(
+        fmt::format("Without a cache, generating token n − 1 means running the layer over the whole\n"
+                    "prefix again: every token's q, k, v, and every query's attention. (One layer\n"
+                    "would need only the last query, but in a stack of layers the keys of layer 2 are\n"
+                    "made from layer 1's outputs at every position, so every position is recomputed.)\n"
+                    "Counted for one head of GPT-2 small (d_model = {}, d_k = d_v = {}), n keys,\n"
+                    "a multiply-add as 2 FLOPs, the softmax's n exponentials not counted; bytes read\n"
+                    "in float32: the weights, the new x and the n cached rows with the cache; the\n"
+                    "weights, all n rows of X, and each query's own keys and values recomputing.",
+                    cost_d_model, cost_d));
     std::vector<TextRow> body;
     for (const TokenCost& c : costs)
         body.push_back({fmt::format("{}", c.n), grouped(std::uint64_t(c.flops_cached), 11),
                         grouped(std::uint64_t(c.flops_recomputed), 15),
                         fmt::format("{:.0f}×", c.flops_recomputed / c.flops_cached), bytes_cell(c.bytes_cached),
                         bytes_cell(c.bytes_recomputed)});
-    fmt::print("{}", format_table({"n", "FLOPs, cache", "FLOPs, recomputing", "ratio", "read, cache",
-                                   "read, recomputing"},
-                                  body));
+    lesson.table({"n", "FLOPs, cache", "FLOPs, recomputing", "ratio", "read, cache", "read, recomputing"}, body);
     const TokenCost& last = costs.back();
-    lesson.say(fmt::format(
-        "\nWith the cache a token costs its own projections ({} FLOPs, the same at every n)\n"
-        "plus 2·n·(d_k + d_v): linear in n, O(n·d). Recomputing adds n projections and\n"
-        "n(n+1)/2 query–key pairs: O(n²·d). At n = {} the cached step does {:.1f} FLOPs per\n"
-        "float it reads, fewer than a processor does while one float arrives from memory:\n"
-        "a decode step waits on memory, and the cache is most of what it reads.",
-        grouped(std::uint64_t(token_cost(0, cost_d_model, cost_d, cost_d).flops_cached)), last.n,
-        last.flops_cached / (last.bytes_cached / 4.0)));
+    lesson.say(
+        fmt::format("With the cache a token costs its own projections ({} FLOPs, the same at every n)\n"
+                    "plus 2·n·(d_k + d_v): linear in n, O(n·d). Recomputing adds n projections and\n"
+                    "n(n+1)/2 query–key pairs: O(n²·d). At n = {} the cached step does {:.1f} FLOPs per\n"
+                    "float it reads, fewer than a processor does while one float arrives from memory:\n"
+                    "a decode step waits on memory, and the cache is most of what it reads.",
+                    grouped(std::uint64_t(token_cost(0, cost_d_model, cost_d, cost_d).flops_cached)), last.n,
+                    last.flops_cached / (last.bytes_cached / 4.0)));
 }
 
 // Step memory: real models' caches, from data/kv_cache_models.csv.
 void show_memory(Lesson& lesson, const LabelledMatrix& models) {
-    lesson.say(fmt::format(
-        "A model keeps one K and one V per layer and per key–value head, of head_width\n"
-        "numbers per token: bytes per token = 2 · layers · kv_heads · head_width · {}\n"
-        "({}-bit floats). The shapes are in data/kv_cache_models.csv, each with its source\n"
-        "in data/README.md.\n",
-        bytes_per_number, 8 * bytes_per_number));
+    lesson.say(
+        fmt::format("A model keeps one K and one V per layer and per key–value head, of head_width\n"
+                    "numbers per token: bytes per token = 2 · layers · kv_heads · head_width · {}\n"
+                    "({}-bit floats). The shapes are in data/kv_cache_models.csv, each with its source\n"
+                    "in data/README.md.",
+                    bytes_per_number, 8 * bytes_per_number));
     std::vector<TextRow> body;
     for (std::size_t r = 0; r < rows(models.values); ++r) {
         const ModelShape m = model_shape(models.values, r);
@@ -239,11 +233,9 @@ void show_memory(Lesson& lesson, const LabelledMatrix& models) {
                         fmt::format("{}", m.context),
                         bytes_cell(double(cache_bytes(m, m.context, bytes_per_number)))});
     }
-    fmt::print("{}", format_table({"model", "layers", "KV/heads", "width", "per token", "4096 tokens", "context",
-                                   "at context"},
-                                  body));
+    lesson.table({"model", "layers", "KV/heads", "width", "per token", "4096 tokens", "context", "at context"}, body);
     lesson.say(
-        "\n(KV/heads: key–value heads / query heads. \"4096 tokens\" counts every token;\n"
+        "(KV/heads: key–value heads / query heads. \"4096 tokens\" counts every token;\n"
         "\"at context\" is the cache at the model's longest input, with its window if it\n"
         "has one. GPT-2 small reads at most 1024 tokens: its 4096 is arithmetic only.)\n"
         "Llama 2 7B gives every query head its own K and V: 512 KiB per token, 2 GiB at\n"
@@ -263,7 +255,8 @@ void show_window(Lesson& lesson, const Shown& s) {
         "cache needs only w rows, a rolling buffer: token t's k and v go to slot t mod w,\n"
         "over the token t − w (Mistral 7B does this with w = 4096).{}",
         w.window, w.window >= n ? "\nHere w ≥ n: the band is the whole lower triangle." : ""));
-    lesson.show("band_mask", "1 where max(0, i−w+1) ≤ j ≤ i", band_mask(n, w.window), tokens, tokens, 0);
+    lesson.show("band_mask", band_mask(n, w.window),
+                ShowAs("1 where max(0, i−w+1) ≤ j ≤ i").labels(tokens, tokens).decimals(0).heat_map());
     if (!w.history.empty()) {
         const std::vector<std::size_t> slots = elided_indices(w.window, 8, 3);
         TextRow header{"after token"};
@@ -279,35 +272,33 @@ void show_window(Lesson& lesson, const Shown& s) {
                 row.push_back(j == elided ? "…" : w.history[k][j] == empty_slot ? "·" : tokens[w.history[k][j]]);
             body.push_back(row);
         }
-        fmt::print("\n{}", format_table(header, body));
+        lesson.table(header, body);
     }
     Labels slot_labels;
     for (std::size_t j = 0; j < w.buffer.length; ++j)
         slot_labels.push_back(fmt::format("{}:{}", j, tokens[w.token_in_slot[j]]));
-    fmt::print("{}", side_by_side({format_matrix("window_K_cache", "slot: token", first_rows(w.buffer.K, w.buffer.length),
-                                                 slot_labels, s.d_k_labels, lesson.style()),
-                                   format_matrix("window_V_cache", "slot: token", first_rows(w.buffer.V, w.buffer.length),
-                                                 slot_labels, s.d_v_labels, lesson.style())},
-                                  lesson.style().line_width));
-    lesson.keep_for_dump("window_K_cache", first_rows(w.buffer.K, w.buffer.length));
-    lesson.keep_for_dump("window_V_cache", first_rows(w.buffer.V, w.buffer.length));
-    lesson.show("window_weights", "row t: the strip of token t, by position", w.weights, tokens, tokens);
+    lesson.show_side_by_side({{"window_K_cache", first_rows(w.buffer.K, w.buffer.length),
+                               ShowAs("slot: token").labels(slot_labels, s.d_k_labels)},
+                              {"window_V_cache", first_rows(w.buffer.V, w.buffer.length),
+                               ShowAs("slot: token").labels(slot_labels, s.d_v_labels)}});
+    lesson.show("window_weights", w.weights,
+                ShowAs("row t: the strip of token t, by position").labels(tokens, tokens).heat_map());
     lesson.keep_for_dump("output_window_cached", w.output);
     lesson.keep_for_dump("output_window_full", s.full.windowed.output);
-    lesson.say(fmt::format(
-        "\nThe buffer held at most {} rows for {} tokens. The order of the slots does not\n"
-        "matter: a softmax over keys is the same in any order, and a position encoding\n"
-        "such as RoPE is applied to k before it is cached.",
-        w.most_rows, n));
+    lesson.say(
+        fmt::format("The buffer held at most {} rows for {} tokens. The order of the slots does not\n"
+                    "matter: a softmax over keys is the same in any order, and a position encoding\n"
+                    "such as RoPE is applied to k before it is cached.",
+                    w.most_rows, n));
 }
 
 // Step measured (--measure): seconds per generated token on this machine.
 void show_measured(Lesson& lesson, const std::vector<MeasuredToken>& measured) {
-    lesson.say(fmt::format(
-        "One head of GPT-2 small again (d_model = {}, d = {}), random inputs; the time of\n"
-        "generating the token at position n − 1, each the best of a few rounds in a child\n"
-        "process (common/lesson/measure_in_child.hpp). These numbers change from run to run.\n",
-        cost_d_model, cost_d));
+    lesson.say(
+        fmt::format("One head of GPT-2 small again (d_model = {}, d = {}), random inputs; the time of\n"
+                    "generating the token at position n − 1, each the best of a few rounds in a child\n"
+                    "process (common/lesson/measure_in_child.hpp). These numbers change from run to run.",
+                    cost_d_model, cost_d));
     std::vector<TextRow> body;
     for (const MeasuredToken& m : measured)
         body.push_back({fmt::format("{}", m.n), fmt::format("{:>9}", time_text(m.cached_s)),
@@ -315,10 +306,11 @@ void show_measured(Lesson& lesson, const std::vector<MeasuredToken>& measured) {
                         fmt::format("{:.0f}×", m.recomputed_s / m.cached_s),
                         fmt::format("{:.0f}×", token_cost(m.n, cost_d_model, cost_d, cost_d).flops_recomputed /
                                                    token_cost(m.n, cost_d_model, cost_d, cost_d).flops_cached)});
-    fmt::print("{}", format_table({"n", "with the cache", "recomputing", "time ratio", "FLOPs ratio"}, body));
-    lesson.say("\nBoth ratios grow with n. Where the time ratio stays below the FLOPs ratio, it is\n"
-               "because the recomputation is a few large matrix products that run at the\n"
-               "processor's full speed, while a cached step is small work that waits on memory.");
+    lesson.table({"n", "with the cache", "recomputing", "time ratio", "FLOPs ratio"}, body);
+    lesson.say(
+        "Both ratios grow with n. Where the time ratio stays below the FLOPs ratio, it is\n"
+        "because the recomputation is a few large matrix products that run at the\n"
+        "processor's full speed, while a cached step is small work that waits on memory.");
 }
 
 // The claims, each against something computed another way.

@@ -19,7 +19,6 @@
 #include "chapters/14_rotary_positions/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/sequence.hpp"
-#include "common/lesson/terminal_chart.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
 
@@ -53,11 +52,11 @@ void show_queries_keys(const Shown& s) {
         "Q = X · W_Q and K = X · W_K with the projections of chapter 05: d_k = {}, so {}\n"
         "pairs of dimensions. Token t stands at position offset + t (--offset {}).",
         cols(s.r.Q), cols(s.r.Q) / 2, s.offset));
-    s.lesson.show("X", "", s.seq.X, s.seq.tokens, s.seq.dimensions, 1);
+    s.lesson.show("X", s.seq.X, ShowAs().labels(s.seq.tokens, s.seq.dimensions).decimals(1));
     s.lesson.keep_for_dump("W_Q", s.W_Q.values, s.W_Q.rows, s.W_Q.columns);
     s.lesson.keep_for_dump("W_K", s.W_K.values, s.W_K.rows, s.W_K.columns);
-    s.lesson.show("Q", "X · W_Q", s.r.Q, s.positioned, s.W_Q.columns);
-    s.lesson.show("K", "X · W_K", s.r.K, s.positioned, s.W_K.columns);
+    s.lesson.show("Q", s.r.Q, ShowAs("X · W_Q").labels(s.positioned, s.W_Q.columns));
+    s.lesson.show("K", s.r.K, ShowAs("X · W_K").labels(s.positioned, s.W_K.columns));
 }
 
 // Step: the frequencies and the angle of every pair at every position.
@@ -72,10 +71,10 @@ void show_angles(const Shown& s) {
         rows_.push_back({std::to_string(i), fmt::format("{}, {}", 2 * i, 2 * i + 1),
                          fmt::format("{}, {}", s.W_Q.columns[2 * i], s.W_Q.columns[2 * i + 1]),
                          fmt::format("{:.6f}", s.r.theta[i]), fmt::format("{:.1f}", 2.0 * M_PI / s.r.theta[i])});
-    fmt::print("\n{}", format_table({"pair i", "columns", "of Q", "θ_i", "turn every (positions)"}, rows_));
+    s.lesson.table({"pair i", "columns", "of Q", "θ_i", "turn every (positions)"}, rows_);
     Labels columns;
     for (std::size_t i = 0; i < d_k / 2; ++i) columns.push_back(fmt::format("pos·θ{}", i));
-    s.lesson.show("angles", "position · θ_i (radians)", s.r.angles, s.positioned, columns);
+    s.lesson.show("angles", s.r.angles, ShowAs("position · θ_i (radians)").labels(s.positioned, columns));
 }
 
 // Step: one query, pair by pair.
@@ -104,8 +103,7 @@ void show_one_rotation(const Shown& s) {
                          fmt::format("({}, {})", number(a_rot), number(b_rot)), number(std::hypot(a, b)),
                          number(std::hypot(a_rot, b_rot))});
     }
-    fmt::print("\n{}", format_table({"pair", "(a, b)", "α", "cos α", "sin α", "turned", "|(a, b)|", "|turned|"},
-                                    table));
+    s.lesson.table({"pair", "(a, b)", "α", "cos α", "sin α", "turned", "|(a, b)|", "|turned|"}, table);
 }
 
 // Step: the rotated queries and keys, their scores and weights.
@@ -114,14 +112,17 @@ void show_rotated(const Shown& s) {
         "Every row turned by its own position's angles, queries and keys alike. The\n"
         "scores are plain dot products of the turned vectors; the weights, softmax of\n"
         "scores / √d_k as in chapter 03.");
-    s.lesson.show("Q_rot", "Q, each pair turned by position · θ_i", s.r.Q_rot, s.positioned, s.W_Q.columns);
-    s.lesson.show("K_rot", "K, each pair turned by position · θ_i", s.r.K_rot, s.positioned, s.W_K.columns);
+    s.lesson.show("Q_rot", s.r.Q_rot,
+                  ShowAs("Q, each pair turned by position · θ_i").labels(s.positioned, s.W_Q.columns));
+    s.lesson.show("K_rot", s.r.K_rot,
+                  ShowAs("K, each pair turned by position · θ_i").labels(s.positioned, s.W_K.columns));
     if (s.default_data)
         s.lesson.say(
-            "\n'the' stands at positions 0 and 4: one row of Q, two rows of Q_rot. The\n"
+            "'the' stands at positions 0 and 4: one row of Q, two rows of Q_rot. The\n"
             "position is now inside the vector, and X was never touched.");
-    s.lesson.show("scores", "Q_rot · K_rotᵀ", s.r.scores, s.positioned, s.positioned);
-    s.lesson.show("weights", "softmax(scores / √d_k)", s.r.weights, s.positioned, s.positioned);
+    s.lesson.show("scores", s.r.scores, ShowAs("Q_rot · K_rotᵀ").labels(s.positioned, s.positioned));
+    s.lesson.show("weights", s.r.weights,
+                  ShowAs("softmax(scores / √d_k)").labels(s.positioned, s.positioned).heat_map());
 }
 
 // Step: shift every position; RoPE's scores stay, X + PE's move.
@@ -131,19 +132,20 @@ void show_offset(const Shown& s) {
         "enter only through their difference. Shift every position by P and each score\n"
         "stays. Chapter 09's sinusoids added to X (with the same base) have no such\n"
         "property: the scores of (X + PE) W_Q · ((X + PE) W_K)ᵀ move.");
-    s.lesson.show("scores_pe", fmt::format("(X + PE) W_Q · ((X + PE) W_K)ᵀ, offset {}", s.offset), s.r.pe_scores,
-                  s.positioned, s.positioned);
+    s.lesson.show(
+        "scores_pe", s.r.pe_scores,
+        ShowAs(fmt::format("(X + PE) W_Q · ((X + PE) W_K)ᵀ, offset {}", s.offset)).labels(s.positioned, s.positioned));
     s.lesson.keep_for_dump("scores_pe_0", s.r.pe_scores_0);
     std::vector<TextRow> table;
     for (std::size_t k = 0; k < s.r.offsets.size(); ++k)
         table.push_back({fmt::format("{}", s.r.offsets[k]), fmt::format("{:.1e}", s.r.offset_changes(k, 0)),
                          number(s.r.offset_changes(k, 1))});
-    fmt::print("\nmax |scores(offset P) − scores(offset 0)| over all {} × {} scores:\n\n{}", rows(s.r.Q),
-               rows(s.r.Q),
-               format_table({"offset P", "RoPE", "X + PE (chapter 09)"}, table));
+    s.lesson.say(
+        fmt::format("max |scores(offset P) − scores(offset 0)| over all {} × {} scores:", rows(s.r.Q), rows(s.r.Q)));
+    s.lesson.table({"offset P", "RoPE", "X + PE (chapter 09)"}, table);
     s.lesson.keep_for_dump("offset_changes", s.r.offset_changes);
     s.lesson.say(
-        "\nRoPE's column is float rounding (the angles are taken in double: an angle near\n"
+        "RoPE's column is float rounding (the angles are taken in double: an angle near\n"
         "10⁶ radians stored as a float is off by up to 0.03). X + PE's column is the\n"
         "absolute position leaking into every score.");
 }
@@ -162,21 +164,23 @@ void show_pairings(const Shown& s) {
         fmt::format("({})", fmt::join(halves_order(d_k), ", "))));
     s.lesson.keep_for_dump("Q_halves", s.r.Q_halves);
     s.lesson.keep_for_dump("K_halves", s.r.K_halves);
-    s.lesson.show("Q_rot_halves", "split halves of Q_halves", s.r.Q_rot_halves, s.positioned, halves);
+    s.lesson.show("Q_rot_halves", s.r.Q_rot_halves, ShowAs("split halves of Q_halves").labels(s.positioned, halves));
     s.lesson.keep_for_dump("K_rot_halves", s.r.K_rot_halves);
-    s.lesson.show("scores_halves", "Q_rot_halves · K_rot_halvesᵀ", s.r.scores_halves, s.positioned, s.positioned);
-    s.lesson.say(fmt::format(
-        "\nThe same scores as interleaved (largest difference {:.1e}). Mixed up, split halves\n"
-        "applied to Q and K in their interleaved layout turns other pairs (0 with {}, …)\n"
-        "at other speeds. A model trained with one layout and run with the other reads\n"
-        "other scores:",
-        max_abs_difference(s.r.scores_halves, s.r.scores), d_k / 2));
+    s.lesson.show("scores_halves", s.r.scores_halves,
+                  ShowAs("Q_rot_halves · K_rot_halvesᵀ").labels(s.positioned, s.positioned));
+    s.lesson.say(
+        fmt::format("The same scores as interleaved (largest difference {:.1e}). Mixed up, split halves\n"
+                    "applied to Q and K in their interleaved layout turns other pairs (0 with {}, …)\n"
+                    "at other speeds. A model trained with one layout and run with the other reads\n"
+                    "other scores:",
+                    max_abs_difference(s.r.scores_halves, s.r.scores), d_k / 2));
     s.lesson.keep_for_dump("Q_rot_mixed", s.r.Q_rot_mixed);
     s.lesson.keep_for_dump("K_rot_mixed", s.r.K_rot_mixed);
-    s.lesson.show("scores_mixed", "split halves on the interleaved layout", s.r.scores_mixed, s.positioned,
-                  s.positioned);
-    s.lesson.show("weights_mixed", "softmax(scores_mixed / √d_k)", s.r.weights_mixed, s.positioned, s.positioned);
-    s.lesson.say(fmt::format("\nLargest change of a score {:.3f}, of a weight {:.3f}.",
+    s.lesson.show("scores_mixed", s.r.scores_mixed,
+                  ShowAs("split halves on the interleaved layout").labels(s.positioned, s.positioned));
+    s.lesson.show("weights_mixed", s.r.weights_mixed,
+                  ShowAs("softmax(scores_mixed / √d_k)").labels(s.positioned, s.positioned).heat_map());
+    s.lesson.say(fmt::format("Largest change of a score {:.3f}, of a weight {:.3f}.",
                              max_abs_difference(s.r.scores_mixed, s.r.scores),
                              max_abs_difference(s.r.weights_mixed, s.r.weights)));
 }
@@ -201,19 +205,17 @@ void show_decay(const Shown& s) {
     for (std::size_t k = 0; k <= 4; ++k)
         chart.ticks.push_back({double(k * last / 4), std::to_string(k * last / 4)});
     chart.x_title = "  |m − n|";
-    fmt::print("\n{}", terminal_chart({{"q = k = ones", "•", x, ones}, {"RoFormer's bound", "b", x, bound}},
-                                      chart));
-    s.lesson.plot("decay", fmt::format("RoPE scores against distance (d = {}, base {:g})", decay_d, s.base),
-                  {"distance |m − n| (positions)", false}, {"relative to distance 0", false},
-                  {{"q = k = ones", x, ones}, {"RoFormer's bound", x, bound}});
+    s.lesson.chart("decay", fmt::format("RoPE scores against distance (d = {}, base {:g})", decay_d, s.base),
+                   {"distance |m − n| (positions)", false}, {"relative to distance 0", false},
+                   {{"q = k = ones", x, ones, "•"}, {"RoFormer's bound", x, bound, "b"}}, chart);
     s.lesson.keep_for_dump("decay", decay);
     std::vector<TextRow> table;
     for (const std::size_t d : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{50}, last / 2, last})
         if (d <= last) table.push_back({std::to_string(d), number(decay(d, 0)), number(decay(d, 1))});
     table.erase(std::unique(table.begin(), table.end()), table.end());
-    fmt::print("\n{}", format_table({"distance", "q = k = ones", "RoFormer's bound"}, table));
+    s.lesson.table({"distance", "q = k = ones", "RoFormer's bound"}, table);
     s.lesson.say(
-        "\nThe decay is about vectors that point the same way: a trained W_Q and W_K can\n"
+        "The decay is about vectors that point the same way: a trained W_Q and W_K can\n"
         "still make a distant key score high.");
 }
 

@@ -19,7 +19,6 @@
 #include "chapters/15_grouped_query/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/sequence.hpp"
-#include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
 
@@ -98,7 +97,7 @@ void show_sequence(const Shown& s) {
         rows(s.seq.X), cols(s.seq.X), h, s.r.d_k, g, g == 1 ? "" : "s", h / g, h / g == 1 ? "" : "s", kind_of(h, g),
         s.input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
                         : "The embeddings are the rows of " + s.input + "."));
-    s.lesson.show("X", "", s.seq.X, s.seq.tokens, s.seq.dimensions, 2);
+    s.lesson.show("X", s.seq.X, ShowAs().labels(s.seq.tokens, s.seq.dimensions).decimals(2));
 }
 
 // Step: the four projections; W_K and W_V are narrower than W_Q.
@@ -109,10 +108,10 @@ void show_weights(const Shown& s) {
         "heads: (d_model × g·d_k) = ({} × {}). Column labels name the head: q1:0 is query\n"
         "head 1's first column, kv1:0 key–value head 1's. W_O is (h·d_v × d_model).",
         d_model, h * d_k, d_model, g * d_k));
-    s.lesson.show("W_Q", "", s.W.W_Q, s.seq.dimensions, s.q_cols, 2);
-    s.lesson.show("W_K", "", s.W.W_K, s.seq.dimensions, s.kv_cols, 2);
-    s.lesson.show("W_V", "", s.W.W_V, s.seq.dimensions, s.kv_cols, 2);
-    s.lesson.show("W_O", "", s.W.W_O, s.q_cols, s.seq.dimensions, 2);
+    s.lesson.show("W_Q", s.W.W_Q, ShowAs().labels(s.seq.dimensions, s.q_cols).decimals(2));
+    s.lesson.show("W_K", s.W.W_K, ShowAs().labels(s.seq.dimensions, s.kv_cols).decimals(2));
+    s.lesson.show("W_V", s.W.W_V, ShowAs().labels(s.seq.dimensions, s.kv_cols).decimals(2));
+    s.lesson.show("W_O", s.W.W_O, ShowAs().labels(s.q_cols, s.seq.dimensions).decimals(2));
 }
 
 // Step: which key–value head each query head reads, both ways.
@@ -130,9 +129,8 @@ void show_mapping(const Shown& s) {
         const std::size_t a = s.r.grouped.kv_of[i], b = s.r.tiled.kv_of[i];
         body.push_back({fmt::format("{}", i), fmt::format("{}", a), fmt::format("{}", b), a == b ? "" : "differs"});
     }
-    fmt::print("\n{}", format_table({"query head i", fmt::format("⌊i / {}⌋ (repeat_kv)", h / g),
-                                     fmt::format("i mod {} (tiling)", g), ""},
-                                    body));
+    s.lesson.table(
+        {"query head i", fmt::format("⌊i / {}⌋ (repeat_kv)", h / g), fmt::format("i mod {} (tiling)", g), ""}, body);
 }
 
 // Step: Q, K and V: h heads of queries, g of keys and values.
@@ -143,9 +141,9 @@ void show_projections(const Shown& s) {
         "K and V are what a decoder keeps for every past token (its KV cache): here\n"
         "2 × ({} × {}) numbers instead of 2 × ({} × {}) with one key–value head per query head.",
         g * d_k, n, g * d_k, n, s.r.h * d_k));
-    s.lesson.show("Q", "X · W_Q", s.r.grouped.Q, s.seq.tokens, s.q_cols, 2);
-    s.lesson.show("K", "X · W_K", s.r.grouped.K, s.seq.tokens, s.kv_cols, 2);
-    s.lesson.show("V", "X · W_V", s.r.grouped.V, s.seq.tokens, s.kv_cols, 2);
+    s.lesson.show("Q", s.r.grouped.Q, ShowAs("X · W_Q").labels(s.seq.tokens, s.q_cols).decimals(2));
+    s.lesson.show("K", s.r.grouped.K, ShowAs("X · W_K").labels(s.seq.tokens, s.kv_cols).decimals(2));
+    s.lesson.show("V", s.r.grouped.V, ShowAs("X · W_V").labels(s.seq.tokens, s.kv_cols).decimals(2));
 }
 
 // Step: group by group, the weights of the query heads that share one K_j.
@@ -157,19 +155,15 @@ void show_groups(const Shown& s) {
         "they all weigh the same values V_j.",
         d_k, per));
     for (std::size_t j = 0; j < g; ++j) {
-        fmt::print("\nkey–value head {} (columns {}:{} of K and V) serves query head{} {}\n", j, j * d_k,
-                   (j + 1) * d_k, per == 1 ? "" : "s",
-                   per == 1 ? fmt::format("{}", j) : fmt::format("{} to {}", j * per, (j + 1) * per - 1));
-        std::vector<std::string> blocks;
-        for (std::size_t i = j * per; i < (j + 1) * per; ++i) {
-            const std::string name = fmt::format("head{}_weights", i);
-            blocks.push_back(format_matrix(name, "", s.r.grouped.weights[i], s.seq.tokens, s.seq.tokens,
-                                           s.lesson.style()));
-            s.lesson.keep_for_dump(name, s.r.grouped.weights[i], s.seq.tokens, s.seq.tokens);
-            s.lesson.picture(name, fmt::format("softmax(Q_{} · K_{}ᵀ / √d_k)", i, j), s.r.grouped.weights[i],
-                             s.seq.tokens, s.seq.tokens);
-        }
-        fmt::print("{}", side_by_side(blocks, 100));
+        s.lesson.say(
+            fmt::format("key–value head {} (columns {}:{} of K and V) serves query head{} {}", j, j * d_k,
+                        (j + 1) * d_k, per == 1 ? "" : "s",
+                        per == 1 ? fmt::format("{}", j) : fmt::format("{} to {}", j * per, (j + 1) * per - 1)));
+        std::vector<Lesson::Shown> weights;
+        for (std::size_t i = j * per; i < (j + 1) * per; ++i)  // the formula is said above
+            weights.push_back({fmt::format("head{}_weights", i), s.r.grouped.weights[i],
+                               ShowAs().labels(s.seq.tokens, s.seq.tokens).heat_map()});
+        s.lesson.show_side_by_side(weights);
     }
 }
 
@@ -179,8 +173,8 @@ void show_concat(const Shown& s) {
         "As in chapter 07: the h heads' outputs side by side, (n × h·d_v) = ({} × {}), mixed\n"
         "by W_O back to d_model = {}. Only K and V were shared; every query head has its output.",
         rows(s.seq.X), s.r.h * s.r.d_k, cols(s.seq.X)));
-    s.lesson.show("concat", "[head0_output, …]", s.r.grouped.concat, s.seq.tokens, s.q_cols);
-    s.lesson.show("output", "concat · W_O", s.r.grouped.output, s.seq.tokens, s.seq.dimensions);
+    s.lesson.show("concat", s.r.grouped.concat, ShowAs("[head0_output, …]").labels(s.seq.tokens, s.q_cols));
+    s.lesson.show("output", s.r.grouped.output, ShowAs("concat · W_O").labels(s.seq.tokens, s.seq.dimensions));
 }
 
 // Step: the same layer as chapter 07's multi-head attention.
@@ -193,11 +187,12 @@ void show_as_multi_head(const Shown& s) {
         "a multi-head kernel; a grouped kernel reads K_j once for its h/g query heads instead.{}",
         h / g, h, g == h ? "\nHere g = h: nothing is repeated, and the weights are chapter 07's own." : ""));
     const Labels repeated = head_labels("q", h, s.r.d_k);
-    s.lesson.show("W_K_repeated", "W_K, each head's block h/g times", s.r.W_K_repeated, s.seq.dimensions, repeated,
-                  2);
+    s.lesson.show("W_K_repeated", s.r.W_K_repeated,
+                  ShowAs("W_K, each head's block h/g times").labels(s.seq.dimensions, repeated).decimals(2));
     s.lesson.keep_for_dump("W_V_repeated", s.r.W_V_repeated, s.seq.dimensions, repeated);
-    s.lesson.show("output_multi_head", "multi_head_attention(X, W_Q, W_K_repeated, W_V_repeated, W_O)",
-                  s.r.as_multi_head.output, s.seq.tokens, s.seq.dimensions);
+    s.lesson.show(
+        "output_multi_head", s.r.as_multi_head.output,
+        ShowAs("multi_head_attention(X, W_Q, W_K_repeated, W_V_repeated, W_O)").labels(s.seq.tokens, s.seq.dimensions));
 }
 
 // Step: the tiling i mod g: the same weights, another model.
@@ -214,14 +209,13 @@ void show_tiling(const Shown& s) {
         body.push_back({fmt::format("{}", i), fmt::format("{}", s.r.grouped.kv_of[i]),
                         fmt::format("{}", s.r.tiled.kv_of[i]),
                         fmt::format("{:.3f}", max_abs_difference(s.r.grouped.weights[i], s.r.tiled.weights[i]))});
-    fmt::print("\n{}", format_table({"query head", "reads (⌊i / (h/g)⌋)", "tiling reads (i mod g)",
-                                     "largest weight change"},
-                                    body));
+    s.lesson.table({"query head", "reads (⌊i / (h/g)⌋)", "tiling reads (i mod g)", "largest weight change"}, body);
     for (std::size_t i = 0; i < h; ++i)
         s.lesson.keep_for_dump(fmt::format("head{}_weights_tiled", i), s.r.tiled.weights[i]);
-    s.lesson.show("output_tiled", "the same weights read with i mod g", s.r.tiled.output, s.seq.tokens,
-                  s.seq.dimensions);
-    fmt::print("\nlargest |output_tiled − output| = {:.3f}\n", max_abs_difference(s.r.tiled.output, s.r.grouped.output));
+    s.lesson.show("output_tiled", s.r.tiled.output,
+                  ShowAs("the same weights read with i mod g").labels(s.seq.tokens, s.seq.dimensions));
+    s.lesson.say(fmt::format("largest |output_tiled − output| = {:.3f}",
+                             max_abs_difference(s.r.tiled.output, s.r.grouped.output)));
 }
 
 // Step: the KV cache per token, in this chapter and in two real models.
@@ -243,18 +237,19 @@ void show_cache(const Shown& s) {
         context.push_back({m.name, grouped(mha * 4096 >> 20) + " MiB", grouped(ours * 4096 >> 20) + " MiB",
                            grouped(mqa * 4096 >> 20) + " MiB"});
     }
-    fmt::print("\nKV cache per token:\n{}",
-               format_table({"model", "layers", "h", "g", "d_k", "g = h", "the model's g", "g = 1", "h / g"}, body));
-    fmt::print("\nfor one sequence of 4 096 tokens:\n{}",
-               format_table({"model", "g = h", "the model's g", "g = 1"}, context));
-    fmt::print("\nwhere the numbers come from:\n");
-    for (const ModelShape& m : models) fmt::print("  {:<12} {}\n", m.name, m.source);
+    s.lesson.say("KV cache per token:\n" +
+                 format_table({"model", "layers", "h", "g", "d_k", "g = h", "the model's g", "g = 1", "h / g"}, body));
+    s.lesson.say("for one sequence of 4 096 tokens:\n" +
+                 format_table({"model", "g = h", "the model's g", "g = 1"}, context));
+    std::string sources = "where the numbers come from:";
+    for (const ModelShape& m : models) sources += fmt::format("\n  {:<12} {}", m.name, m.source);
+    s.lesson.say(sources);
     const std::size_t n = rows(s.seq.X), g = s.r.g, d_k = s.r.d_k;
-    s.lesson.say(fmt::format(
-        "\nThis chapter's cache is its K and V, ({} × {}) each in float32 (4 bytes): {} bytes,\n"
-        "{} a token = 2 × 1 layer × {} × {} × 4; with g = h it would be {}.",
-        n, g * d_k, 2 * n * g * d_k * 4, kv_cache_bytes_per_token(1, g, d_k, 4), g, d_k,
-        kv_cache_bytes_per_token(1, s.r.h, d_k, 4)));
+    s.lesson.say(
+        fmt::format("This chapter's cache is its K and V, ({} × {}) each in float32 (4 bytes): {} bytes,\n"
+                    "{} a token = 2 × 1 layer × {} × {} × 4; with g = h it would be {}.",
+                    n, g * d_k, 2 * n * g * d_k * 4, kv_cache_bytes_per_token(1, g, d_k, 4), g, d_k,
+                    kv_cache_bytes_per_token(1, s.r.h, d_k, 4)));
 }
 
 double largest(const Matrix& m) {

@@ -1,9 +1,12 @@
 #include "common/lesson/combination.hpp"
 
+#include "common/lesson/elide.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "common/lesson/elide.hpp"
 #include "common/lesson/print.hpp"
 
 Combination combination_of_row(const Matrix& weights, std::size_t row, std::size_t most, float smallest) {
@@ -40,4 +43,14 @@ Matrix combine_rows(const Combination& combination, const Matrix& values) {
     for (const Term& term : combination.terms)
         for (std::size_t d = 0; d < cols(values); ++d) sum(0, d) += term.weight * values(term.index, d);
     return sum;
+}
+
+std::string combinations_of_rows(const Matrix& weights, const Labels& tokens) {
+    std::string text;
+    for (const std::size_t i : elided_indices(rows(weights))) {
+        if (!text.empty()) text += "\n";
+        text += i == elided ? "⋮"
+                            : tokens[i] + " = " + format_combination(combination_of_row(weights, i, 4, 0.02f), tokens);
+    }
+    return text;
 }

@@ -31,6 +31,10 @@ Combination combination_of_row(const Matrix& weights, std::size_t row, std::size
 // each named by labels[index].
 std::string format_combination(const Combination& combination, const Labels& labels, int decimals = 2);
 
+// Every row of weights (n × n) as "token = 0.15·sat + …", one line each; more than
+// 16 rows (a long --input) as the first and last five, with ⋮ between.
+std::string combinations_of_rows(const Matrix& weights, const Labels& tokens);
+
 // Σ_terms weight · values[index], summed in the order of the terms: the vector the
 // combination stands for. values (m × d_v) → (1 × d_v)
 Matrix combine_rows(const Combination& combination, const Matrix& values);

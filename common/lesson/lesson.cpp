@@ -14,7 +14,9 @@
 
 #include "common/math/input_error.hpp"
 #include "common/lesson/compare.hpp"
+#include "common/lesson/elide.hpp"
 #include "common/lesson/output_files.hpp"
+#include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_width.hpp"
 
 namespace {
@@ -23,17 +25,6 @@ bool is_file_name(const std::string& name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     });
-}
-
-// The words of a name, between underscores: "causal_weights_h0" → causal, weights, h0.
-bool has_word(const std::string& name, const std::string& word) {
-    std::size_t start = 0;
-    while (start <= name.size()) {
-        const std::size_t end = std::min(name.find('_', start), name.size());
-        if (name.compare(start, end - start, word) == 0 && end - start == word.size()) return true;
-        start = end + 1;
-    }
-    return false;
 }
 
 // A flag's value as the learner meant it, or refused naming the flag: CLI11 reads
@@ -75,12 +66,6 @@ void refuse_unmeant_values(const CLI::App& app) {
 }
 
 }  // namespace
-
-bool pictured_by_name(const std::string& name, const Matrix& m) {
-    constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
-    return (has_word(name, "weights") || has_word(name, "mask") || has_word(name, "PE")) && rows(m) <= largest &&
-           cols(m) <= largest;
-}
 
 namespace {
 
@@ -256,36 +241,64 @@ void Lesson::print_heading(int number, const std::string& heading) {
     std::string rule;
     for (std::size_t i = 0; i < display_width(title); ++i) rule += "─";
     fmt::print("\n{}\n{}\n", title, rule);
+    blocks_in_step_ = 0;
+    checks_at_heading_ = checks_.printed();
 }
 
-void Lesson::step(const std::string& heading) {
-    if (!only_step_.empty() || list_steps_)
-        throw InputError("--step and --list-steps: this chapter's steps have no names yet");
+// Blocks are separated by an empty line; the first after a heading sits right under it.
+void Lesson::begin_block() {
     print_title_once();
-    print_heading(++steps_, heading);
+    if (blocks_in_step_ > 0 || checks_.printed() > checks_at_heading_) fmt::print("\n");
+    ++blocks_in_step_;
 }
 
+// A text ends its line: one '\n' is added unless it has one (a table's text does).
 void Lesson::say(const std::string& text) {
-    print_title_once();
-    fmt::print("{}\n", text);
+    begin_block();
+    say_under(text);
 }
 
-void Lesson::show(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
-                  const Labels& col_labels, int decimals, Picture picture_kind) {
+void Lesson::say_under(const std::string& text) {
     print_title_once();
+    fmt::print(!text.empty() && text.back() == '\n' ? "{}" : "{}\n", text);
+}
+
+void Lesson::show(const std::string& name, const Matrix& m, const ShowAs& as) {
+    begin_block();
     PrintStyle style = style_;
-    style.decimals = decimals;
-    fmt::print("\n{}", format_matrix(name, formula, m, row_labels, col_labels, style));
-    keep_for_dump(name, m, row_labels, col_labels);
-    if (picture_kind == Picture::heat_map || (picture_kind == Picture::by_name && pictured_by_name(name, m)))
-        picture(name, formula, m, row_labels, col_labels, decimals);
+    style.decimals = as.decimal_places;
+    fmt::print("{}", format_matrix(name, as.formula, m, as.row_labels, as.col_labels, style));
+    keep_for_dump(name, m, as.row_labels, as.col_labels);
+    if (as.drawn) picture(name, m, as);
 }
 
-void Lesson::picture(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
-                     const Labels& col_labels, int decimals) {
+void Lesson::show_side_by_side(const std::vector<Shown>& matrices) {
+    std::vector<std::string> blocks;
+    for (const Shown& s : matrices) {
+        PrintStyle style = style_;
+        style.decimals = s.as.decimal_places;
+        blocks.push_back(format_matrix(s.name, s.as.formula, s.m, s.as.row_labels, s.as.col_labels, style));
+        keep_for_dump(s.name, s.m, s.as.row_labels, s.as.col_labels);
+        if (s.as.drawn) picture(s.name, s.m, s.as);
+    }
+    begin_block();
+    const std::string text = side_by_side(blocks, style_.line_width);
+    fmt::print("{}", text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
+}
+
+void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows) {
+    std::vector<TextRow> shown;
+    for (const std::size_t i : elided_indices(body.size(), max_rows))
+        shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
+    begin_block();
+    fmt::print("{}", format_table(header, shown));
+}
+
+void Lesson::picture(const std::string& name, const Matrix& m, const ShowAs& as) {
     if (!is_file_name(name)) throw std::logic_error("picture name '" + name + "' is not a file name");
-    if (svg_dir_.empty()) return;
-    keep_picture(name, heat_map_svg(name, formula, m, row_labels, col_labels, decimals));
+    constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
+    if (svg_dir_.empty() || rows(m) > largest || cols(m) > largest) return;
+    keep_picture(name, heat_map_svg(name, as.formula, m, as.row_labels, as.col_labels, as.decimal_places));
 }
 
 void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
@@ -293,6 +306,17 @@ void Lesson::plot(const std::string& name, const std::string& title, const Axis&
     if (!is_file_name(name)) throw std::logic_error("plot name '" + name + "' is not a file name");
     if (svg_dir_.empty()) return;
     keep_picture(name, line_plot_svg(title, x, y, series));
+}
+
+void Lesson::chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
+                   const std::vector<Series>& series, ChartOptions options) {
+    std::vector<ChartSeries> marked;
+    for (const Series& s : series) marked.push_back({s.label, s.mark.empty() ? "•" : s.mark, s.x, s.y});
+    options.log_x = x.log, options.log_y = y.log;
+    const char* scale = x.log && y.log ? " (log–log)" : x.log || y.log ? " (log scale)" : "";
+    begin_block();
+    fmt::print("{}{}\n{}", title, scale, terminal_chart(marked, options));
+    plot(name, title, x, y, series);
 }
 
 void Lesson::keep_picture(const std::string& name, std::string svg) {
@@ -341,7 +365,7 @@ void Lesson::write_outputs() const {
 void Lesson::compare_with_expected(const std::string& name, const Matrix& m, const Labels& row_labels,
                                    const Labels& col_labels) {
     if (expect_dir_.empty()) return;
-    for (Shown& shown : shown_)
+    for (Kept& shown : shown_)
         if (shown.name == name) {  // shown again: the last one is the one the chapter dumps
             shown = {name, m, row_labels, col_labels};
             return;
@@ -351,7 +375,7 @@ void Lesson::compare_with_expected(const std::string& name, const Matrix& m, con
 
 // The verdict of ./tutorial check: every matrix against the chapter's own.
 void Lesson::report_expected() {
-    for (const Shown& shown : shown_) {
+    for (const Kept& shown : shown_) {
         const std::string path = expect_dir_ + "/" + shown.name + ".npy";
         if (!std::ifstream(path)) continue;  // the chapter's own run did not keep it
         ++compared_;

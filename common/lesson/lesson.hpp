@@ -2,19 +2,28 @@
 // --dump files and its self-checks. A chapter's main.cpp computes with its
 // math.cpp, then registers its steps and presents them:
 //
+//   #include "chapters/01_dot_product_scores/math.hpp"
+//   #include "common/lesson/lesson.hpp"
+//   #include "common/lesson/sequence.hpp"
+//
 //   int main(int argc, char** argv) {
 //       Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
 //       const std::string& input = lesson.add_input_option("\"the cat sat\"");
 //       return lesson.run(argc, argv, [&] {
 //           const Sequence seq = load_sequence(input, "the cat sat");
-//           const Scores r = compute_scores(seq.X);                    // math.cpp
+//           const DotProductScores r = dot_product_scores(seq.X);       // math.cpp
 //           lesson.step("all-at-once", "All queries at once", [&] {
-//               lesson.show("scores", "X · Xᵀ", r.scores, seq.tokens, seq.tokens);
+//               lesson.say("One matrix product gives every score.");
+//               lesson.show("scores", r.scores, ShowAs("X · Xᵀ").labels(seq.tokens, seq.tokens));
 //           });
-//           lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), r); });
+//           lesson.step("checks", "Self-checks", [&] {
+//               lesson.checks().close("the loops agree", max_abs_difference(r.scores_by_loops, r.scores), 1e-5);
+//           });
 //           lesson.present();
 //       });
 //   }
+//
+// (The test lesson_example compiles this example.)
 //
 // A step has a name (letters, digits and '-') that the command line, the docs
 // (`step=all-at-once`) and other steps' text use (lesson.ref("checks") →
@@ -33,16 +42,22 @@
 // Exit codes: 0 all self-checks hold, 1 a self-check failed, 2 bad input (a file,
 // a flag or a value), with one line on stderr that names it.
 //
+// What a step prints, each a block the frame separates from the one before by an
+// empty line (no "\n" to write by hand):
+//
+//   lesson.say("A paragraph of explanation.");
+//   lesson.show("weights", r.weights, ShowAs("softmax(scores)").labels(tokens, tokens).heat_map());
+//   lesson.table({"query", "largest weight"}, rows);     // long tables elided: first and last rows
+//   lesson.say_under("a line right under the block above, with no empty line");
+//   lesson.show_side_by_side({{"before", r.before, ShowAs("at the start")}, {"after", r.after, ShowAs()}});
+//
 // Pictures (--svg DIR). Every chapter accepts --svg DIR and then writes pictures
 // as DIR/<name>.svg (see common/lesson/svg.hpp for what they look like):
 //
-//   - show() draws a heat map of the matrix when its name has the word "weights",
-//     "mask" or "PE" between underscores ("weights", "weights_head0", "causal_mask",
-//     "PE"), and it is at most 64 × 64: attention maps, masks and positional
-//     encodings are what a picture teaches. Every other name gets no picture unless
-//     the chapter asks: show(…, decimals, Picture::heat_map) draws one (e.g. the
-//     scores of chapter 01, to see their symmetry and diagonal), Picture::none never.
-//   - picture(name, formula, m, rows, cols) draws a heat map without printing.
+//   - show() draws a heat map of a matrix when it is shown with ShowAs(…).heat_map()
+//     and is at most 64 × 64: attention maps, masks and positional encodings are
+//     what a picture teaches.
+//   - picture(name, m, ShowAs(…)) draws a heat map without printing.
 //   - plot(name, title, x, y, series) draws curves, one line per method:
 //
 //       lesson.plot("cost", "Memory of the scores against n",
@@ -51,6 +66,8 @@
 //
 //     Axis labels carry their units; make an axis log (the `true`) where the lesson
 //     is a power law, so it reads as a straight line.
+//   - chart(name, title, x, y, series, options) prints the same curves as a chart
+//     of text (common/lesson/terminal_chart.hpp) and draws them like plot().
 //
 // Like the dumps, the pictures are written at the end of a run that did not stop
 // on an error (nothing partial), into a directory checked to be writable before
@@ -69,17 +86,10 @@
 #include "common/math/matrix.hpp"
 #include "common/lesson/print.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/lesson/show_as.hpp"
 #include "common/lesson/svg.hpp"
-
-// Whether show() draws a heat map of a matrix (see above).
-enum class Picture {
-    by_name,   // the rule: "weights", "mask" or "PE" in the name, at most 64 × 64
-    heat_map,  // always (a chapter opts in)
-    none,      // never
-};
-
-// The rule of Picture::by_name.
-bool pictured_by_name(const std::string& name, const Matrix& m);
+#include "common/lesson/terminal_chart.hpp"
+#include "common/lesson/text_table.hpp"
 
 class Lesson {
 public:
@@ -103,29 +113,38 @@ public:
     // How text refers to another step: ref("loop-form") → "step 2".
     std::string ref(const std::string& name) const;
 
-    // "Step 3. Softmax turns scores into weights", printed at once (chapters not
-    // yet written as named steps).
-    void step(const std::string& heading);
-    // A paragraph of explanation (printed as is, then a newline).
+    // A paragraph of explanation: a block of its own.
     void say(const std::string& text);
+    // Text right under the block before it, with no empty line between (a caption).
+    void say_under(const std::string& text);
     // Prints a matrix with its name, formula, shape and labels, and keeps it for --dump
     // as <name>.npy. Names are file names: letters, digits and '_'.
-    // With --svg, also draws its heat map as <name>.svg when `picture` says so.
-    void show(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
-              const Labels& col_labels, int decimals = 3, Picture picture = Picture::by_name);
+    void show(const std::string& name, const Matrix& m, const ShowAs& as = ShowAs());
+    // Matrices next to each other as far as the width allows, each kept and drawn as show() does.
+    struct Shown {
+        std::string name;
+        Matrix m;
+        ShowAs as;
+    };
+    void show_side_by_side(const std::vector<Shown>& matrices);
+    // A table of text (common/lesson/text_table.hpp); more than `max_rows` rows
+    // print as the first and last few, with ⋮ between.
+    void table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows = 16);
     // Keeps a matrix for --dump without printing it (and, for ./tutorial check, to
     // compare with the chapter's own: keep every matrix of the result struct).
     void keep_for_dump(const std::string& name, const Matrix& m, const Labels& row_labels = {},
                        const Labels& col_labels = {});
     // With --svg, draws the heat map of a matrix as <name>.svg, without printing it.
-    void picture(const std::string& name, const std::string& formula, const Matrix& m, const Labels& row_labels,
-                 const Labels& col_labels, int decimals = 3);
+    void picture(const std::string& name, const Matrix& m, const ShowAs& as);
     // With --svg, draws curves as <name>.svg: one line per series, with a legend.
     void plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
               const std::vector<Series>& series);
+    // Prints the title and the series as a chart of text (the axes' log scales are
+    // the plot's), and with --svg draws them as plot() does.
+    void chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
+               const std::vector<Series>& series, ChartOptions options);
 
     SelfChecks& checks() { return checks_; }
-    const PrintStyle& style() const { return style_; }
 
 private:
     void write_outputs() const;
@@ -135,6 +154,7 @@ private:
                                const Labels& col_labels);
     void report_expected();
     void print_heading(int number, const std::string& heading);
+    void begin_block();
 
     std::string program_;
     std::string title_;
@@ -153,16 +173,18 @@ private:
     std::vector<Step> registered_;
     bool presented_ = false;
     std::string expect_dir_;  // $TUTORIAL_EXPECT: grade against the chapter's own results
-    struct Shown {
+    struct Kept {
         std::string name;
         Matrix m;
         Labels row_labels, col_labels;
     };
-    std::vector<Shown> shown_;  // with --expect: every matrix shown or kept, the last of each name
+    std::vector<Kept> shown_;  // with --expect: every matrix shown or kept, the last of each name
     std::vector<std::string> differences_;
     int compared_ = 0;
     PrintStyle style_;
     int steps_ = 0;
+    int blocks_in_step_ = 0;     // blocks printed since the step's heading
+    int checks_at_heading_ = 0;  // self-check lines printed before it
     bool title_printed_ = false;
     std::vector<std::pair<std::string, Matrix>> dumps_;
     std::string svg_dir_;

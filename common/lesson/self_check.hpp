@@ -24,10 +24,13 @@ public:
 
     int passed() const { return passed_; }
     int failed() const { return failed_; }
+    // Lines printed so far (✓, ✗ and ·).
+    int printed() const { return passed_ + failed_ + skipped_; }
 
 private:
     int passed_ = 0;
     int failed_ = 0;
+    int skipped_ = 0;
 };
 
 // The largest |a − b| over all entries; infinity when the shapes differ or an

@@ -31,6 +31,7 @@ struct Series {
     std::string label;      // the legend entry, e.g. "materialised n × n"
     std::vector<double> x;  // as many x as y
     std::vector<double> y;  // a point with a non-finite coordinate, or ≤ 0 on a log axis, is left out
+    std::string mark = "";  // its character in a terminal chart (lesson.chart); empty: "•"
 };
 
 // One axis of a plot.

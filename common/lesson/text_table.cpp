@@ -5,9 +5,10 @@
 #include "common/lesson/text_width.hpp"
 
 namespace {
-// A column of numbers is right-aligned, a column of words left-aligned.
+// A column of numbers is right-aligned, a column of words left-aligned; the
+// marks of left-out rows (⋮, …) go with either.
 bool is_number(const std::string& s) {
-    if (s.empty()) return true;
+    if (s.empty() || s == "⋮" || s == "…") return true;
     return s.find_first_not_of("0123456789.-+e×x%") == std::string::npos;
 }
 }  // namespace

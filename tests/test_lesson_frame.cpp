@@ -1,0 +1,145 @@
+// The frame's blocks: spacing, tables elided, matrices side by side, charts.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "common/lesson/lesson.hpp"
+#include "tests/printed_by.hpp"
+
+namespace {
+
+// What `body` prints to stdout, and the exit code of the lesson it ran in.
+std::string printed_by_lesson(const std::vector<std::string>& args, const std::function<void(Lesson&)>& body,
+                              int* exit_code = nullptr) {
+    Lesson lesson("test_lesson", "Title");
+    std::vector<std::string> words{"test_lesson", "--color=never"};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    int code = 0;
+    const std::string text =
+        printed_by([&] { code = lesson.run(int(argv.size()), argv.data(), [&] { body(lesson); }); });
+    if (exit_code) *exit_code = code;
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("blocks are separated by one empty line, and the first sits right under the heading") {
+    const Matrix m = {{1.0f, 2.0f}};
+    const std::string text = printed_by_lesson({}, [&](Lesson& lesson) {
+        lesson.step("one", "First", [&] {
+            lesson.say("A paragraph.");
+            lesson.say_under("Its caption.");
+            lesson.show("m", m, ShowAs().labels({"r"}, {"a", "b"}).decimals(1));
+            lesson.say("A table ends in a newline; no second one is added:\n" + format_table({"x"}, {{"1"}}));
+        });
+        lesson.step("two", "Second", [&] {
+            lesson.show("m", m);
+            lesson.table({"x"}, {{"1"}});
+        });
+        lesson.present();
+    });
+    CHECK(text ==
+          "Title\n"
+          "═════\n"
+          "\n"
+          "Step 1. First\n"
+          "─────────────\n"
+          "A paragraph.\n"
+          "Its caption.\n"
+          "\n"
+          "m   (1 × 2)\n"
+          "     a    b\n"
+          "r  1.0  2.0\n"
+          "\n"
+          "A table ends in a newline; no second one is added:\n"
+          "x\n"
+          "─\n"
+          "1\n"
+          "\n"
+          "Step 2. Second\n"
+          "──────────────\n"
+          "m   (1 × 2)\n"
+          "       0      1\n"
+          "0  1.000  2.000\n"
+          "\n"
+          "x\n"
+          "─\n"
+          "1\n");
+}
+
+TEST_CASE("a block after a self-check line is spaced from it") {
+    const std::string text = printed_by_lesson({}, [&](Lesson& lesson) {
+        lesson.step("checks", "Checks", [&] {
+            lesson.checks().that("one holds", true);
+            lesson.say("After the checks.");
+        });
+        lesson.present();
+    });
+    CHECK(text.find("✓ one holds\n\nAfter the checks.\n") != std::string::npos);
+}
+
+TEST_CASE("a long table prints its first and last five rows around ⋮") {
+    std::vector<TextRow> body;
+    for (int i = 0; i < 40; ++i) body.push_back({std::to_string(i)});
+    const std::string text = printed_by_lesson({}, [&](Lesson& lesson) {
+        lesson.step("t", "Table", [&] { lesson.table({"i"}, body); });
+        lesson.present();
+    });
+    CHECK(text.find("\n 4\n ⋮\n35\n") != std::string::npos);  // a column of numbers: right-aligned
+    CHECK(text.find("\n 5\n") == std::string::npos);
+    CHECK(text.find("\n34\n") == std::string::npos);
+    std::vector<TextRow> short_body(body.begin(), body.begin() + 16);
+    const std::string all = printed_by_lesson({}, [&](Lesson& lesson) {
+        lesson.step("t", "Table", [&] { lesson.table({"i"}, short_body); });
+        lesson.present();
+    });
+    CHECK(all.find("⋮") == std::string::npos);
+    CHECK(all.find("\n15\n") != std::string::npos);
+}
+
+TEST_CASE("matrices side by side are printed in one row and each kept for --dump") {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("test_frame_{}", ::getpid());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const Matrix a = {{1.0f}}, b = {{2.0f}};
+    const std::string text = printed_by_lesson({"--dump", dir.string()}, [&](Lesson& lesson) {
+        lesson.step("s", "Side by side", [&] {
+            lesson.show_side_by_side({{"left", a, ShowAs("one")}, {"right", b, ShowAs("two")}});
+        });
+        lesson.present();
+    });
+    CHECK(text.find("left = one   (1 × 1)    right = two   (1 × 1)\n") != std::string::npos);
+    CHECK(std::filesystem::exists(dir / "left.npy"));
+    CHECK(std::filesystem::exists(dir / "right.npy"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a chart prints its title and the text chart, and draws the same series with --svg") {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("test_chart_{}", ::getpid());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::vector<Series> series{{"loss", {0, 1, 2, 3}, {8, 4, 2, 1}, "x"}};
+    const std::string text = printed_by_lesson({"--svg", dir.string()}, [&](Lesson& lesson) {
+        lesson.step("c", "Chart", [&] {
+            ChartOptions options;
+            options.width = 8, options.height = 4;
+            lesson.chart("loss", "Loss against step", {"step", false}, {"loss", true}, series, options);
+        });
+        lesson.present();
+    });
+    CHECK(text.find("Loss against step (log scale)\n") != std::string::npos);
+    CHECK(text.find("x") != std::string::npos);  // the series' own mark
+    std::ifstream drawn(dir / "loss.svg");
+    const std::string svg((std::istreambuf_iterator<char>(drawn)), std::istreambuf_iterator<char>());
+    CHECK(svg == line_plot_svg("Loss against step", {"step", false}, {"loss", true}, series));
+    std::filesystem::remove_all(dir);
+}
