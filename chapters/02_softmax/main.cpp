@@ -60,11 +60,7 @@ void show_temperature(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
     lesson.show("weights", r.weights,
                 ShowAs(fmt::format("softmax_rows(scores / {:g})", r.temperature)).labels(tokens, tokens).heat_map());
     std::vector<TextRow> per_row;
-    for (const std::size_t i : elided_indices(n)) {  // a long --input: the first and last rows
-        if (i == elided) {
-            per_row.push_back({"⋮"});
-            continue;
-        }
+    for (std::size_t i = 0; i < n; ++i) {  // a long --input: the first and last rows
         const std::size_t top = argmax_of_row(r.weights, i);
         per_row.push_back({tokens[i], tokens[top], fmt::format("{:.3f}", r.weights(i, top)),
                            fmt::format("{:.3f}", r.entropy[i])});

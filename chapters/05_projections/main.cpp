@@ -96,11 +96,7 @@ void show_loop_form(Lesson& lesson, const Labels& tokens, const Projected& r) {
     lesson.keep_for_dump("last_query_terms", r.last_query_terms, tokens);
     const std::size_t last = tokens.size() - 1;
     std::vector<TextRow> table;
-    for (const std::size_t j : elided_indices(tokens.size())) {  // a long --input: the first and last keys
-        if (j == elided) {
-            table.push_back({"⋮"});
-            continue;
-        }
+    for (std::size_t j = 0; j < tokens.size(); ++j) {  // a long --input: the first and last keys
         table.push_back({tokens[j], fmt::format("{:.3f}", loops.scores(last, j)),
                          fmt::format("{:.3f}", loops.scaled_scores(last, j)),
                          fmt::format("{:.3f}", loops.weights(last, j)), tuple_of_row(r.last_query_terms, j, 3)});

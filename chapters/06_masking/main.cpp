@@ -17,7 +17,6 @@
 
 #include "chapters/06_masking/math.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/sequence.hpp"
@@ -61,11 +60,7 @@ void show_other_way(Lesson& lesson, const Labels& tokens, std::size_t q, const C
         "exp(s_j − max) of the visible keys are shared by both ways, and so is their\n"
         "ratio: the weights are the same.");
     std::vector<TextRow> table;
-    for (const std::size_t j : elided_indices(tokens.size())) {
-        if (j == elided) {
-            table.push_back({"…"});
-            continue;
-        }
+    for (std::size_t j = 0; j < tokens.size(); ++j) {
         table.push_back({tokens[j], fmt::format("{:.3f}", c.unmasked(q, j)), c.mask(q, j) != 0.0f ? "yes" : "no",
                          fmt::format("{:.3f}", c.renormalised(q, j)), fmt::format("{:.3f}", c.steps.weights(q, j))});
     }

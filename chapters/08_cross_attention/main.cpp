@@ -103,11 +103,7 @@ std::string alignment_prose(const Labels& english, const Labels& french, const C
 // Step alignment: where each decoder token looks most.
 void show_alignment(Lesson& lesson, const Labels& english, const Labels& french, const CrossAttention& r) {
     std::vector<TextRow> alignment;
-    for (const std::size_t i : elided_indices(french.size())) {
-        if (i == elided) {
-            alignment.push_back({"…"});
-            continue;
-        }
+    for (std::size_t i = 0; i < french.size(); ++i) {
         const std::size_t j = r.looks_at[i];
         alignment.push_back({fmt::format("{} {}", i, french[i]), fmt::format("{} {}", j, english[j]),
                              fmt::format("{:.3f}", r.steps.weights(i, j))});

@@ -18,7 +18,6 @@
 #include <xtensor/xview.hpp>
 
 #include "chapters/12_transformer_block/math.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/sequence.hpp"
@@ -138,11 +137,7 @@ void show_layer_norm(Lesson& lesson, const Setting& c, int which, const Matrix& 
         "learned number per column, which lets the model undo the normalisation where it helps.",
         which));
     std::vector<TextRow> stats;
-    for (const std::size_t i : elided_indices(rows(in))) {  // a long --input: the first and last rows
-        if (i == elided) {
-            stats.push_back({"⋮"});
-            continue;
-        }
+    for (std::size_t i = 0; i < rows(in); ++i) {  // a long --input: the first and last rows
         const auto [mu, var] = row_moments(in, i);
         const auto [hat_mu, hat_var] = row_moments(x_hat, i);
         stats.push_back({c.seq.tokens[i], fmt::format("{:.3f}", mu), fmt::format("{:.3f}", var),
@@ -259,11 +254,7 @@ void show_placements(Lesson& lesson, const Setting& c, const TransformerBlockLes
                 ShowAs(c.pre ? "LN2(r + FFN(r)), r = LN1(X + MHA(X))" : "r + FFN(LN2(r)), r = X + MHA(LN1(X))")
                     .labels(c.seq.tokens, c.seq.dimensions));
     std::vector<TextRow> spread;
-    for (const std::size_t i : elided_indices(rows(X))) {
-        if (i == elided) {
-            spread.push_back({"⋮"});
-            continue;
-        }
+    for (std::size_t i = 0; i < rows(X); ++i) {
         spread.push_back({c.seq.tokens[i], fmt::format("{:.3f}", std::sqrt(row_moments(X, i).second)),
                           fmt::format("{:.3f}", std::sqrt(row_moments(pre_out, i).second)),
                           fmt::format("{:.3f}", std::sqrt(row_moments(post_out, i).second))});
