@@ -20,6 +20,23 @@ namespace {
 
 const std::string default_sentence = "the cat which was black sat on the mat";
 
+// The row of --query in the sequence; without the flag, a learner's own sequence
+// that lacks the default query asks with its first token.
+std::size_t query_row(const Sequence& seq, const std::string& query, bool asked) {
+    const std::size_t q = index_of(seq.tokens, query);
+    if (q < rows(seq.X)) return q;
+    if (asked) throw InputError(fmt::format("--query {}: not a token of the sequence", query));
+    return 0;
+}
+
+// Step: the embeddings, one row per token.
+void show_embeddings(Lesson& lesson, const Sequence& seq) {
+    lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
+                           "so you can read what each number says about the word.",
+                           cols(seq.X)));
+    lesson.show("X", seq.X, ShowAs().labels(seq.tokens, seq.dimensions).decimals(1));
+}
+
 // Step: the terms of one query's dot products, the products that are not zero.
 void show_one_query(Lesson& lesson, const Sequence& seq, std::size_t q, const DotProductScores& r) {
     const Matrix& X = seq.X;
@@ -93,21 +110,11 @@ int main(int argc, char** argv) {
 
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);
-        std::size_t q = index_of(seq.tokens, query);
-        if (q == rows(seq.X)) {
-            if (lesson.cli().count("--query") > 0)
-                throw InputError(fmt::format("--query {}: not a token of the sequence", query));
-            q = 0;  // a learner's own sequence without "sat": ask with its first token
-        }
+        const std::size_t q = query_row(seq, query, lesson.cli().count("--query") > 0);
         const DotProductScores r = dot_product_scores(seq.X);
         lesson.keep_for_dump("scores_by_loops", r.scores_by_loops, seq.tokens, seq.tokens);
 
-        lesson.step("embeddings", "The sequence as a matrix", [&] {
-            lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
-                                   "so you can read what each number says about the word.",
-                                   cols(seq.X)));
-            lesson.show("X", seq.X, ShowAs().labels(seq.tokens, seq.dimensions).decimals(1));
-        });
+        lesson.step("embeddings", "The sequence as a matrix", [&] { show_embeddings(lesson, seq); });
         lesson.step("one-query",
                     fmt::format("One query, one loop: how much is each token like \"{}\"?", seq.tokens[q]), [&] {
                         lesson.say("score(q, k) = Σ_d q_d · k_d. Only the dimensions that both tokens have\n"
