@@ -301,7 +301,7 @@ void check(SelfChecks& check, const Induction& r, bool default_run) {
     const std::string keeps = "zeroing a head with neither job keeps ≥ 3/4 of the second-half accuracy";
     const std::string copies = "the generated tokens copy the first half (≥ 80% right)";
     if (!converged || s.layers < 2) {
-        const std::string reason = converged ? "one layer" : why;
+        const std::string reason = s.layers < 2 ? "one layer: no second layer for an induction head" : why;
         for (const std::string& claim : {layered, collapse_i, collapse_p, keeps, copies}) check.skip(claim, reason);
         return;
     }
