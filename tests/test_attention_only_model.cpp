@@ -114,8 +114,10 @@ TEST_CASE("attention-only model: a short Adam run lowers the second half's loss 
         adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
     }
     const ModelForward<float> end = model_forward(m, held_out);
-    const double first = loss_between(end, held_out, 0, half - 1), second = loss_between(end, held_out, half, 2 * half - 1);
-    MESSAGE("second half ", second_before, " → ", second, ", first half ", first, " (ln V = ", std::log(double(V)), ")");
+    const double first = loss_between(end, held_out, 0, half - 1);
+    const double second = loss_between(end, held_out, half, 2 * half - 1);
+    MESSAGE("second half ", second_before, " → ", second, ", first half ", first,
+            " (ln V = ", std::log(double(V)), ")");
     CHECK(second < second_before);
     CHECK(second < first - 0.5);
 }

@@ -32,7 +32,7 @@ struct Flags {
 };
 
 void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--steps", f.s.steps, "Adam steps, each on a fresh batch of 32 sequences")
+    cli.add_option("--steps", f.s.steps, fmt::format("Adam steps, each on a fresh batch of {} sequences", f.s.batch))
         ->check(CLI::Range(1, 5000))
         ->capture_default_str();
     cli.add_option("--lr", f.s.lr, "Adam's learning rate")->check(CLI::Range(1e-4f, 0.1f))->capture_default_str();
@@ -100,6 +100,13 @@ Progress progress_line(const Settings& s) {
     };
 }
 
+std::size_t parameter_count(const AttentionOnlyModel<float>& m) {
+    std::size_t count = m.E.size() + (m.learned_positions ? m.P.size() : 0) + m.U.size();
+    for (std::size_t k = 0; k < m.W_Q.size(); ++k)
+        count += m.W_Q[k].size() + m.W_K[k].size() + m.W_V[k].size() + m.W_O[k].size();
+    return count;
+}
+
 void show_task(Lesson& lesson, const Induction& r) {
     const Settings& s = r.settings;
     lesson.say(fmt::format(
@@ -117,11 +124,7 @@ void show_task(Lesson& lesson, const Induction& r) {
         "lag always L, one layer could copy from the positions alone (look L − 1 back).\n"
         "The model: d_model = {}, {} layer(s) of {} head(s), {} positions, {} parameters.",
         shortest_lag(s.half_length), s.half_length, s.d_model, s.layers, s.heads,
-        s.learned_positions ? "learned" : "no", [&] {
-            std::size_t count = 0;
-            for (const Mat<float>* p : parameters(const_cast<AttentionOnlyModel<float>&>(r.start))) count += p->size();
-            return count;
-        }()));
+        s.learned_positions ? "learned" : "no", parameter_count(r.start)));
 }
 
 void show_gradient_check(Lesson& lesson, const Induction& r) {

@@ -34,16 +34,16 @@
 #include "common/math/random.hpp"
 
 struct Settings {
-    std::size_t vocabulary = 32, half_length = 16, d_model = 32, layers = 2, heads = 2, batch = 32;
+    std::size_t vocabulary = 32, half_length = 16, d_model = 32, layers = 2, heads = 2, batch = 16;
     int steps = 1000, log_every = 10;
     float lr = 1e-2f;
     bool learned_positions = true;
     std::uint64_t seed = 0;
 };
 constexpr std::size_t held_out_count = 64;  // sequences for accuracy, scores and ablations
-constexpr std::size_t prompt_repeat = 3;
-constexpr double role_score = 0.3;         // a head with a score this high does that job
-constexpr std::size_t probe_count = 32;     // held-out sequences whose losses make the curve    // generation: the segment, then its first 3 tokens again
+constexpr std::size_t prompt_repeat = 3;    // generation: the segment, then its first 3 tokens again
+constexpr double role_score = 0.3;          // a head with a score this high does that job
+constexpr std::size_t probe_count = 32;     // held-out sequences whose losses make the curve
 
 // B sequences of 2L tokens; each repeats its start at a lag drawn uniformly from
 // [shortest_lag, L]: tokens[i] = tokens[i − lag] for i ≥ lag. With shortest_lag = L the

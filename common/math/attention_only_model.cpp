@@ -114,7 +114,8 @@ AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t lengt
     AttentionOnlyModel<float> m;
     m.layers = layers, m.heads = heads, m.learned_positions = learned_positions;
     m.E = rng.normal_matrix(vocabulary, d_model, 1.0f);
-    m.P = learned_positions ? rng.normal_matrix(length, d_model, 1.0f) : Mat<float>(xt::zeros<float>({length, d_model}));
+    m.P = learned_positions ? rng.normal_matrix(length, d_model, 1.0f)
+                            : Mat<float>(xt::zeros<float>({length, d_model}));
     for (std::size_t k = 0; k < layers * heads; ++k) {
         m.W_Q.push_back(rng.normal_matrix(d_model, dh, s));
         m.W_K.push_back(rng.normal_matrix(d_model, dh, s));
