@@ -131,6 +131,48 @@ GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vec
     return r;
 }
 
+namespace {
+
+// 2L tokens whose first half are all different when V ≥ L (a partial Fisher–Yates shuffle;
+// uniform when V < L), the second half a copy: the copy to generate is then unambiguous.
+Tokens distinct_segment(Random& rng, std::size_t vocabulary, std::size_t half) {
+    Tokens segment(2 * half);
+    std::vector<std::size_t> pool(vocabulary);
+    for (std::size_t v = 0; v < vocabulary; ++v) pool[v] = v;
+    for (std::size_t i = 0; i < half; ++i) {
+        const std::size_t j = vocabulary >= half ? i + std::size_t(rng.uniform() * double(vocabulary - i))
+                                                 : std::size_t(rng.uniform() * double(vocabulary));
+        std::swap(pool[i % vocabulary], pool[j]);
+        segment[i] = segment[i + half] = pool[i % vocabulary];
+    }
+    return segment;
+}
+
+// The heads whose trained scores reach role_score, and the held-out halves with heads zeroed.
+void name_and_ablate(Induction& r, const std::vector<Tokens>& held_out) {
+    const auto best = [](const std::vector<double>& v) {
+        return std::size_t(std::max_element(v.begin(), v.end()) - v.begin());
+    };
+    r.previous_head = best(r.scores_after.previous_token), r.induction_head = best(r.scores_after.induction);
+    const std::size_t H = r.settings.layers * r.settings.heads, L = r.settings.half_length;
+    for (std::size_t k = 0; k < H; ++k) {
+        const bool previous = r.scores_after.previous_token[k] >= role_score;
+        const bool induction = r.scores_after.induction[k] >= role_score;
+        if (previous) r.previous_heads.push_back(k);
+        if (induction) r.induction_heads.push_back(k);
+        if (!previous && !induction) r.other_heads.push_back(k);
+    }
+    const auto without = [&](const std::vector<std::size_t>& heads) {  // those heads' outputs set to 0
+        std::vector<bool> ablated(H, false);
+        for (std::size_t k : heads) ablated[k] = true;
+        return halves(model_forward(r.trained, held_out, ablated), held_out, L);
+    };
+    for (std::size_t k = 0; k < H; ++k) r.ablated.push_back(without({k}));
+    r.without_previous = without(r.previous_heads), r.without_induction = without(r.induction_heads);
+}
+
+}  // namespace
+
 Induction train_induction(const Settings& s, const Progress& progress) {
     Induction r;
     r.settings = s;
@@ -164,38 +206,11 @@ Induction train_induction(const Settings& s, const Progress& progress) {
     const ModelForward<float> after = model_forward(r.trained, held_out);
     r.after = halves(after, held_out, L), r.scores_after = head_scores(after, L);
     r.shown_after = model_forward(r.trained, {r.shown});
-    const auto best = [](const std::vector<double>& v) {
-        return std::size_t(std::max_element(v.begin(), v.end()) - v.begin());
-    };
-    r.previous_head = best(r.scores_after.previous_token), r.induction_head = best(r.scores_after.induction);
-    const std::size_t H = s.layers * s.heads;
-    for (std::size_t k = 0; k < H; ++k) {
-        const bool previous = r.scores_after.previous_token[k] >= role_score;
-        const bool induction = r.scores_after.induction[k] >= role_score;
-        if (previous) r.previous_heads.push_back(k);
-        if (induction) r.induction_heads.push_back(k);
-        if (!previous && !induction) r.other_heads.push_back(k);
-    }
-    const auto without = [&](const std::vector<std::size_t>& heads) {  // those heads' outputs set to 0
-        std::vector<bool> ablated(H, false);
-        for (std::size_t k : heads) ablated[k] = true;
-        return halves(model_forward(r.trained, held_out, ablated), held_out, L);
-    };
-    for (std::size_t k = 0; k < H; ++k) r.ablated.push_back(without({k}));
-    r.without_previous = without(r.previous_heads), r.without_induction = without(r.induction_heads);
+    name_and_ablate(r, held_out);
     r.drop_step = std::size_t(s.steps) + 1;
     for (const LoggedStep& row : r.curve)
         if (row.loss_second < 0.5 * std::log(double(V))) { r.drop_step = std::size_t(row.step); break; }
-    Tokens segment(2 * L);  // the generation's sequence: a first half of distinct tokens when V ≥ L
-    std::vector<std::size_t> pool(V);
-    for (std::size_t v = 0; v < V; ++v) pool[v] = v;
-    for (std::size_t i = 0; i < L; ++i) {  // a partial shuffle (Fisher–Yates), or uniform when V < L
-        const std::size_t j = V >= L ? i + std::size_t(held.uniform() * double(V - i))
-                                     : std::size_t(held.uniform() * double(V));
-        std::swap(pool[i % V], pool[j]);
-        segment[i] = segment[i + L] = pool[i % V];
-    }
-    r.generation = generate(r.trained, segment, L);
+    r.generation = generate(r.trained, distinct_segment(held, V, L), L);
     Random small(s.seed + 101);
     const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
     r.check_small = gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7)), tiny, 1e-5);
