@@ -41,25 +41,29 @@ template <class T>
 bool is_ablated(const std::vector<bool>& ablated, std::size_t k) { return k < ablated.size() && ablated[k]; }
 
 // One head on one sequence (rows r0 … r0 + n − 1): causal softmax of Q Kᵀ / √d_h, then A · V.
+// Raw row pointers (the matrices are row-major): the innermost loops run on every step.
 template <class T>
 void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
+    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *v = V.data() + r0 * dh;
+    T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
     for (std::size_t i = 0; i < n; ++i) {
+        T* a_i = a + i * n;
         T largest = -std::numeric_limits<T>::infinity();
         for (std::size_t j = 0; j <= i; ++j) {  // keys after i are hidden: weight 0
             T s = 0;
-            for (std::size_t c = 0; c < dh; ++c) s += Q(r0 + i, c) * K(r0 + j, c);
-            A(r0 + i, j) = s * scale;
-            largest = std::max(largest, A(r0 + i, j));
+            for (std::size_t c = 0; c < dh; ++c) s += q[i * dh + c] * k[j * dh + c];
+            a_i[j] = s * scale;
+            largest = std::max(largest, a_i[j]);
         }
         T sum = 0;
-        for (std::size_t j = 0; j <= i; ++j) sum += (A(r0 + i, j) = std::exp(A(r0 + i, j) - largest));
-        for (std::size_t j = 0; j < n; ++j) A(r0 + i, j) = j <= i ? A(r0 + i, j) / sum : T(0);
+        for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
+        for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
         for (std::size_t c = 0; c < dh; ++c) {
-            T z = 0;
-            for (std::size_t j = 0; j <= i; ++j) z += A(r0 + i, j) * V(r0 + j, c);
-            Z(r0 + i, c) = z;
+            T out = 0;
+            for (std::size_t j = 0; j <= i; ++j) out += a_i[j] * v[j * dh + c];
+            z[i * dh + c] = out;
         }
     }
 }
@@ -70,23 +74,27 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
                      Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
+    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *v = V.data() + r0 * dh, *a = A.data() + r0 * n;
+    const T* dz = dZ.data() + r0 * dh;
+    T *dq = dQ.data() + r0 * dh, *dk = dK.data() + r0 * dh, *dv = dV.data() + r0 * dh;
     std::vector<T> dA(n), dS(n);
     for (std::size_t i = 0; i < n; ++i) {
+        const T *a_i = a + i * n, *dz_i = dz + i * dh;
         T dot = 0;
         for (std::size_t j = 0; j <= i; ++j) {  // dA = dZ Vᵀ; dV += Aᵀ dZ
             T s = 0;
             for (std::size_t c = 0; c < dh; ++c) {
-                s += dZ(r0 + i, c) * V(r0 + j, c);
-                dV(r0 + j, c) += A(r0 + i, j) * dZ(r0 + i, c);
+                s += dz_i[c] * v[j * dh + c];
+                dv[j * dh + c] += a_i[j] * dz_i[c];
             }
             dA[j] = s;
-            dot += s * A(r0 + i, j);
+            dot += s * a_i[j];
         }
-        for (std::size_t j = 0; j <= i; ++j) dS[j] = A(r0 + i, j) * (dA[j] - dot) * scale;
+        for (std::size_t j = 0; j <= i; ++j) dS[j] = a_i[j] * (dA[j] - dot) * scale;
         for (std::size_t j = 0; j <= i; ++j)  // dQ = dS K; dK = dSᵀ Q
             for (std::size_t c = 0; c < dh; ++c) {
-                dQ(r0 + i, c) += dS[j] * K(r0 + j, c);
-                dK(r0 + j, c) += dS[j] * Q(r0 + i, c);
+                dq[i * dh + c] += dS[j] * k[j * dh + c];
+                dk[j * dh + c] += dS[j] * q[i * dh + c];
             }
     }
 }
