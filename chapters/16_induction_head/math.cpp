@@ -1,0 +1,218 @@
+#include "chapters/16_induction_head/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/math/adam.hpp"
+
+std::vector<Tokens> repeated_sequences(Random& rng, std::size_t count, std::size_t vocabulary, std::size_t half,
+                                       std::size_t shortest_lag) {
+    std::vector<Tokens> batch(count, Tokens(2 * half));
+    for (Tokens& s : batch) {
+        const std::size_t lag = shortest_lag + std::size_t(rng.uniform() * double(half - shortest_lag + 1));
+        for (std::size_t i = 0; i < 2 * half; ++i)  // tokens[i] uniform for i < lag, tokens[i − lag] after
+            s[i] = i < lag ? std::size_t(rng.uniform() * double(vocabulary)) : s[i - lag];
+    }
+    return batch;
+}
+
+Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, std::size_t half) {
+    Halves r;
+    const std::size_t n = f.length;
+    for (std::size_t b = 0; b < f.batch; ++b)
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            if (i + 1 == half) continue;  // the prediction of token L (a copy of token 0) is in neither half
+            const std::size_t row = b * n + i, next = batch[b][i + 1];
+            const double loss = -std::log(std::max(double(f.probs(row, next)), 1e-300));
+            const double right = argmax_of_row(f.probs, row) == next ? 1.0 : 0.0;
+            (i < half ? r.loss_first : r.loss_second) += loss;
+            (i < half ? r.accuracy_first : r.accuracy_second) += right;
+        }
+    // L − 1 predictions per sequence in the first half, L − 1 in the second
+    const double count = double(f.batch * (half - 1));
+    r.loss_first /= count, r.loss_second /= count, r.accuracy_first /= count, r.accuracy_second /= count;
+    return r;
+}
+
+HeadScores head_scores(const ModelForward<float>& f, std::size_t half) {
+    HeadScores s;
+    const std::size_t n = f.length;
+    for (const Mat<float>& A : f.weights) {
+        double previous = 0, induction = 0;
+        // ┌ exercise head-scores
+        for (std::size_t b = 0; b < f.batch; ++b) {  // row b·n + i is query i of sequence b
+            for (std::size_t i = 1; i < n; ++i) previous += A(b * n + i, i - 1);
+            for (std::size_t i = half; i < n; ++i) induction += A(b * n + i, i - half + 1);
+        }
+        // └ stub: (void)A;
+        s.previous_token.push_back(previous / double(f.batch * (n - 1)));
+        s.induction.push_back(induction / double(f.batch * (n - half)));
+    }
+    return s;
+}
+
+Generation generate(const AttentionOnlyModel<float>& m, const Tokens& sequence, std::size_t half) {
+    Generation g;
+    const std::size_t n = sequence.size(), d = cols(m.E), V = rows(m.E), H = m.layers * m.heads;
+    const std::size_t prompt = half + prompt_repeat, dh = d / m.heads;
+    g.prompt.assign(sequence.begin(), sequence.begin() + long(prompt));
+    g.expected.assign(sequence.begin() + long(prompt), sequence.end());
+    std::vector<Mat<float>> K(H, Mat<float>::from_shape({n, dh})), Vc = K;  // the cache: n rows each
+    g.cached_logits = Mat<float>::from_shape({n, V});
+    Tokens tokens = g.prompt;
+    for (std::size_t t = 0; t < n; ++t) {
+        // 1. x = E[token] + P[t]                                       (1 × d)
+        Mat<float> x = Mat<float>::from_shape({1, d});
+        for (std::size_t c = 0; c < d; ++c) x(0, c) = m.E(tokens[t], c) + m.P(t, c);
+        for (std::size_t l = 0; l < m.layers; ++l) {
+            Mat<float> next = x;
+            for (std::size_t h = 0; h < m.heads; ++h) {
+                const std::size_t k = l * m.heads + h;
+                // 2. q, k, v of token t; k and v become row t of the cache
+                std::vector<float> q(dh, 0.0f), z(dh, 0.0f), w(t + 1);
+                for (std::size_t e = 0; e < dh; ++e) {
+                    K[k](t, e) = Vc[k](t, e) = 0.0f;
+                    for (std::size_t c = 0; c < d; ++c) {
+                        q[e] += x(0, c) * m.W_Q[k](c, e);
+                        K[k](t, e) += x(0, c) * m.W_K[k](c, e);
+                        Vc[k](t, e) += x(0, c) * m.W_V[k](c, e);
+                    }
+                }
+                // 3. one query over the t + 1 cached keys: no mask needed
+                float largest = -INFINITY, sum = 0.0f;
+                for (std::size_t j = 0; j <= t; ++j) {
+                    w[j] = 0.0f;
+                    for (std::size_t e = 0; e < dh; ++e) w[j] += q[e] * K[k](j, e);
+                    largest = std::max(largest, w[j] /= std::sqrt(float(dh)));
+                }
+                for (std::size_t j = 0; j <= t; ++j) sum += (w[j] = std::exp(w[j] - largest));
+                for (std::size_t j = 0; j <= t; ++j)
+                    for (std::size_t e = 0; e < dh; ++e) z[e] += w[j] / sum * Vc[k](j, e);
+                for (std::size_t c = 0; c < d; ++c)  // 4. the head's output joins the residual
+                    for (std::size_t e = 0; e < dh; ++e) next(0, c) += z[e] * m.W_O[k](e, c);
+            }
+            x = next;
+        }
+        for (std::size_t v = 0; v < V; ++v) {  // 5. logits of position t; greedy next token
+            g.cached_logits(t, v) = 0.0f;
+            for (std::size_t c = 0; c < d; ++c) g.cached_logits(t, v) += x(0, c) * m.U(c, v);
+        }
+        if (t + 1 < n && t + 1 >= prompt) tokens.push_back(argmax_of_row(g.cached_logits, t));
+    }
+    g.generated.assign(tokens.begin() + long(prompt), tokens.end());
+    g.full_logits = model_forward(m, {tokens}).logits;
+    for (std::size_t i = 0; i < g.generated.size(); ++i) g.right += g.generated[i] == g.expected[i];
+    return g;
+}
+
+GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vector<Tokens>& batch, double h) {
+    Mat<double> d_logits;
+    const ModelForward<double> f = model_forward(m, batch);
+    next_token_loss(f, batch, &d_logits);
+    AttentionOnlyModel<double> grad = model_backward(m, batch, f, d_logits), probe = m;
+    const std::vector<Mat<double>*> analytic = parameters(grad), entries = parameters(probe);
+    double largest = 0;
+    for (const Mat<double>* a : analytic) largest = std::max(largest, double(xt::amax(xt::abs(*a))()));
+    GradientCheck r;
+    for (std::size_t p = 0; p < entries.size(); ++p)
+        for (std::size_t i = 0; i < entries[p]->size(); ++i, ++r.entries) {
+            double& w = entries[p]->flat(i);
+            const double saved = w;
+            w = saved + h;
+            const double plus = next_token_loss(model_forward(probe, batch), batch);
+            w = saved - h;
+            const double minus = next_token_loss(model_forward(probe, batch), batch);
+            w = saved;
+            const double numeric = (plus - minus) / (2 * h), a = analytic[p]->flat(i);
+            r.max_abs_error = std::max(r.max_abs_error, std::abs(a - numeric));
+            const double scale = std::max({std::abs(a), std::abs(numeric), 1e-2 * largest});
+            r.max_relative_error = std::max(r.max_relative_error, std::abs(a - numeric) / scale);
+        }
+    return r;
+}
+
+namespace {
+
+// 2L tokens whose first half are all different when V ≥ L (a partial Fisher–Yates shuffle;
+// uniform when V < L), the second half a copy: the copy to generate is then unambiguous.
+Tokens distinct_segment(Random& rng, std::size_t vocabulary, std::size_t half) {
+    Tokens segment(2 * half);
+    std::vector<std::size_t> pool(vocabulary);
+    for (std::size_t v = 0; v < vocabulary; ++v) pool[v] = v;
+    for (std::size_t i = 0; i < half; ++i) {
+        const std::size_t j = vocabulary >= half ? i + std::size_t(rng.uniform() * double(vocabulary - i))
+                                                 : std::size_t(rng.uniform() * double(vocabulary));
+        std::swap(pool[i % vocabulary], pool[j]);
+        segment[i] = segment[i + half] = pool[i % vocabulary];
+    }
+    return segment;
+}
+
+// The heads whose trained scores reach role_score, and the held-out halves with heads zeroed.
+void name_and_ablate(Induction& r, const std::vector<Tokens>& held_out) {
+    const auto best = [](const std::vector<double>& v) {
+        return std::size_t(std::max_element(v.begin(), v.end()) - v.begin());
+    };
+    r.previous_head = best(r.scores_after.previous_token), r.induction_head = best(r.scores_after.induction);
+    const std::size_t H = r.settings.layers * r.settings.heads, L = r.settings.half_length;
+    for (std::size_t k = 0; k < H; ++k) {
+        const bool previous = r.scores_after.previous_token[k] >= role_score;
+        const bool induction = r.scores_after.induction[k] >= role_score;
+        if (previous) r.previous_heads.push_back(k);
+        if (induction) r.induction_heads.push_back(k);
+        if (!previous && !induction) r.other_heads.push_back(k);
+    }
+    const auto without = [&](const std::vector<std::size_t>& heads) {  // those heads' outputs set to 0
+        std::vector<bool> ablated(H, false);
+        for (std::size_t k : heads) ablated[k] = true;
+        return halves(model_forward(r.trained, held_out, ablated), held_out, L);
+    };
+    for (std::size_t k = 0; k < H; ++k) r.ablated.push_back(without({k}));
+    r.without_previous = without(r.previous_heads), r.without_induction = without(r.induction_heads);
+}
+
+}  // namespace
+
+Induction train_induction(const Settings& s, const Progress& progress) {
+    Induction r;
+    r.settings = s;
+    const std::size_t L = s.half_length, V = s.vocabulary;
+    Random data(s.seed * 2 + 1), held(s.seed * 2 + 2);
+    const std::vector<Tokens> held_out = repeated_sequences(held, held_out_count, V, L, L);
+    const std::vector<Tokens> probe(held_out.begin(), held_out.begin() + long(probe_count));
+    r.shown = held_out[0];
+    r.start = r.trained = random_model(V, 2 * L, s.d_model, s.layers, s.heads, s.learned_positions, s.seed);
+    const ModelForward<float> start = model_forward(r.start, held_out);
+    r.before = halves(start, held_out, L), r.scores_before = head_scores(start, L);
+    r.shown_before = model_forward(r.start, {r.shown});
+    // training: one batch of fresh sequences per step, one Adam step on its gradient
+    Adam adam(s.lr);
+    const std::vector<Mat<float>*> weights = parameters(r.trained);
+    for (int step = 0; step <= s.steps; ++step) {
+        if (step % s.log_every == 0 || step == s.steps) {
+            const Halves h = halves(model_forward(r.trained, probe), probe, L);
+            r.curve.push_back({step, h.loss_first, h.loss_second});
+            if (progress) progress(step, s.steps, r.curve.back());
+        }
+        if (step == s.steps) break;
+        const std::vector<Tokens> batch = repeated_sequences(data, s.batch, V, L, shortest_lag(L));
+        Mat<float> d_logits;
+        const ModelForward<float> f = model_forward(r.trained, batch);
+        next_token_loss(f, batch, &d_logits);
+        AttentionOnlyModel<float> g = model_backward(r.trained, batch, f, d_logits);
+        const std::vector<Mat<float>*> grads = parameters(g);
+        adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
+    }
+    const ModelForward<float> after = model_forward(r.trained, held_out);
+    r.after = halves(after, held_out, L), r.scores_after = head_scores(after, L);
+    r.shown_after = model_forward(r.trained, {r.shown});
+    name_and_ablate(r, held_out);
+    r.drop_step = std::size_t(s.steps) + 1;
+    for (const LoggedStep& row : r.curve)
+        if (row.loss_second < 0.5 * std::log(double(V))) { r.drop_step = std::size_t(row.step); break; }
+    r.generation = generate(r.trained, distinct_segment(held, V, L), L);
+    Random small(s.seed + 101);
+    const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
+    r.check_small = gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7)), tiny, 1e-5);
+    return r;
+}

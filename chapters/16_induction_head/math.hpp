@@ -1,0 +1,113 @@
+// Chapter 16 · the mathematics: an induction head forms in a model trained here.
+//
+// The task: a sequence of n = 2L tokens whose second half repeats the first,
+//   tokens[i] uniform in [0, V) for i < L,   tokens[i] = tokens[i − L] for i ≥ L.
+// The next token of the first half cannot be predicted: the best loss there is ln V.
+// In the second half it can be copied: find where the current token occurred before
+// (position i − L), look one step past it (i − L + 1), and copy that token.
+//
+// The model (common/math/attention_only_model.hpp holds its forward and backward passes):
+//   X₀ = E[tokens] + P,   X_{l+1} = X_l + Σ_h softmax_causal(Q_h K_hᵀ / √d_h) V_h W_O^h,
+//   p = softmax_rows(X_L · U),   loss = −mean_i log p_i[token_{i+1}]
+// trained by Adam on fresh random sequences each step. Two layers can copy: a head of
+// layer 1 writes "my previous token was a" into position j (previous-token head);
+// a head of layer 2 at position i, holding token a, then finds the j whose previous
+// token was a, which is the position just past a's earlier occurrence, and copies it
+// (induction head). One layer has no earlier head to write "previous token" for it.
+//
+// Scores of a head, from its weights A (n × n) averaged over held-out sequences:
+//   previous-token score = mean_{i ≥ 1} A[i, i − 1]
+//   induction score      = mean_{L ≤ i < n} A[i, i − L + 1]
+//
+// Shapes: V vocabulary, L half length, n = 2L, d = d_model, h heads, d_h = d / h;
+// a batch of B sequences is stacked as (B·n × d); weights per head (n × n).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/math/attention_only_model.hpp"
+#include "common/math/matrix.hpp"
+#include "common/math/random.hpp"
+
+struct Settings {
+    std::size_t vocabulary = 32, half_length = 16, d_model = 32, layers = 2, heads = 2, batch = 16;
+    int steps = 1000, log_every = 10;
+    float lr = 1e-2f;
+    bool learned_positions = true;
+    std::uint64_t seed = 0;
+};
+constexpr std::size_t held_out_count = 64;  // sequences for accuracy, scores and ablations
+constexpr std::size_t prompt_repeat = 3;    // generation: the segment, then its first 3 tokens again
+constexpr double role_score = 0.3;          // a head with a score this high does that job
+constexpr std::size_t probe_count = 32;     // held-out sequences whose losses make the curve
+
+// B sequences of 2L tokens; each repeats its start at a lag drawn uniformly from
+// [shortest_lag, L]: tokens[i] = tokens[i − lag] for i ≥ lag. With shortest_lag = L the
+// second half repeats the first (the held-out sequences). Training draws shorter lags too,
+// so that the copy is not always L positions back: a fixed lag could be learned from the
+// positions alone, by one layer (attend to i − L + 1), without looking at the tokens.
+std::vector<Tokens> repeated_sequences(Random& rng, std::size_t count, std::size_t vocabulary, std::size_t half,
+                                       std::size_t shortest_lag);
+// The shortest training lag: L/2 (at least 1).
+inline std::size_t shortest_lag(std::size_t half) { return std::max<std::size_t>(1, half / 2); }
+
+// Mean loss and share of right argmax predictions, for the predictions made at
+// positions i < L − 1 (first half: the next token is new) and L ≤ i < n − 1 (second half).
+struct Halves {
+    double loss_first = 0, loss_second = 0, accuracy_first = 0, accuracy_second = 0;
+};
+Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, std::size_t half);
+
+struct LoggedStep {
+    int step;
+    double loss_first, loss_second;  // of the training batch before the step
+};
+
+// Previous-token and induction score of every head (layer-major), over a batch.
+struct HeadScores {
+    std::vector<double> previous_token, induction;  // [l·heads + h]
+};
+HeadScores head_scores(const ModelForward<float>& f, std::size_t half);
+
+// Greedy decoding with a KV cache: per layer and head, the keys and values of every
+// token so far; each new token adds one row and asks one query.
+struct Generation {
+    Tokens prompt, generated, expected;  // generated continues the prompt; expected = the copy
+    Mat<float> cached_logits;            // (n × V) the logits of every position, one at a time
+    Mat<float> full_logits;              // (n × V) the full forward pass on the same tokens
+    std::size_t right = 0;               // generated tokens equal to the copy
+};
+Generation generate(const AttentionOnlyModel<float>& m, const Tokens& sequence, std::size_t half);
+
+// Central differences (loss(w + h) − loss(w − h)) / 2h in double, against the backward pass.
+struct GradientCheck {
+    std::size_t entries = 0;
+    double max_relative_error = 0, max_abs_error = 0;
+};
+GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vector<Tokens>& batch, double h);
+
+// Everything the lesson shows, computed once.
+struct Induction {
+    Settings settings;
+    Tokens shown;                              // (n) the held-out sequence whose weights are shown
+    AttentionOnlyModel<float> start, trained;
+    ModelForward<float> shown_before, shown_after;  // one sequence, before and after training
+    std::vector<LoggedStep> curve;
+    Halves before, after;                      // on the held-out sequences
+    HeadScores scores_before, scores_after;
+    std::size_t previous_head = 0, induction_head = 0;  // the heads with the largest score
+    std::vector<std::size_t> previous_heads, induction_heads;  // every head whose score ≥ role_score
+    std::vector<std::size_t> other_heads;      // the heads in neither list
+    std::vector<Halves> ablated;               // [l·heads + h]: that head's output set to 0
+    Halves without_previous, without_induction;  // every head of that role set to 0 at once
+    std::size_t drop_step = 0;                 // first logged step with second-half loss < half of ln V
+    Generation generation;
+    GradientCheck check_small;                 // on a small random model in double
+};
+
+using Progress = std::function<void(int step, int steps, const LoggedStep&)>;
+Induction train_induction(const Settings& s, const Progress& progress);

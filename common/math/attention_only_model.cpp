@@ -1,0 +1,261 @@
+#include "common/math/attention_only_model.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <cblas.h>
+#include <xtensor/xbuilder.hpp>
+
+#include "common/math/input_error.hpp"
+#include "common/math/random.hpp"
+
+namespace {
+
+// C = op(a) · op(b) by BLAS (transposed operands are read in place, not copied).
+void gemm(bool ta, bool tb, const Mat<float>& a, const Mat<float>& b, Mat<float>& c) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(rows(c)),
+                int(cols(c)), int(ta ? rows(a) : cols(a)), 1.0f, a.data(), int(cols(a)), b.data(), int(cols(b)), 0.0f,
+                c.data(), int(cols(c)));
+}
+void gemm(bool ta, bool tb, const Mat<double>& a, const Mat<double>& b, Mat<double>& c) {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(rows(c)),
+                int(cols(c)), int(ta ? rows(a) : cols(a)), 1.0, a.data(), int(cols(a)), b.data(), int(cols(b)), 0.0,
+                c.data(), int(cols(c)));
+}
+template <class T>
+Mat<T> product(bool ta, bool tb, const Mat<T>& a, const Mat<T>& b) {
+    const std::size_t inner_a = ta ? rows(a) : cols(a), inner_b = tb ? cols(b) : rows(b);
+    if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
+    Mat<T> c = Mat<T>::from_shape({ta ? cols(a) : rows(a), tb ? rows(b) : cols(b)});
+    gemm(ta, tb, a, b, c);
+    return c;
+}
+template <class T>
+Mat<T> mm(const Mat<T>& a, const Mat<T>& b) { return product(false, false, a, b); }  // a · b
+template <class T>
+Mat<T> mm_tn(const Mat<T>& a, const Mat<T>& b) { return product(true, false, a, b); }  // aᵀ · b
+template <class T>
+Mat<T> mm_nt(const Mat<T>& a, const Mat<T>& b) { return product(false, true, a, b); }  // a · bᵀ
+
+template <class T>
+bool is_ablated(const std::vector<bool>& ablated, std::size_t k) { return k < ablated.size() && ablated[k]; }
+
+// One head on one sequence (rows r0 … r0 + n − 1): causal softmax of Q Kᵀ / √d_h, then A · V.
+// Raw row pointers (the matrices are row-major): the innermost loops run on every step.
+template <class T>
+void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(Q);
+    const T scale = T(1) / std::sqrt(T(dh));
+    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *v = V.data() + r0 * dh;
+    T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
+    for (std::size_t i = 0; i < n; ++i) {
+        T* a_i = a + i * n;
+        T largest = -std::numeric_limits<T>::infinity();
+        for (std::size_t j = 0; j <= i; ++j) {  // keys after i are hidden: weight 0
+            T s = 0;
+            for (std::size_t c = 0; c < dh; ++c) s += q[i * dh + c] * k[j * dh + c];
+            a_i[j] = s * scale;
+            largest = std::max(largest, a_i[j]);
+        }
+        T sum = 0;
+        for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
+        for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
+        for (std::size_t c = 0; c < dh; ++c) {
+            T out = 0;
+            for (std::size_t j = 0; j <= i; ++j) out += a_i[j] * v[j * dh + c];
+            z[i * dh + c] = out;
+        }
+    }
+}
+
+// The backward pass of attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1).
+template <class T>
+void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& A, const Mat<T>& dZ,
+                     Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(Q);
+    const T scale = T(1) / std::sqrt(T(dh));
+    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *v = V.data() + r0 * dh, *a = A.data() + r0 * n;
+    const T* dz = dZ.data() + r0 * dh;
+    T *dq = dQ.data() + r0 * dh, *dk = dK.data() + r0 * dh, *dv = dV.data() + r0 * dh;
+    std::vector<T> dA(n), dS(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const T *a_i = a + i * n, *dz_i = dz + i * dh;
+        T dot = 0;
+        for (std::size_t j = 0; j <= i; ++j) {  // dA = dZ Vᵀ; dV += Aᵀ dZ
+            T s = 0;
+            for (std::size_t c = 0; c < dh; ++c) {
+                s += dz_i[c] * v[j * dh + c];
+                dv[j * dh + c] += a_i[j] * dz_i[c];
+            }
+            dA[j] = s;
+            dot += s * a_i[j];
+        }
+        for (std::size_t j = 0; j <= i; ++j) dS[j] = a_i[j] * (dA[j] - dot) * scale;
+        for (std::size_t j = 0; j <= i; ++j)  // dQ = dS K; dK = dSᵀ Q
+            for (std::size_t c = 0; c < dh; ++c) {
+                dq[i * dh + c] += dS[j] * k[j * dh + c];
+                dk[j * dh + c] += dS[j] * q[i * dh + c];
+            }
+    }
+}
+
+void require_batch(const std::vector<Tokens>& batch, std::size_t vocabulary, std::size_t positions) {
+    if (batch.empty()) throw InputError("an empty batch of sequences");
+    for (const Tokens& s : batch) {
+        if (s.size() != batch[0].size() || s.size() > positions)
+            throw InputError(describe("a sequence of ", s.size(), " tokens (the model has ", positions, " positions)"));
+        for (std::size_t t : s)
+            if (t >= vocabulary) throw InputError(describe("token ", t, " outside the vocabulary of ", vocabulary));
+    }
+}
+
+}  // namespace
+
+AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t length, std::size_t d_model,
+                                       std::size_t layers, std::size_t heads, bool learned_positions,
+                                       std::uint64_t seed) {
+    if (heads == 0 || d_model % heads != 0)
+        throw InputError(describe("d_model ", d_model, " does not split into ", heads, " heads"));
+    Random rng(seed);
+    const std::size_t dh = d_model / heads;
+    const float s = 1.0f / std::sqrt(float(d_model)), s_h = 1.0f / std::sqrt(float(dh));
+    AttentionOnlyModel<float> m;
+    m.layers = layers, m.heads = heads, m.learned_positions = learned_positions;
+    m.E = rng.normal_matrix(vocabulary, d_model, 1.0f);
+    m.P = learned_positions ? rng.normal_matrix(length, d_model, 1.0f)
+                            : Mat<float>(xt::zeros<float>({length, d_model}));
+    for (std::size_t k = 0; k < layers * heads; ++k) {
+        m.W_Q.push_back(rng.normal_matrix(d_model, dh, s));
+        m.W_K.push_back(rng.normal_matrix(d_model, dh, s));
+        m.W_V.push_back(rng.normal_matrix(d_model, dh, s));
+        m.W_O.push_back(rng.normal_matrix(dh, d_model, s_h));
+    }
+    m.U = rng.normal_matrix(d_model, vocabulary, s);
+    return m;
+}
+
+AttentionOnlyModel<double> in_double(const AttentionOnlyModel<float>& m) {
+    auto cast = [](const Mat<float>& a) { return Mat<double>(xt::cast<double>(a)); };
+    AttentionOnlyModel<double> r;
+    r.layers = m.layers, r.heads = m.heads, r.learned_positions = m.learned_positions;
+    r.E = cast(m.E), r.P = cast(m.P), r.U = cast(m.U);
+    for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
+        r.W_Q.push_back(cast(m.W_Q[k])), r.W_K.push_back(cast(m.W_K[k]));
+        r.W_V.push_back(cast(m.W_V[k])), r.W_O.push_back(cast(m.W_O[k]));
+    }
+    return r;
+}
+
+template <class T>
+std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m) {
+    std::vector<Mat<T>*> p{&m.E};
+    if (m.learned_positions) p.push_back(&m.P);
+    p.push_back(&m.U);
+    for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
+        p.push_back(&m.W_Q[k]), p.push_back(&m.W_K[k]), p.push_back(&m.W_V[k]), p.push_back(&m.W_O[k]);
+    }
+    return p;
+}
+
+template <class T>
+ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
+                              const std::vector<bool>& ablated) {
+    require_batch(batch, rows(m.E), rows(m.P));
+    ModelForward<T> f;
+    const std::size_t B = batch.size(), n = batch[0].size(), d = cols(m.E);
+    f.batch = B, f.length = n;
+    // 1. X₀ = E[tokens] + P                                   (B·n × d)
+    Mat<T> X = Mat<T>::from_shape({B * n, d});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t c = 0; c < d; ++c) X(b * n + i, c) = m.E(batch[b][i], c) + m.P(i, c);
+    // 2. each layer: X_{l+1} = X_l + Σ_h A_h V_h W_O^h
+    for (std::size_t l = 0; l < m.layers; ++l) {
+        f.X.push_back(X);
+        for (std::size_t h = 0; h < m.heads; ++h) {
+            const std::size_t k = l * m.heads + h;
+            f.Q.push_back(mm(f.X[l], m.W_Q[k]));  // (B·n × d_h)
+            f.K.push_back(mm(f.X[l], m.W_K[k]));
+            f.V.push_back(mm(f.X[l], m.W_V[k]));
+            f.weights.push_back(Mat<T>::from_shape({B * n, n}));
+            f.Z.push_back(Mat<T>::from_shape({B * n, cols(m.W_Q[k])}));
+            for (std::size_t b = 0; b < B; ++b) attend(f.Q[k], f.K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
+            if (!is_ablated<T>(ablated, k)) X += mm(f.Z[k], m.W_O[k]);
+        }
+    }
+    f.X.push_back(X);
+    // 3. logits = X_L U, p = softmax_rows(logits)            (B·n × V)
+    f.logits = mm(X, m.U);
+    f.probs = f.logits;
+    for (std::size_t r = 0; r < rows(f.probs); ++r) {
+        T largest = f.probs(r, 0), sum = 0;
+        for (std::size_t v = 1; v < cols(f.probs); ++v) largest = std::max(largest, f.probs(r, v));
+        for (std::size_t v = 0; v < cols(f.probs); ++v) sum += (f.probs(r, v) = std::exp(f.probs(r, v) - largest));
+        for (std::size_t v = 0; v < cols(f.probs); ++v) f.probs(r, v) /= sum;
+    }
+    return f;
+}
+
+template <class T>
+double next_token_loss(const ModelForward<T>& f, const std::vector<Tokens>& batch, Mat<T>* d_logits) {
+    const std::size_t n = f.length;
+    const double N = double(f.batch * (n - 1));
+    double loss = 0.0;
+    if (d_logits) *d_logits = xt::zeros<T>(f.probs.shape());
+    for (std::size_t b = 0; b < f.batch; ++b)
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            const std::size_t r = b * n + i, next = batch[b][i + 1];
+            loss -= std::log(std::max(double(f.probs(r, next)), 1e-300));
+            if (!d_logits) continue;
+            for (std::size_t v = 0; v < cols(f.probs); ++v) (*d_logits)(r, v) = f.probs(r, v) / T(N);
+            (*d_logits)(r, next) -= T(1) / T(N);
+        }
+    return loss / N;
+}
+
+template <class T>
+AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
+                                     const ModelForward<T>& f, const Mat<T>& d_logits,
+                                     const std::vector<bool>& ablated) {
+    AttentionOnlyModel<T> g = m;
+    for (Mat<T>* p : parameters(g)) p->fill(T(0));
+    g.P.fill(T(0));
+    const std::size_t B = f.batch, n = f.length;
+    // 1. dU = X_Lᵀ d_logits, dX_L = d_logits Uᵀ
+    g.U = mm_tn(f.X[m.layers], d_logits);
+    Mat<T> G = mm_nt(d_logits, m.U);
+    // 2. each layer from the last: the residual passes G down, each head adds its share
+    for (std::size_t l = m.layers; l-- > 0;) {
+        Mat<T> dX = G;
+        for (std::size_t h = 0; h < m.heads; ++h) {
+            const std::size_t k = l * m.heads + h;
+            if (is_ablated<T>(ablated, k)) continue;
+            g.W_O[k] = mm_tn(f.Z[k], G);
+            const Mat<T> dZ = mm_nt(G, m.W_O[k]);
+            Mat<T> dQ = xt::zeros<T>(f.Q[k].shape()), dK = dQ, dV = dQ;
+            for (std::size_t b = 0; b < B; ++b)
+                attend_backward(f.Q[k], f.K[k], f.V[k], f.weights[k], dZ, dQ, dK, dV, b * n, n);
+            g.W_Q[k] = mm_tn(f.X[l], dQ), g.W_K[k] = mm_tn(f.X[l], dK), g.W_V[k] = mm_tn(f.X[l], dV);
+            dX += mm_nt(dQ, m.W_Q[k]) + mm_nt(dK, m.W_K[k]) + mm_nt(dV, m.W_V[k]);
+        }
+        G = dX;
+    }
+    // 3. X₀ = E[tokens] + P: each row's gradient goes to its token and its position
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t c = 0; c < cols(G); ++c) {
+                g.E(batch[b][i], c) += G(b * n + i, c);
+                if (m.learned_positions) g.P(i, c) += G(b * n + i, c);
+            }
+    return g;
+}
+
+#define INSTANTIATE(T)                                                                                        \
+    template std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>&);                                         \
+    template ModelForward<T> model_forward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,          \
+                                           const std::vector<bool>&);                                         \
+    template double next_token_loss(const ModelForward<T>&, const std::vector<Tokens>&, Mat<T>*);             \
+    template AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,   \
+                                                  const ModelForward<T>&, const Mat<T>&, const std::vector<bool>&);
+INSTANTIATE(float)
+INSTANTIATE(double)
