@@ -20,7 +20,6 @@
 
 #include "chapters/16_induction_head/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/terminal_chart.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/long_attention.hpp"
 
@@ -118,13 +117,13 @@ void show_task(Lesson& lesson, const Induction& r) {
     Matrix tokens = Matrix::from_shape({1, r.shown.size()});
     for (std::size_t i = 0; i < r.shown.size(); ++i) tokens(0, i) = float(r.shown[i]);
     lesson.keep_for_dump("tokens", tokens);
-    lesson.say(fmt::format("\nThe held-out sequence shown below (tokens):\n {}", token_text(r.shown)));
-    lesson.say(fmt::format(
-        "\nTraining sequences repeat their start at a lag drawn from [L/2, L] = [{}, {}]: with the\n"
-        "lag always L, one layer could copy from the positions alone (look L − 1 back).\n"
-        "The model: d_model = {}, {} layer(s) of {} head(s), {} positions, {} parameters.",
-        shortest_lag(s.half_length), s.half_length, s.d_model, s.layers, s.heads,
-        s.learned_positions ? "learned" : "no", parameter_count(r.start)));
+    lesson.say(fmt::format("The held-out sequence shown below (tokens):\n {}", token_text(r.shown)));
+    lesson.say(
+        fmt::format("Training sequences repeat their start at a lag drawn from [L/2, L] = [{}, {}]: with the\n"
+                    "lag always L, one layer could copy from the positions alone (look L − 1 back).\n"
+                    "The model: d_model = {}, {} layer(s) of {} head(s), {} positions, {} parameters.",
+                    shortest_lag(s.half_length), s.half_length, s.d_model, s.layers, s.heads,
+                    s.learned_positions ? "learned" : "no", parameter_count(r.start)));
 }
 
 void show_gradient_check(Lesson& lesson, const Induction& r) {
@@ -147,22 +146,21 @@ void show_training(Lesson& lesson, const Induction& r) {
             table.push_back({std::to_string(row.step), fmt::format("{:.3f}", row.loss_first),
                              fmt::format("{:.3f}", row.loss_second)});
     }
-    lesson.say(fmt::format("Loss on {} held-out sequences every {} steps (ln V = {:.3f}):\n", probe_count,
-                           s.log_every, std::log(double(s.vocabulary))));
-    fmt::print("{}", format_table({"step", "loss, first half", "loss, second half"}, table));
+    lesson.say(fmt::format("Loss on {} held-out sequences every {} steps (ln V = {:.3f}):", probe_count, s.log_every,
+                           std::log(double(s.vocabulary))));
+    lesson.table({"step", "loss, first half", "loss, second half"}, table);
     ChartOptions chart;
     chart.width = 60, chart.height = 10, chart.label_width = 7;
     chart.y_text = [](double v) { return fmt::format("{:.2f}", v); };
     chart.ticks = {{0.0, "step 0"}, {double(s.steps), fmt::format("step {}", s.steps)}};
-    fmt::print("\n{}", terminal_chart({{"first half", "1", x, first}, {"second half", "2", x, second}}, chart));
+    lesson.chart("loss", "Next-token loss of each half", {"step", false}, {"cross-entropy (nats)", false},
+                 {{"first half (new tokens)", x, first, "1"}, {"second half (copies)", x, second, "2"}}, chart);
     lesson.keep_for_dump("loss_first_half", column(first));
     lesson.keep_for_dump("loss_second_half", column(second));
-    lesson.plot("loss", "Next-token loss of each half", {"step", false}, {"cross-entropy (nats)", false},
-                {{"first half (new tokens)", x, first}, {"second half (copies)", x, second}});
-    lesson.say(r.drop_step <= std::size_t(s.steps)
-                   ? fmt::format("\nThe second half's loss falls below half of ln V at step {}: the phase change.",
-                                 r.drop_step)
-                   : std::string("\nThe second half's loss never fell below half of ln V in this run."));
+    lesson.say(
+        r.drop_step <= std::size_t(s.steps)
+            ? fmt::format("The second half's loss falls below half of ln V at step {}: the phase change.", r.drop_step)
+            : std::string("The second half's loss never fell below half of ln V in this run."));
 }
 
 void show_heads(Lesson& lesson, const Induction& r) {
@@ -177,10 +175,13 @@ void show_heads(Lesson& lesson, const Induction& r) {
         const std::string suffix = name.substr(std::string("weights").size());
         lesson.keep_for_dump("W_Q" + suffix, m.W_Q[k]), lesson.keep_for_dump("W_K" + suffix, m.W_K[k]);
         lesson.keep_for_dump("W_V" + suffix, m.W_V[k]), lesson.keep_for_dump("W_O" + suffix, m.W_O[k]);
-        lesson.picture(name + "_before", "at the start", one_head(r.shown_before, k), labels, labels);
+        lesson.picture(name + "_before", one_head(r.shown_before, k), ShowAs("at the start").labels(labels, labels));
         lesson.keep_for_dump(name + "_before", one_head(r.shown_before, k), labels, labels);
-        lesson.show(name, fmt::format("head {} after training", head_name(s, k)), one_head(r.shown_after, k), labels,
-                    labels, 1);
+        lesson.show(name, one_head(r.shown_after, k),
+                    ShowAs(fmt::format("head {} after training", head_name(s, k)))
+                        .labels(labels, labels)
+                        .decimals(1)
+                        .heat_map());
     }
 }
 
@@ -201,31 +202,27 @@ void show_scores(Lesson& lesson, const Induction& r) {
     }
     lesson.keep_for_dump("head_scores", scores, heads,
                          {"previous_start", "previous_trained", "induction_start", "induction_trained"});
-    lesson.say(fmt::format("Mean weight on the previous token (i − 1), and in the second half on the token\n"
-                           "just after the earlier occurrence (i − L + 1), over {} held-out sequences:\n",
-                           held_out_count));
-    fmt::print("{}", format_table({"head", "previous, start", "previous, trained", "induction, start",
-                                   "induction, trained"},
-                                  table));
-    lesson.say(fmt::format(
-        "\nA score of {} or more names the job. Previous-token head(s): {} (largest: {}).\n"
-        "Induction head(s): {} (largest: {}). Neither: {}.",
-        role_score, names(s, r.previous_heads), head_name(s, r.previous_head), names(s, r.induction_heads),
-        head_name(s, r.induction_head), names(s, r.other_heads)));
+    lesson.say(
+        fmt::format("Mean weight on the previous token (i − 1), and in the second half on the token\n"
+                    "just after the earlier occurrence (i − L + 1), over {} held-out sequences:",
+                    held_out_count));
+    lesson.table({"head", "previous, start", "previous, trained", "induction, start", "induction, trained"}, table);
+    lesson.say(
+        fmt::format("A score of {} or more names the job. Previous-token head(s): {} (largest: {}).\n"
+                    "Induction head(s): {} (largest: {}). Neither: {}.",
+                    role_score, names(s, r.previous_heads), head_name(s, r.previous_head), names(s, r.induction_heads),
+                    head_name(s, r.induction_head), names(s, r.other_heads)));
 }
 
 void show_accuracy(Lesson& lesson, const Induction& r) {
     const double chance = 1.0 / double(r.settings.vocabulary);
-    fmt::print("{}", format_table({"held-out", "accuracy, first half", "accuracy, second half", "loss, first",
-                                   "loss, second"},
-                                  {{"at the start", fmt::format("{:.3f}", r.before.accuracy_first),
-                                    fmt::format("{:.3f}", r.before.accuracy_second),
-                                    fmt::format("{:.3f}", r.before.loss_first),
-                                    fmt::format("{:.3f}", r.before.loss_second)},
-                                   {"trained", fmt::format("{:.3f}", r.after.accuracy_first),
-                                    fmt::format("{:.3f}", r.after.accuracy_second),
-                                    fmt::format("{:.3f}", r.after.loss_first),
-                                    fmt::format("{:.3f}", r.after.loss_second)}}));
+    lesson.table(
+        {"held-out", "accuracy, first half", "accuracy, second half", "loss, first", "loss, second"},
+        {{"at the start", fmt::format("{:.3f}", r.before.accuracy_first),
+          fmt::format("{:.3f}", r.before.accuracy_second), fmt::format("{:.3f}", r.before.loss_first),
+          fmt::format("{:.3f}", r.before.loss_second)},
+         {"trained", fmt::format("{:.3f}", r.after.accuracy_first), fmt::format("{:.3f}", r.after.accuracy_second),
+          fmt::format("{:.3f}", r.after.loss_first), fmt::format("{:.3f}", r.after.loss_second)}});
     lesson.say(fmt::format("Chance is 1/V = {:.3f}. (The prediction of token L, a copy of token 0, is in neither "
                            "half.)",
                            chance));
@@ -247,8 +244,8 @@ void show_ablation(Lesson& lesson, const Induction& r) {
     table.push_back({"induction: " + names(s, r.induction_heads),
                      fmt::format("{:.3f}", r.without_induction.accuracy_first),
                      fmt::format("{:.3f}", r.without_induction.accuracy_second)});
-    lesson.say("Held-out accuracy with a head's output set to 0 (or every head of a job at once):\n");
-    fmt::print("{}", format_table({"zeroed", "accuracy, first half", "accuracy, second half"}, table));
+    lesson.say("Held-out accuracy with a head's output set to 0 (or every head of a job at once):");
+    lesson.table({"zeroed", "accuracy, first half", "accuracy, second half"}, table);
 }
 
 void show_generation(Lesson& lesson, const Induction& r) {
