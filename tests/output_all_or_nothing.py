@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs  # noqa: E402
+from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
 
 BIN = Path(sys.argv[1]).resolve()
 failures = []
@@ -33,6 +34,7 @@ def small_files():
 
 def check(chapter):
     lines = []
+    # Refused before the program needs its processes: started directly (see launch.py).
     run = subprocess.run([BIN / chapter, "--no-color", "--dump", "/proc"], capture_output=True, text=True,
                          timeout=600)
     if run.returncode != 2 or run.stderr.count("\n") != 1 or "--dump /proc" not in run.stderr or run.stdout:
@@ -42,7 +44,7 @@ def check(chapter):
 
     with tempfile.TemporaryDirectory() as tmp:
         dump, svg = Path(tmp) / "dump", Path(tmp) / "svg"
-        run = subprocess.run([BIN / chapter, "--no-color", "--dump", dump, "--svg", svg], capture_output=True,
+        run = subprocess.run(command(BIN / chapter, "--no-color", "--dump", dump, "--svg", svg), capture_output=True,
                              text=True, timeout=600, preexec_fn=small_files)
         left = sorted(p.name for d in (dump, svg) if d.exists() for p in d.iterdir())
         problems = []
