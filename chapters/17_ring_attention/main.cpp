@@ -228,7 +228,7 @@ void check(SelfChecks& check, const Shown& s) {
     }
     // A score is off by at most tol.weights (see attention_tolerance.hpp); ℓ by twice that
     // (relative), plus the rounding of its n terms.
-    check.close("each rank's final m = its first query's largest score, in double", m_error, tol.weights);
+    check.close("each rank's final m = its first query's max score, in double", m_error, tol.weights);
     check.close("each rank's final ℓ = Σ exp(s − m) in double (relative)", l_error,
                 2.0 * tol.weights + row_sum_tolerance(s.f.n));
     bool bytes = true;
@@ -245,9 +245,14 @@ void check(SelfChecks& check, const Shown& s) {
     if (s.P == 1)
         check.skip("striped rows even out causal work", "one rank: nothing to even out");
     else
+        // Ranks r < r' hold rows r + uP and r' + uP: each pair of rows differs by < P keys, over
+        // ⌊n/P⌋ rows (< n), plus at most one extra row (≤ n keys). With n/P even, contiguous
+        // rows spread b·b·(P − 1) pairs against striped b·(P − 1); with remainders, for a short
+        // sequence (n = 5, P = 4), contiguous may spread less.
         check.that(fmt::format("striped rows even out causal work: spread {} ≤ 2n = {} pairs (contiguous: {})",
                                spread(s.causal_striped), 2 * s.f.n, spread(s.causal_contiguous)),
-                   spread(s.causal_striped) <= 2 * s.f.n && spread(s.causal_striped) <= spread(s.causal_contiguous));
+                   spread(s.causal_striped) <= 2 * s.f.n &&
+                       (s.f.n % s.P != 0 || spread(s.causal_striped) <= spread(s.causal_contiguous)));
 }
 
 void add_flags(CLI::App& cli, Flags& f) {
@@ -282,6 +287,7 @@ Shown compute(const Flags& f, const Mpi& mpi) {
 
 int main(int argc, char** argv) {
     Mpi mpi;  // ended after the lesson has written its files
+    Mpi::print_on_rank_0_only();
     Lesson lesson("ch17_ring_attention", "Chapter 17 · Ring attention: one head across several processes");
     Flags f;
     add_flags(lesson.cli(), f);

@@ -27,6 +27,14 @@ bool Mpi::launched() {
     return false;
 }
 
+void Mpi::print_on_rank_0_only() {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+        const char* rank = std::getenv(name);
+        if (rank && std::string(rank) != "0" && !std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
+        if (rank) return;
+    }
+}
+
 void Mpi::join() {
     MPI_Init(nullptr, nullptr);
     joined_ = true;

@@ -27,7 +27,10 @@ public:
     ~Mpi();
     // Whether mpirun (or another MPI launcher) started this process.
     static bool launched();
-    // MPI_Init; on every rank but 0, stdout goes to /dev/null (rank 0 prints the lesson).
+    // Before anything prints (--help, the lesson): on every process but rank 0, as the
+    // launcher numbered them, stdout goes to /dev/null. Rank 0 alone prints.
+    static void print_on_rank_0_only();
+    // MPI_Init (and the same for stdout, by MPI's own numbering).
     void join();
     // A bad input found once the ranks are known (say, fewer tokens than ranks): every rank
     // stops with exit code 2, and only rank 0 says why (one line, not P).
