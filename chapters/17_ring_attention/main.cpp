@@ -69,8 +69,8 @@ void show_split(Lesson& lesson, const Shown& s) {
         "same Q, K, V from seed {} and keeps only its rows: its queries, and its block of keys\n"
         "and values. {}\nContiguous: rank r holds a run of rows; striped: rows r, r + P, r + 2P, ….",
         n, s.f.d, s.P, s.f.seed,
-        n % s.P == 0 ? fmt::format("Each holds b = n/P = {} rows. ", n / s.P)
-                     : fmt::format("{} does not divide by {}: the first {} ranks hold one row more. ", n, s.P, n % s.P)));
+        n % s.P == 0 ? fmt::format("Each holds b = n/P = {} rows.", n / s.P)
+                     : fmt::format("{} does not divide by {}: the first {} ranks hold one row more.", n, s.P, n % s.P)));
     std::vector<TextRow> body;
     for (std::size_t r = 0; r < s.P; ++r)
         body.push_back({rank_name(r), rows_text(rows_of(Layout::contiguous, r, n, s.P), Layout::contiguous),
