@@ -197,6 +197,13 @@ def build(e):
     return exe if linked.returncode == 0 else None
 
 
+def launched(e, exe, *args):
+    """The command that runs a program of e's chapter: through the chapter's launcher when the build
+    put one beside it (bin/NAME.launcher: chapter 17 runs under mpirun on several processes)."""
+    launcher = BUILD / "bin" / f"{program(e)}.launcher"
+    return ([str(launcher)] if launcher.exists() else []) + [str(exe), *args]
+
+
 def expected_results(e):
     """The chapter's own matrices for this exercise's run, saved once (again when the chapter changes)."""
     out = WORK / "expected" / e["name"]
@@ -206,7 +213,7 @@ def expected_results(e):
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.npy"):
             old.unlink()
-        subprocess.run([str(chapter), "--no-color", *e.get("args", []), "--dump", str(out)], check=True,
+        subprocess.run(launched(e, chapter, "--no-color", *e.get("args", []), "--dump", str(out)), check=True,
                        stdout=subprocess.DEVNULL)
         stamp.touch()
     return out
@@ -223,7 +230,7 @@ def grade(e, quiet=False):
         return 2
     expected = expected_results(e)
     color = [] if sys.stdout.isatty() else ["--no-color"]
-    ran = subprocess.run([str(exe), *color, *e.get("args", [])], env=dict(os.environ, TUTORIAL_EXPECT=str(expected)),
+    ran = subprocess.run(launched(e, exe, *color, *e.get("args", [])), env=dict(os.environ, TUTORIAL_EXPECT=str(expected)),
                          stdout=subprocess.DEVNULL if quiet else None, stderr=subprocess.DEVNULL if quiet else None)
     if ran.returncode == 0:
         say(f"\n✓ {e['name']} passes: the lesson above ran on your mathematics")

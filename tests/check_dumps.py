@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+
 bin_dir = Path(sys.argv[1])
 failures = 0
 
@@ -19,7 +22,7 @@ failures = 0
 def dump(chapter, *args):
     """Runs bin/<chapter> --dump into a fresh directory; returns {name: array}."""
     out = Path(tempfile.mkdtemp(prefix=chapter + "_"))
-    subprocess.run([bin_dir / chapter, "--no-color", "--dump", out, *args], check=True,
+    subprocess.run(command(bin_dir / chapter, "--no-color", "--dump", out, *args), check=True,
                    stdout=subprocess.DEVNULL)
     arrays = {p.stem: np.load(p) for p in out.glob("*.npy")}
     for name, a in arrays.items():

@@ -159,8 +159,11 @@ std::string quote(const std::string& arg) {
 }
 
 // Runs a command, returns its stdout (and stderr when merge_stderr) and exit code.
+// A program with a launcher beside it (PROGRAM.launcher, copied there from its chapter's
+// folder: chapter 17's starts it under mpirun) runs as `PROGRAM.launcher PROGRAM ARGS…`.
 std::pair<std::string, int> run(const std::vector<std::string>& argv, bool merge_stderr) {
     std::string command;
+    if (!argv.empty() && std::ifstream(argv[0] + ".launcher")) command = quote(argv[0] + ".launcher") + " ";
     for (const auto& a : argv) command += quote(a) + " ";
     if (merge_stderr) command += "2>&1";
     FILE* pipe = popen(command.c_str(), "r");

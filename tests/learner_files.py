@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bad_inputs import DEFAULT_FILE, FILES, FAST_ARGS, parse_help, read_template, csv  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
+from launch import command  # noqa: E402  (bin/NAME.launcher; refusals start the program directly)
 
 BIN = Path(sys.argv[1]).resolve()
 ONLY = sys.argv[2:]
@@ -75,7 +76,7 @@ def check_chapter(chapter, tmp):
         rows = rows[:5] if kind == "sequence" else rows  # a weights file needs every row
         clean = tmp / f"{chapter}{flag}_clean.csv"
         clean.write_text(csv(header, rows))
-        code, reference, err = run([BIN / chapter, *fast, flag, clean])
+        code, reference, err = run(command(BIN / chapter, *fast, flag, clean))
         if code not in (0, 1):
             expect(False, f"{chapter} {flag}: the clean file gives exit {code}: {err.strip()[:200]}")
             continue
@@ -89,7 +90,7 @@ def check_chapter(chapter, tmp):
         for case, data in same.items():
             path = tmp / f"{chapter}{flag}_{re.sub('[^a-z]+', '_', case.lower())}.csv"
             path.write_bytes(data)
-            code2, out, err = run([BIN / chapter, *fast, flag, path])
+            code2, out, err = run(command(BIN / chapter, *fast, flag, path))
             expect(code2 == code and out.replace(str(path), str(clean)) == reference,
                    f"{chapter} {flag} {case}: exit {code2} (clean: {code}), output "
                    f"{'the same' if out.replace(str(path), str(clean)) == reference else 'differs'}; {err[:200]!r}")
@@ -132,7 +133,7 @@ def check_random_tokens(chapter, tmp):
     path = tmp / f"{chapter}_random_300.csv"
     path.write_text(",".join(header) + "\n" + "".join(
         f"t{i}," + ",".join(f"{draw.uniform(-1, 1):.4f}" for _ in header[1:]) + "\n" for i in range(300)))
-    code, out, err = run([BIN / chapter, *FAST_ARGS.get(chapter, []), "--input", path])
+    code, out, err = run(command(BIN / chapter, *FAST_ARGS.get(chapter, []), "--input", path))
     crossed = [line for line in out.splitlines() if line.startswith("✗")]
     expect(code == 0 and not crossed, f"{chapter} with 300 random tokens: exit {code}, {crossed[:2]} {err[:200]!r}")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs  # noqa: E402
+from launch import launcher  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
 
 BIN = Path(sys.argv[1]).resolve()
 failures = []
@@ -31,8 +32,23 @@ def small_files():
     resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
 
 
+# With a launcher (chapter 17: mpirun), the limit goes on each process of the chapter, not on
+# mpirun: mpirun writes files of its own (PMIx's shared store) that 100 bytes cannot hold.
+LIMIT_THEN_RUN = ("import os, resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+                  "resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100)); os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def on_a_full_disk(program, *args):
+    """(command, preexec_fn): the program's run with a file size limit of 100 bytes."""
+    found = launcher(program)
+    if found:
+        return [found, sys.executable, "-c", LIMIT_THEN_RUN, program, *args], None
+    return [program, *args], small_files
+
+
 def check(chapter):
     lines = []
+    # Refused before the program needs its processes: started directly (see launch.py).
     run = subprocess.run([BIN / chapter, "--no-color", "--dump", "/proc"], capture_output=True, text=True,
                          timeout=600)
     if run.returncode != 2 or run.stderr.count("\n") != 1 or "--dump /proc" not in run.stderr or run.stdout:
@@ -42,8 +58,8 @@ def check(chapter):
 
     with tempfile.TemporaryDirectory() as tmp:
         dump, svg = Path(tmp) / "dump", Path(tmp) / "svg"
-        run = subprocess.run([BIN / chapter, "--no-color", "--dump", dump, "--svg", svg], capture_output=True,
-                             text=True, timeout=600, preexec_fn=small_files)
+        argv, preexec = on_a_full_disk(BIN / chapter, "--no-color", "--dump", dump, "--svg", svg)
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=600, preexec_fn=preexec)
         left = sorted(p.name for d in (dump, svg) if d.exists() for p in d.iterdir())
         problems = []
         if run.returncode != 2:

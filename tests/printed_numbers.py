@@ -17,6 +17,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.argv[1]).resolve()
 
@@ -73,7 +76,7 @@ def main():
             print(f"FAIL {chapter}: not built")
             failures += 1
             continue
-        run = subprocess.run([program, "--no-color"], capture_output=True, text=True,
+        run = subprocess.run(command(program, "--no-color"), capture_output=True, text=True,
                              env=dict(os.environ, NO_COLOR="1"))
         if run.returncode != 0:
             print(f"FAIL {chapter}: the default run exited {run.returncode}: {run.stderr.strip()[:200]}")

@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs  # noqa: E402
+from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
 
 BIN, UNSCALED = Path(sys.argv[1]), Path(sys.argv[2])
 MATH = ROOT / "common" / "math"
@@ -50,7 +51,7 @@ for chapter in chapter_programs():
     if not used:
         print(f"· {chapter}: does not use the shared attention")
         continue
-    run = subprocess.run([str(UNSCALED / f"{chapter}_unscaled"), "--no-color"], capture_output=True,
+    run = subprocess.run(command(UNSCALED / f"{chapter}_unscaled", "--no-color"), capture_output=True,
                          text=True, timeout=600)
     crossed = [line for line in run.stdout.splitlines() if line.startswith("✗")]
     if run.returncode == 1 and crossed:

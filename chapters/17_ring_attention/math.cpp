@@ -1,0 +1,166 @@
+#include "chapters/17_ring_attention/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <xtensor/xview.hpp>
+
+#include "common/math/matmul.hpp"
+
+namespace {
+
+constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+constexpr std::size_t query_tile = 64;  // queries per product in block_partial
+
+// Rows begin … end − 1 of X, as a matrix of their own.
+Matrix row_range(const Matrix& X, std::size_t begin, std::size_t end) {
+    return xt::view(X, xt::range(begin, end), xt::all());
+}
+
+}  // namespace
+
+Rows rows_of(Layout layout, std::size_t rank, std::size_t n, std::size_t P) {
+    Rows at;
+    if (layout == Layout::striped) {
+        for (std::size_t i = rank; i < n; i += P) at.push_back(i);  // r, r + P, r + 2P, …
+        return at;
+    }
+    const std::size_t base = n / P, extra = n % P;  // the first `extra` ranks hold base + 1 rows
+    const std::size_t begin = rank * base + std::min(rank, extra);
+    for (std::size_t i = 0; i < base + (rank < extra ? 1 : 0); ++i) at.push_back(begin + i);
+    return at;
+}
+
+std::size_t owner_at(std::size_t rank, std::size_t step, std::size_t P) { return (rank + P - step % P) % P; }
+
+Partial empty_partial(std::size_t b, std::size_t dv) {
+    Partial p{Vector::from_shape({b}), xt::zeros<float>({b}), xt::zeros<float>({b, dv})};
+    p.m.fill(minus_infinity);
+    return p;
+}
+
+Partial block_partial(const Matrix& Q_r, const Rows& q_rows, const Matrix& K_s, const Matrix& V_s, const Rows& k_rows,
+                      bool causal, std::uint64_t& pairs) {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(cols(Q_r)));
+    Partial p = empty_partial(rows(Q_r), cols(V_s));
+    // The queries in tiles of 64. With causal, a tile needs only the keys its last query
+    // sees: a prefix of the block (positions increase), so hidden keys are mostly skipped.
+    for (std::size_t top = 0; top < rows(Q_r); top += query_tile) {
+        const std::size_t end = std::min(rows(Q_r), top + query_tile);
+        const std::size_t keys =
+            causal ? std::size_t(std::upper_bound(k_rows.begin(), k_rows.end(), q_rows[end - 1]) - k_rows.begin())
+                   : rows(K_s);
+        if (keys == 0) continue;  // every key of the block comes after these queries
+        // 1. S = Q_tile · K_sᵀ / √d over those keys                (t × keys)
+        Matrix S = matmul_transposed(row_range(Q_r, top, end), keys == rows(K_s) ? K_s : row_range(K_s, 0, keys));
+        S *= scale;
+        // 2. m_i = max over the keys query i sees; P = exp(S − m), 0 where hidden; ℓ_i = Σ_j P_ij
+        for (std::size_t i = top; i < end; ++i) {
+            const std::size_t seen =
+                causal ? std::size_t(std::upper_bound(k_rows.begin(), k_rows.begin() + long(keys), q_rows[i]) -
+                                     k_rows.begin())
+                       : keys;
+            for (std::size_t j = 0; j < seen; ++j) p.m(i) = std::max(p.m(i), S(i - top, j));
+            for (std::size_t j = 0; j < keys; ++j) {
+                S(i - top, j) = j < seen ? std::exp(S(i - top, j) - p.m(i)) : 0.0f;  // S now holds P
+                p.l(i) += S(i - top, j);
+            }
+            pairs += seen;
+        }
+        // 3. O = P · V_s                                              (t × d_v)
+        xt::view(p.O, xt::range(top, end), xt::all()) = matmul(S, keys == rows(V_s) ? V_s : row_range(V_s, 0, keys));
+    }
+    return p;
+}
+
+Partial merge(const Partial& a, const Partial& b) {
+    Partial out = a;
+    for (std::size_t i = 0; i < a.m.size(); ++i) {
+        // ┌ exercise merge-partials
+        const float m = std::max(a.m(i), b.m(i));
+        // Neither side has seen a key of query i (causal, early blocks): nothing to merge.
+        const float alpha = m == minus_infinity ? 0.0f : std::exp(a.m(i) - m);
+        const float beta = m == minus_infinity ? 0.0f : std::exp(b.m(i) - m);
+        out.m(i) = m;
+        out.l(i) = alpha * a.l(i) + beta * b.l(i);
+        for (std::size_t c = 0; c < cols(a.O); ++c) out.O(i, c) = alpha * a.O(i, c) + beta * b.O(i, c);
+        // └ stub: out.m(i) = a.m(i);
+    }
+    return out;
+}
+
+Matrix normalise(const Partial& p) {
+    Matrix out = p.O;  // (b × d_v)
+    for (std::size_t i = 0; i < rows(out); ++i)
+        for (std::size_t c = 0; c < cols(out); ++c) out(i, c) = p.l(i) > 0.0f ? p.O(i, c) / p.l(i) : 0.0f;
+    return out;
+}
+
+Matrix take_rows(const Matrix& X, const Rows& at) {
+    Matrix out = Matrix::from_shape({at.size(), cols(X)});
+    for (std::size_t i = 0; i < at.size(); ++i)
+        for (std::size_t c = 0; c < cols(X); ++c) out(i, c) = X(at[i], c);
+    return out;
+}
+
+void put_rows(Matrix& X, const Rows& at, const Matrix& block) {
+    for (std::size_t i = 0; i < at.size(); ++i)
+        for (std::size_t c = 0; c < cols(X); ++c) X(at[i], c) = block(i, c);
+}
+
+std::uint64_t visible_pairs(const Rows& q_rows, const Rows& k_rows, bool causal) {
+    std::uint64_t count = 0;
+    for (const std::size_t i : q_rows)
+        for (const std::size_t j : k_rows) count += (!causal || j <= i) ? 1 : 0;
+    return count;
+}
+
+Matrix attention_in_double(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal) {
+    const std::size_t n = rows(Q), d = cols(Q), dv = cols(V);
+    Matrix out = xt::zeros<float>({n, dv});
+    std::vector<double> s(rows(K));
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t seen = causal ? std::min(i + 1, rows(K)) : rows(K);
+        double top = -std::numeric_limits<double>::infinity(), z = 0.0;
+        for (std::size_t j = 0; j < seen; ++j) {
+            s[j] = 0.0;
+            for (std::size_t c = 0; c < d; ++c) s[j] += double(Q(i, c)) * double(K(j, c));
+            s[j] /= std::sqrt(double(d));
+            top = std::max(top, s[j]);
+        }
+        std::vector<double> o(dv, 0.0);
+        for (std::size_t j = 0; j < seen; ++j) {
+            const double e = std::exp(s[j] - top);
+            z += e;
+            for (std::size_t c = 0; c < dv; ++c) o[c] += e * double(V(j, c));
+        }
+        for (std::size_t c = 0; c < dv; ++c) out(i, c) = static_cast<float>(o[c] / z);
+    }
+    return out;
+}
+
+std::uint64_t block_bytes(std::size_t b, std::size_t d) { return 2ull * b * d * sizeof(float); }
+
+double block_flops(std::uint64_t pairs, std::size_t d) { return 4.0 * double(pairs) * double(d); }
+
+SoftmaxStats softmax_stats_in_double(const Matrix& Q, std::size_t i, const Matrix& K, bool causal) {
+    const std::size_t seen = causal ? std::min(i + 1, rows(K)) : rows(K);
+    std::vector<double> s(seen, 0.0);
+    for (std::size_t j = 0; j < seen; ++j) {
+        for (std::size_t c = 0; c < cols(Q); ++c) s[j] += double(Q(i, c)) * double(K(j, c));
+        s[j] /= std::sqrt(double(cols(Q)));
+    }
+    const double m = *std::max_element(s.begin(), s.end());
+    double l = 0.0;
+    for (const double x : s) l += std::exp(x - m);
+    return {m, l};
+}
+
+std::vector<std::uint64_t> work_per_rank(Layout layout, std::size_t n, std::size_t P, bool causal) {
+    std::vector<std::uint64_t> work(P, 0);
+    for (std::size_t r = 0; r < P; ++r)
+        for (std::size_t s = 0; s < P; ++s)
+            work[r] += visible_pairs(rows_of(layout, r, n, P), rows_of(layout, s, n, P), causal);
+    return work;
+}

@@ -1,0 +1,171 @@
+#include "chapters/17_ring_attention/ring.hpp"
+
+#include <malloc.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+// MPI's C API only: without these, mpi.h included from C++ pulls in the old C++ bindings,
+// which need a library of their own (libmpi_cxx).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include "common/math/input_error.hpp"
+#include "common/math/long_attention.hpp"
+
+Mpi::~Mpi() {
+    if (joined_) MPI_Finalize();
+}
+
+bool Mpi::launched() {
+    // Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE, PMIx-based launchers PMIX_RANK,
+    // MPICH's Hydra PMI_SIZE.
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+        if (std::getenv(name)) return true;
+    return false;
+}
+
+void Mpi::print_on_rank_0_only() {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+        const char* rank = std::getenv(name);
+        if (rank && std::string(rank) != "0" && !std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
+        if (rank) return;
+    }
+}
+
+void Mpi::join() {
+    MPI_Init(nullptr, nullptr);
+    joined_ = true;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    rank_ = static_cast<std::size_t>(rank);
+    size_ = static_cast<std::size_t>(size);
+    if (rank_ != 0 && !std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
+    set_blas_threads(1);  // P processes share the cores: one BLAS thread each
+    // The blocks' products allocate and free a few MiB per tile of queries. glibc would hand
+    // that memory back to the system and fault it in again each time (a first ring slower
+    // than the next by several times): keep up to 256 MiB of freed memory for reuse instead.
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
+void Mpi::refuse(const std::string& why) const {
+    if (rank_ != 0 && !std::freopen("/dev/null", "w", stderr)) std::fclose(stderr);
+    throw InputError(why);
+}
+
+namespace {
+
+// A block of keys and values as it travels: K's rows (b × d), then V's rows (b × d).
+std::vector<float> pack(const Matrix& K, const Matrix& V) {
+    std::vector<float> buffer(K.begin(), K.end());
+    buffer.insert(buffer.end(), V.begin(), V.end());
+    return buffer;
+}
+
+std::pair<Matrix, Matrix> unpack(const std::vector<float>& buffer, std::size_t b, std::size_t d) {
+    Matrix K = Matrix::from_shape({b, d}), V = Matrix::from_shape({b, d});
+    std::copy(buffer.begin(), buffer.begin() + long(b * d), K.begin());
+    std::copy(buffer.begin() + long(b * d), buffer.end(), V.begin());
+    return {K, V};
+}
+
+// Gathers one value per step from every rank: [rank][step] on rank 0.
+template <typename T>
+std::vector<std::vector<T>> gather_steps(const std::vector<T>& mine, MPI_Datatype type, std::size_t P) {
+    std::vector<T> all(P * mine.size());
+    MPI_Gather(mine.data(), int(mine.size()), type, all.data(), int(mine.size()), type, 0, MPI_COMM_WORLD);
+    std::vector<std::vector<T>> out(P);
+    for (std::size_t r = 0; r < P; ++r)
+        out[r].assign(all.begin() + long(r * mine.size()), all.begin() + long((r + 1) * mine.size()));
+    return out;
+}
+
+// Rank 0 receives every rank's output rows and puts them where they belong.
+Matrix gather_output(const Matrix& mine, Layout layout, std::size_t n, std::size_t P) {
+    const std::size_t d = cols(mine);
+    std::vector<int> counts(P), offsets(P);
+    for (std::size_t r = 0, at = 0; r < P; at += rows_of(layout, r, n, P).size() * d, ++r) {
+        counts[r] = int(rows_of(layout, r, n, P).size() * d);
+        offsets[r] = int(at);
+    }
+    std::vector<float> all(n * d);
+    MPI_Gatherv(mine.data(), int(mine.size()), MPI_FLOAT, all.data(), counts.data(), offsets.data(), MPI_FLOAT, 0,
+                MPI_COMM_WORLD);
+    Matrix output = xt::zeros<float>({n, d});
+    for (std::size_t r = 0; r < P; ++r) {
+        const Rows at = rows_of(layout, r, n, P);
+        for (std::size_t i = 0; i < at.size(); ++i)
+            for (std::size_t c = 0; c < d; ++c) output(at[i], c) = all[std::size_t(offsets[r]) + i * d + c];
+    }
+    return output;
+}
+
+}  // namespace
+
+RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const Matrix& V, Layout layout, bool causal) {
+    const std::size_t n = rows(Q), d = cols(Q), P = mpi.size(), r = mpi.rank();
+    const int right = int((r + 1) % P), left = int((r + P - 1) % P);
+    const Rows mine = rows_of(layout, r, n, P);
+    const Matrix Q_r = take_rows(Q, mine);  // (b × d)
+    std::vector<float> current = pack(take_rows(K, mine), take_rows(V, mine)), next;
+    Partial running = empty_partial(mine.size(), cols(V));
+    std::vector<std::uint64_t> held(P), pairs(P, 0);
+    std::vector<float> m(P), l(P);
+    std::uint64_t bytes = 0;
+    double compute = 0.0, wait = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    for (std::size_t t = 0; t < P; ++t) {
+        const std::size_t s = owner_at(r, t, P);
+        const Rows keys = rows_of(layout, s, n, P);
+        // 1. Pass the block on while computing with it (not after the last step).
+        MPI_Request requests[2];
+        if (t + 1 < P) {
+            next.resize(rows_of(layout, owner_at(r, t + 1, P), n, P).size() * 2 * d);
+            MPI_Irecv(next.data(), int(next.size()), MPI_FLOAT, left, int(t), MPI_COMM_WORLD, &requests[0]);
+            MPI_Isend(current.data(), int(current.size()), MPI_FLOAT, right, int(t), MPI_COMM_WORLD, &requests[1]);
+            bytes += current.size() * sizeof(float);
+        }
+        // 2. Merge this block's partial result (skipped when causal hides every key of it).
+        const double computing = MPI_Wtime();
+        if (!causal || keys.front() <= mine.back()) {
+            const auto [K_s, V_s] = unpack(current, keys.size(), d);
+            running = merge(running, block_partial(Q_r, mine, K_s, V_s, keys, causal, pairs[t]));
+        }
+        compute += MPI_Wtime() - computing;
+        held[t] = s;
+        m[t] = running.m(0);
+        l[t] = running.l(0);
+        // 3. Wait until the next block has arrived and this one has left.
+        if (t + 1 < P) {
+            const double waiting = MPI_Wtime();
+            MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+            wait += MPI_Wtime() - waiting;
+            std::swap(current, next);
+        }
+    }
+    const double seconds = MPI_Wtime() - start;
+
+    RingRun run;
+    run.layout = layout;
+    run.P = P;
+    run.output = gather_output(normalise(running), layout, n, P);
+    const auto held_all = gather_steps(held, MPI_UINT64_T, P);
+    for (const auto& row : held_all) run.held.emplace_back(row.begin(), row.end());
+    run.m = gather_steps(m, MPI_FLOAT, P);
+    run.l = gather_steps(l, MPI_FLOAT, P);
+    run.pairs = gather_steps(pairs, MPI_UINT64_T, P);
+    for (const auto& b : gather_steps(std::vector<std::uint64_t>{bytes}, MPI_UINT64_T, P))
+        run.bytes_sent.push_back(b[0]);
+    const auto times = gather_steps(std::vector<double>{seconds, compute, wait}, MPI_DOUBLE, P);
+    for (const auto& t : times) {
+        run.seconds.push_back(t[0]);
+        run.compute_seconds.push_back(t[1]);
+        run.wait_seconds.push_back(t[2]);
+    }
+    return run;
+}

@@ -1,0 +1,59 @@
+// Chapter 17 · the ring: P processes pass blocks of keys and values round a ring (Open MPI).
+//
+// This is the only file of the chapter that speaks MPI; the mathematics it calls (one
+// block's partial softmax result, the merge of two) is math.hpp's and sees no MPI.
+//
+// Every rank builds the same Q, K, V from the seed and keeps its own rows (math.hpp's
+// rows_of). At step t = 0 … P − 1 rank r holds the K/V block of rank (r − t) mod P: it
+// starts sending that block to rank r + 1 and receiving the next from rank r − 1
+// (MPI_Isend / MPI_Irecv), computes its queries against the block it holds meanwhile,
+// merges the partial result into its running one, then waits for the exchange. After the
+// last step it divides by ℓ; rank 0 gathers everything the lesson shows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chapters/17_ring_attention/math.hpp"
+
+// MPI for the life of the program: join() starts it (MPI_Init), the destructor ends it
+// (MPI_Finalize), after the lesson has written its output files.
+class Mpi {
+public:
+    Mpi() = default;
+    Mpi(const Mpi&) = delete;
+    Mpi& operator=(const Mpi&) = delete;
+    ~Mpi();
+    // Whether mpirun (or another MPI launcher) started this process.
+    static bool launched();
+    // Before anything prints (--help, the lesson): on every process but rank 0, as the
+    // launcher numbered them, stdout goes to /dev/null. Rank 0 alone prints.
+    static void print_on_rank_0_only();
+    // MPI_Init (and the same for stdout, by MPI's own numbering).
+    void join();
+    // A bad input found once the ranks are known (say, fewer tokens than ranks): every rank
+    // stops with exit code 2, and only rank 0 says why (one line, not P).
+    [[noreturn]] void refuse(const std::string& why) const;
+    std::size_t rank() const { return rank_; }
+    std::size_t size() const { return size_; }
+
+private:
+    bool joined_ = false;
+    std::size_t rank_ = 0, size_ = 1;
+};
+
+// What the ring did, gathered on rank 0 (the other ranks hold only their own row of each).
+struct RingRun {
+    Layout layout = Layout::contiguous;
+    std::size_t P = 1;
+    Matrix output;                                               // (n × d) rank 0: every rank's O / ℓ in place
+    std::vector<std::vector<std::size_t>> held;                  // [rank][step] whose block it merged
+    std::vector<std::vector<float>> m, l;                        // [rank][step] its first query's m and ℓ after it
+    std::vector<std::vector<std::uint64_t>> pairs;               // [rank][step] (query, key) pairs computed
+    std::vector<std::uint64_t> bytes_sent;                       // [rank] K and V blocks sent, in bytes
+    std::vector<double> seconds, compute_seconds, wait_seconds;  // [rank] the ring's wall time, split
+};
+
+// Ring attention of Q, K, V (n × d each, the same on every rank) over the ranks of `mpi`.
+RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const Matrix& V, Layout layout, bool causal);
