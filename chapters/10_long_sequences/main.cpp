@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "chapters/10_long_sequences/math.hpp"
+#include "chapters/10_long_sequences/experiment.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/measure_in_child.hpp"
 #include "common/lesson/text_table.hpp"

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "chapters/13_kv_cache/math.hpp"
+#include "chapters/13_kv_cache/experiment.hpp"
 #include "common/lesson/attention_tolerance.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"

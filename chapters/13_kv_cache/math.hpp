@@ -28,7 +28,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <vector>
 
@@ -126,13 +125,3 @@ ModelShape model_shape(const Matrix& table, std::size_t row);
 // Bytes of the cache after `tokens` tokens, layer by layer: one K and one V of
 // (kv_heads × kept × head_width) each, kept = min(tokens, window) with a window.
 std::uint64_t cache_bytes(const ModelShape& m, std::uint64_t tokens, std::uint64_t bytes_per_number);
-
-// Seconds per generated token, measured: `measure` times a piece of work.
-using Measure = std::function<double(const std::function<void()>&)>;
-struct MeasuredToken {
-    std::size_t n = 0;
-    double cached_s = 0, recomputed_s = 0;
-    double difference = 0;  // max |cached output − recomputed output| of the token
-};
-std::vector<MeasuredToken> measure_per_token(const std::vector<std::size_t>& lengths, std::size_t d_model,
-                                             std::size_t d, const Measure& measure);
