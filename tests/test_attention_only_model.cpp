@@ -121,3 +121,19 @@ TEST_CASE("attention-only model: a short Adam run lowers the second half's loss 
     CHECK(second < second_before);
     CHECK(second < first - 0.5);
 }
+
+TEST_CASE("attention-only model: the random start has the spreads its header states") {
+    const std::size_t d = 32, heads = 2;
+    const AttentionOnlyModel<float> m = random_model(64, 64, d, 2, heads, true, 11);
+    const auto spread = [](const Mat<float>& a) {
+        double sum = 0, squares = 0;
+        for (float x : a) sum += x, squares += double(x) * x;
+        const double mean = sum / double(a.size());
+        return std::sqrt(squares / double(a.size()) - mean * mean);
+    };
+    CHECK(spread(m.E) == doctest::Approx(1.0).epsilon(0.05));  // std 1 for E and P
+    CHECK(spread(m.P) == doctest::Approx(1.0).epsilon(0.05));
+    CHECK(spread(m.U) == doctest::Approx(1.0 / std::sqrt(double(d))).epsilon(0.05));  // 1/√d
+    CHECK(spread(m.W_Q[0]) == doctest::Approx(1.0 / std::sqrt(double(d))).epsilon(0.15));
+    CHECK(spread(m.W_O[0]) == doctest::Approx(1.0 / std::sqrt(double(d / heads))).epsilon(0.15));  // 1/√d_h
+}
