@@ -23,7 +23,7 @@ Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, st
         for (std::size_t i = 0; i + 1 < n; ++i) {
             if (i + 1 == half) continue;  // the prediction of token L (a copy of token 0) is in neither half
             const std::size_t row = b * n + i, next = batch[b][i + 1];
-            const double loss = -std::log(std::max(double(f.probs(row, next)), 1e-300));
+            const double loss = token_loss(f.logits, row, next);
             const double right = argmax_of_row(f.probs, row) == next ? 1.0 : 0.0;
             (i < half ? r.loss_first : r.loss_second) += loss;
             (i < half ? r.accuracy_first : r.accuracy_second) += right;

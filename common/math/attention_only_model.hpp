@@ -78,6 +78,11 @@ template <class T>
 ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
                               const std::vector<bool>& ablated = {});
 
+// −log softmax(logits row r)[next], in double from the logits (log-sum-exp): finite and
+// exact where a probability in float would underflow to 0.
+template <class T>
+double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next);
+
 // The mean next-token cross-entropy (summed in double); fills d_logits
 // (B·n × V) when given.
 template <class T>
