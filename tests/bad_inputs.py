@@ -72,7 +72,7 @@ VALID_EDGES = {
     "ch16_induction_head": [["--half-length", "4"], ["--vocab", "4", "--half-length", "4"],
                             ["--vocab", "128", "--heads", "1"], ["--heads", "4", "--seed", "1"],
                             ["--vocab", "8", "--heads", "4"], ["--steps", "1"], ["--layers", "1"],
-                            ["--positions", "none"]],
+                            ["--positions", "none"], ["--steps", "1", "--seed", "1181"]],
 }
 
 # Flag values out of range, and combinations that cannot work: each must exit 2
