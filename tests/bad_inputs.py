@@ -67,6 +67,15 @@ ONE_TOKEN_REFUSED = {
     ("ch09_positional_encoding", "--input"): "needs at least 2 tokens",
 }
 
+# Valid values at the edges of a chapter's documented ranges, and combinations of them:
+# each must work (exit 0: every self-check holds or says "not checked" and why).
+VALID_EDGES = {
+    "ch16_induction_head": [["--half-length", "4"], ["--vocab", "4", "--half-length", "4"],
+                            ["--vocab", "128", "--heads", "1"], ["--heads", "4", "--seed", "1"],
+                            ["--vocab", "8", "--heads", "4"], ["--steps", "1"], ["--layers", "1"],
+                            ["--positions", "none"], ["--steps", "1", "--seed", "1181"]],
+}
+
 # Flag values out of range, and combinations that cannot work: each must exit 2
 # naming the flag (the second item). Besides these, every flag whose --help
 # says it takes a number is given "abc", and every UINT flag "-1".
@@ -310,6 +319,8 @@ def check_chapter(chapter):
             jobs.append((f"{flag} -1", [flag, "-1"], flag, True))
         if type_name:  # takes a value: given none
             jobs.append((f"{flag} without a value", [flag], flag, False))
+    for args in VALID_EDGES.get(chapter, []):
+        jobs.append((" ".join(args) + " (valid)", args, ("ok", ""), False))
     for args, flag in OUT_OF_RANGE.get(chapter, []):
         if flag in flags:
             jobs.append((" ".join(args) if all(args) else f"{args[0]} ''", args, flag, True))

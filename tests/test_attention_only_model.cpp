@@ -121,3 +121,41 @@ TEST_CASE("attention-only model: a short Adam run lowers the second half's loss 
     CHECK(second < second_before);
     CHECK(second < first - 0.5);
 }
+
+TEST_CASE("attention-only model: the random start has the spreads its header states") {
+    const std::size_t d = 32, heads = 2;
+    const AttentionOnlyModel<float> m = random_model(64, 64, d, 2, heads, true, 11);
+    const auto spread = [](const Mat<float>& a) {
+        double sum = 0, squares = 0;
+        for (float x : a) sum += x, squares += double(x) * x;
+        const double mean = sum / double(a.size());
+        return std::sqrt(squares / double(a.size()) - mean * mean);
+    };
+    CHECK(spread(m.E) == doctest::Approx(1.0).epsilon(0.05));  // std 1 for E and P
+    CHECK(spread(m.P) == doctest::Approx(1.0).epsilon(0.05));
+    CHECK(spread(m.U) == doctest::Approx(1.0 / std::sqrt(double(d))).epsilon(0.05));  // 1/√d
+    CHECK(spread(m.W_Q[0]) == doctest::Approx(1.0 / std::sqrt(double(d))).epsilon(0.15));
+    CHECK(spread(m.W_O[0]) == doctest::Approx(1.0 / std::sqrt(double(d / heads))).epsilon(0.15));  // 1/√d_h
+}
+
+TEST_CASE("attention-only model: the loss stays exact where float probabilities underflow") {
+    Random rng(21);
+    const std::vector<Tokens> batch = random_tokens(rng, 2, 6, 5);
+    AttentionOnlyModel<float> m = random_model(5, 6, 8, 2, 2, true, 3);
+    m.U *= 2000.0f;  // logits thousands apart, as after a diverged run: most p underflow to 0 in float
+    const ModelForward<float> f = model_forward(m, batch);
+    long double expected = 0;  // −log softmax(logits)[next] by log-sum-exp in long double
+    for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t i = 0; i + 1 < 6; ++i) {
+            const std::size_t r = b * 6 + i;
+            long double largest = f.logits(r, 0), sum = 0;
+            for (std::size_t v = 0; v < 5; ++v) largest = std::max(largest, (long double)f.logits(r, v));
+            for (std::size_t v = 0; v < 5; ++v) sum += std::exp((long double)f.logits(r, v) - largest);
+            expected += largest + std::log(sum) - (long double)f.logits(r, batch[b][i + 1]);
+        }
+    expected /= 10;
+    const double loss = next_token_loss(f, batch);
+    CHECK(std::isfinite(loss));
+    CHECK(expected > 1000);  // more than −log of the smallest float (≈ 103) or of 1e-300 (≈ 691)
+    CHECK(loss == doctest::Approx(double(expected)).epsilon(1e-6));
+}

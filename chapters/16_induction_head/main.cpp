@@ -57,11 +57,20 @@ void add_flags(CLI::App& cli, Flags& f) {
         ->capture_default_str();
 }
 
-// Whether the model and its training are the chapter's defaults (whatever --step or --svg say).
+// Whether the model, the task and the learning rate are the chapter's defaults, whatever
+// --seed and --steps say: the claims about which circuit training finds hold there (seeds
+// 0 to 19 checked). With another V, L or head count it can copy by other means (with
+// L = 4 a layer-1 head copies; with V = 128 and one head per layer the heads split the job
+// otherwise; a greedy copy derails after one wrong token), so they are not checked then.
+bool is_default_task(const Settings& s) {
+    const Settings d;
+    return s.lr == d.lr && s.heads == d.heads && s.layers == d.layers && s.vocabulary == d.vocabulary &&
+           s.half_length == d.half_length && s.learned_positions;
+}
+// Whether the whole run is the chapter's default (whatever --step or --svg say).
 bool is_default(const Settings& s) {
     const Settings d;
-    return s.steps == d.steps && s.lr == d.lr && s.seed == d.seed && s.heads == d.heads && s.layers == d.layers &&
-           s.vocabulary == d.vocabulary && s.half_length == d.half_length && s.learned_positions;
+    return is_default_task(s) && s.steps == d.steps && s.seed == d.seed;
 }
 
 std::string head_name(const Settings& s, std::size_t k) { return fmt::format("L{}H{}", k / s.heads + 1, k % s.heads); }
@@ -129,8 +138,9 @@ void show_task(Lesson& lesson, const Induction& r) {
 void show_gradient_check(Lesson& lesson, const Induction& r) {
     lesson.say(fmt::format(
         "The backward pass (common/math/attention_only_model.hpp) against central differences\n"
-        "(loss(w + h) − loss(w − h)) / 2h, h = 1e-5, in double, for every one of the {} entries\n"
-        "of a small model (V = 5, n = 6, d_model = 4, 2 layers of 2 heads, 2 sequences):\n"
+        "D(h) = (loss(w + h) − loss(w − h)) / 2h in double, taken as (4·D(h) − D(2h)) / 3, h = 1e-5\n"
+        "(Richardson: the h² errors of the two cancel), for every one of the {} entries of a\n"
+        "small model (V = 5, n = 6, d_model = 4, 2 layers of 2 heads, 2 sequences):\n"
         "largest relative error {:.1e}, largest absolute error {:.1e}.",
         r.check_small.entries, r.check_small.max_relative_error, r.check_small.max_abs_error));
 }
@@ -300,8 +310,11 @@ void check(SelfChecks& check, const Induction& r, bool default_run) {
     const std::string collapse_p = "zeroing the previous-token head(s) drops second-half accuracy below half";
     const std::string keeps = "zeroing a head with neither job keeps ≥ 3/4 of the second-half accuracy";
     const std::string copies = "the generated tokens copy the first half (≥ 80% right)";
-    if (!converged || s.layers < 2) {
-        const std::string reason = s.layers < 2 ? "one layer: no second layer for an induction head" : why;
+    if (!converged || s.layers < 2 || !is_default_task(s)) {
+        const std::string reason = s.layers < 2  ? "one layer: no second layer for an induction head"
+                                   : !converged ? why
+                                                : "not the default --vocab, --half-length, --heads, --lr or "
+                                                  "--positions: training may copy by another circuit";
         for (const std::string& claim : {layered, collapse_i, collapse_p, keeps, copies}) check.skip(claim, reason);
         return;
     }

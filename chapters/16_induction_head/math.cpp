@@ -23,7 +23,7 @@ Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, st
         for (std::size_t i = 0; i + 1 < n; ++i) {
             if (i + 1 == half) continue;  // the prediction of token L (a copy of token 0) is in neither half
             const std::size_t row = b * n + i, next = batch[b][i + 1];
-            const double loss = -std::log(std::max(double(f.probs(row, next)), 1e-300));
+            const double loss = token_loss(f.logits, row, next);
             const double right = argmax_of_row(f.probs, row) == next ? 1.0 : 0.0;
             (i < half ? r.loss_first : r.loss_second) += loss;
             (i < half ? r.accuracy_first : r.accuracy_second) += right;
@@ -118,12 +118,16 @@ GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vec
         for (std::size_t i = 0; i < entries[p]->size(); ++i, ++r.entries) {
             double& w = entries[p]->flat(i);
             const double saved = w;
-            w = saved + h;
-            const double plus = next_token_loss(model_forward(probe, batch), batch);
-            w = saved - h;
-            const double minus = next_token_loss(model_forward(probe, batch), batch);
-            w = saved;
-            const double numeric = (plus - minus) / (2 * h), a = analytic[p]->flat(i);
+            const auto central = [&](double step) {  // (loss(w + step) − loss(w − step)) / 2·step
+                w = saved + step;
+                const double plus = next_token_loss(model_forward(probe, batch), batch);
+                w = saved - step;
+                const double minus = next_token_loss(model_forward(probe, batch), batch);
+                w = saved;
+                return (plus - minus) / (2 * step);
+            };
+            // Richardson: the h² terms of D(h) and D(2h) cancel in (4·D(h) − D(2h)) / 3
+            const double numeric = (4 * central(h) - central(2 * h)) / 3, a = analytic[p]->flat(i);
             r.max_abs_error = std::max(r.max_abs_error, std::abs(a - numeric));
             const double scale = std::max({std::abs(a), std::abs(numeric), 1e-2 * largest});
             r.max_relative_error = std::max(r.max_relative_error, std::abs(a - numeric) / scale);

@@ -83,7 +83,8 @@ struct Generation {
 };
 Generation generate(const AttentionOnlyModel<float>& m, const Tokens& sequence, std::size_t half);
 
-// Central differences (loss(w + h) − loss(w − h)) / 2h in double, against the backward pass.
+// Central differences D(h) = (loss(w + h) − loss(w − h)) / 2h in double, extrapolated as
+// (4·D(h) − D(2h)) / 3 (Richardson: the h² error terms cancel), against the backward pass.
 struct GradientCheck {
     std::size_t entries = 0;
     double max_relative_error = 0, max_abs_error = 0;

@@ -197,6 +197,14 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
 }
 
 template <class T>
+double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next) {
+    double largest = double(logits(r, 0)), sum = 0.0;
+    for (std::size_t v = 1; v < cols(logits); ++v) largest = std::max(largest, double(logits(r, v)));
+    for (std::size_t v = 0; v < cols(logits); ++v) sum += std::exp(double(logits(r, v)) - largest);
+    return largest + std::log(sum) - double(logits(r, next));
+}
+
+template <class T>
 double next_token_loss(const ModelForward<T>& f, const std::vector<Tokens>& batch, Mat<T>* d_logits) {
     const std::size_t n = f.length;
     const double N = double(f.batch * (n - 1));
@@ -205,7 +213,7 @@ double next_token_loss(const ModelForward<T>& f, const std::vector<Tokens>& batc
     for (std::size_t b = 0; b < f.batch; ++b)
         for (std::size_t i = 0; i + 1 < n; ++i) {
             const std::size_t r = b * n + i, next = batch[b][i + 1];
-            loss -= std::log(std::max(double(f.probs(r, next)), 1e-300));
+            loss += token_loss(f.logits, r, next);
             if (!d_logits) continue;
             for (std::size_t v = 0; v < cols(f.probs); ++v) (*d_logits)(r, v) = f.probs(r, v) / T(N);
             (*d_logits)(r, next) -= T(1) / T(N);
@@ -254,6 +262,7 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
     template std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>&);                                         \
     template ModelForward<T> model_forward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,          \
                                            const std::vector<bool>&);                                         \
+    template double token_loss(const Mat<T>&, std::size_t, std::size_t);                                      \
     template double next_token_loss(const ModelForward<T>&, const std::vector<Tokens>&, Mat<T>*);             \
     template AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,   \
                                                   const ModelForward<T>&, const Mat<T>&, const std::vector<bool>&);

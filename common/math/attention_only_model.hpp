@@ -59,8 +59,8 @@ struct ModelForward {
     Mat<T> logits, probs;          // (B·n × V)
 };
 
-// A model of small random numbers (normal, std 1/√d for E, P and the projections,
-// 1/√d_h for W_O), the same for a seed on every machine.
+// A model of random numbers (normal: std 1 for E and P, 1/√d for W_Q, W_K, W_V and
+// U, 1/√d_h for W_O), the same for a seed on every machine.
 AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t length, std::size_t d_model,
                                        std::size_t layers, std::size_t heads, bool learned_positions,
                                        std::uint64_t seed);
@@ -77,6 +77,11 @@ std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m);
 template <class T>
 ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
                               const std::vector<bool>& ablated = {});
+
+// −log softmax(logits row r)[next], in double from the logits (log-sum-exp): finite and
+// exact where a probability in float would underflow to 0.
+template <class T>
+double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next);
 
 // The mean next-token cross-entropy (summed in double); fills d_logits
 // (B·n × V) when given.
