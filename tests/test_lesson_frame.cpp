@@ -120,6 +120,16 @@ TEST_CASE("matrices side by side are printed in one row and each kept for --dump
     CHECK(text.find("left = one   (1 × 1)    right = two   (1 × 1)\n") != std::string::npos);
     CHECK(std::filesystem::exists(dir / "left.npy"));
     CHECK(std::filesystem::exists(dir / "right.npy"));
+    int code = -1;
+    const std::string nothing = printed_by_lesson(
+        {},
+        [&](Lesson& lesson) {
+            lesson.step("s", "Nothing", [&] { lesson.show_side_by_side({}); });
+            lesson.present();
+        },
+        &code);
+    CHECK(code == 0);
+    CHECK(nothing.find("Step 1. Nothing") != std::string::npos);
     std::filesystem::remove_all(dir);
 }
 

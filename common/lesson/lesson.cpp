@@ -263,26 +263,27 @@ void Lesson::say_under(const std::string& text) {
     fmt::print(!text.empty() && text.back() == '\n' ? "{}" : "{}\n", text);
 }
 
-void Lesson::show(const std::string& name, const Matrix& m, const ShowAs& as) {
-    begin_block();
-    PrintStyle style = style_;
-    style.decimals = as.decimal_places;
-    fmt::print("{}", format_matrix(name, as.formula, m, as.row_labels, as.col_labels, style));
+// A matrix's printed text; the matrix is kept for --dump, and drawn when `as` asks.
+std::string Lesson::matrix_text(const std::string& name, const Matrix& m, const ShowAs& as) {
     keep_for_dump(name, m, as.row_labels, as.col_labels);
     if (as.drawn) picture(name, m, as);
+    PrintStyle style = style_;
+    style.decimals = as.decimal_places;
+    return format_matrix(name, as.formula, m, as.row_labels, as.col_labels, style);
+}
+
+void Lesson::show(const std::string& name, const Matrix& m, const ShowAs& as) {
+    const std::string text = matrix_text(name, m, as);
+    begin_block();
+    fmt::print("{}", text);
 }
 
 void Lesson::show_side_by_side(const std::vector<Shown>& matrices) {
+    if (matrices.empty()) return;
     std::vector<std::string> blocks;
-    for (const Shown& s : matrices) {
-        PrintStyle style = style_;
-        style.decimals = s.as.decimal_places;
-        blocks.push_back(format_matrix(s.name, s.as.formula, s.m, s.as.row_labels, s.as.col_labels, style));
-        keep_for_dump(s.name, s.m, s.as.row_labels, s.as.col_labels);
-        if (s.as.drawn) picture(s.name, s.m, s.as);
-    }
-    begin_block();
+    for (const Shown& s : matrices) blocks.push_back(matrix_text(s.name, s.m, s.as));
     const std::string text = side_by_side(blocks, style_.line_width);
+    begin_block();
     fmt::print("{}", text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
 }
 

@@ -155,6 +155,7 @@ private:
     void report_expected();
     void print_heading(int number, const std::string& heading);
     void begin_block();
+    std::string matrix_text(const std::string& name, const Matrix& m, const ShowAs& as);
 
     std::string program_;
     std::string title_;
