@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
-#include <cblas.h>
 #include <xtensor/xbuilder.hpp>
 
 #include "common/math/input_error.hpp"
@@ -11,23 +11,71 @@
 
 namespace {
 
-// C = op(a) · op(b) by BLAS (transposed operands are read in place, not copied).
-void gemm(bool ta, bool tb, const Mat<float>& a, const Mat<float>& b, Mat<float>& c) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(rows(c)),
-                int(cols(c)), int(ta ? rows(a) : cols(a)), 1.0f, a.data(), int(cols(a)), b.data(), int(cols(b)), 0.0f,
-                c.data(), int(cols(c)));
+// op(a) · op(b) by loops in a fixed order: every entry starts at 0 and adds its terms
+// for k = 0, 1, 2, … in turn. BLAS would sum in an order that depends on the processor
+// (OpenBLAS picks a Haswell, SkylakeX or Zen kernel at run time), and a thousand training
+// steps turn those last-bit differences into different printed losses: this chapter must
+// print the same numbers on every machine. The loops are vectorised across columns j
+// (independent sums), never across k, so the order holds whatever the vector width.
+
+// c[i0 … i0+R) × [j0 … j0+C) of a · b, a (n × K) by rows, b (K × m) by rows: R × C sums
+// kept in registers while k runs. Four floats at a time (a 16-byte vector, every x86-64
+// has them): an element-wise multiply and add, so each sum still adds k = 0, 1, … in turn.
+typedef float four_floats __attribute__((vector_size(16)));
+template <std::size_t R, std::size_t C>
+void product_block(const float* __restrict a, const float* __restrict b, float* __restrict c, std::size_t K,
+                   std::size_t m, std::size_t i0, std::size_t j0) {
+    static_assert(C % 4 == 0);
+    four_floats sum[R][C / 4] = {};
+    for (std::size_t k = 0; k < K; ++k) {
+        four_floats b_k[C / 4];
+        __builtin_memcpy(b_k, b + k * m + j0, sizeof b_k);
+        for (std::size_t r = 0; r < R; ++r) {
+            const float a_rk = a[(i0 + r) * K + k];
+            for (std::size_t j = 0; j < C / 4; ++j) sum[r][j] += a_rk * b_k[j];
+        }
+    }
+    for (std::size_t r = 0; r < R; ++r) __builtin_memcpy(c + (i0 + r) * m + j0, sum[r], sizeof sum[r]);
 }
-void gemm(bool ta, bool tb, const Mat<double>& a, const Mat<double>& b, Mat<double>& c) {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(rows(c)),
-                int(cols(c)), int(ta ? rows(a) : cols(a)), 1.0, a.data(), int(cols(a)), b.data(), int(cols(b)), 0.0,
-                c.data(), int(cols(c)));
-}
+
 template <class T>
-Mat<T> product(bool ta, bool tb, const Mat<T>& a, const Mat<T>& b) {
-    const std::size_t inner_a = ta ? rows(a) : cols(a), inner_b = tb ? cols(b) : rows(b);
+Mat<T> transposed(const Mat<T>& m) {
+    Mat<T> t = Mat<T>::from_shape({cols(m), rows(m)});
+    for (std::size_t i = 0; i < rows(m); ++i)
+        for (std::size_t j = 0; j < cols(m); ++j) t(j, i) = m(i, j);
+    return t;
+}
+
+// One entry of c, for the edges the blocks do not cover (and every entry in double).
+template <class T>
+void product_entry(const T* a, const T* b, T* c, std::size_t K, std::size_t m, std::size_t i, std::size_t j) {
+    T sum = 0;
+    for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[k * m + j];
+    c[i * m + j] = sum;
+}
+
+template <class T>
+Mat<T> product(bool ta, bool tb, const Mat<T>& a_in, const Mat<T>& b_in) {
+    const std::size_t inner_a = ta ? rows(a_in) : cols(a_in), inner_b = tb ? cols(b_in) : rows(b_in);
     if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
-    Mat<T> c = Mat<T>::from_shape({ta ? cols(a) : rows(a), tb ? rows(b) : cols(b)});
-    gemm(ta, tb, a, b, c);
+    // Transposed operands are copied once, so that both are read by rows below.
+    const Mat<T> a_t = ta ? transposed(a_in) : Mat<T>(), b_t = tb ? transposed(b_in) : Mat<T>();
+    const Mat<T>& a = ta ? a_t : a_in;  // (n × K)
+    const Mat<T>& b = tb ? b_t : b_in;  // (K × m)
+    const std::size_t n = rows(a), K = cols(a), m = cols(b);
+    Mat<T> c = Mat<T>::from_shape({n, m});
+    std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
+    if constexpr (std::is_same_v<T, float>) {
+        constexpr std::size_t R = 6, C = 8;  // 12 sums of four floats: most of the 16 vector registers
+        j_blocks = m - m % C;
+        for (std::size_t j = 0; j < j_blocks; j += C) {
+            std::size_t i = 0;
+            for (; i + R <= n; i += R) product_block<R, C>(a.data(), b.data(), c.data(), K, m, i, j);
+            for (; i < n; ++i) product_block<1, C>(a.data(), b.data(), c.data(), K, m, i, j);
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = j_blocks; j < m; ++j) product_entry(a.data(), b.data(), c.data(), K, m, i, j);
     return c;
 }
 template <class T>
