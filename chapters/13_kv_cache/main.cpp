@@ -127,6 +127,22 @@ void show_one_step(Lesson& lesson, const Shown& s, std::size_t step) {
     lesson.show("output_new", strip.output, ShowAs("strip · V_cache").labels(row, s.d_v_labels));
 }
 
+// Where a strip's weight goes, ties said as ties (at the three decimals printed):
+// "most on "animal" (0.384)", "most on 0 "the" and 4 "the" (0.240 each)",
+// "the same weight on every key (0.167)", "most on 450 keys (0.001 each), from 2 "t2"".
+std::string where_the_strip_looks(const Matrix& strip, const Labels& tokens) {
+    const std::size_t best = argmax_of_row(strip, 0), length = cols(strip);
+    const std::string most = fmt::format("{:.3f}", strip(0, best));
+    std::vector<std::size_t> tied;
+    for (std::size_t j = 0; j < length; ++j)
+        if (fmt::format("{:.3f}", strip(0, j)) == most) tied.push_back(j);
+    const auto key = [&](std::size_t j) { return fmt::format("{} {}", j, quoted(tokens[j])); };
+    if (tied.size() == 1) return fmt::format("most on {} ({})", quoted(tokens[best]), most);
+    if (tied.size() == length) return fmt::format("the same weight on every key ({})", most);
+    if (tied.size() == 2) return fmt::format("most on {} and {} ({} each)", key(tied[0]), key(tied[1]), most);
+    return fmt::format("most on {} keys ({} each), from {}", tied.size(), most, key(tied[0]));
+}
+
 // Step decode: the first two and last two steps in full, one line for each between.
 void show_decode(Lesson& lesson, const Shown& s) {
     const std::size_t count = s.dec.strips.size(), p = s.dec.prefill;
@@ -144,10 +160,9 @@ void show_decode(Lesson& lesson, const Shown& s) {
                     lines += "\n  …";
                     continue;
                 }
-                const std::size_t t = p + middle[k], best = argmax_of_row(s.dec.strips[middle[k]].weights, 0);
-                lines += fmt::format("\n  token {} {}: {} cached rows; its strip looks most at {} ({:.3f})", t,
-                                     quoted(s.seq.tokens[t]), t + 1, quoted(s.seq.tokens[best]),
-                                     s.dec.strips[middle[k]].weights(0, best));
+                const std::size_t t = p + middle[k];
+                lines += fmt::format("\n  token {} {}, {} cached rows: its strip puts {}", t, quoted(s.seq.tokens[t]), t + 1,
+                                     where_the_strip_looks(s.dec.strips[middle[k]].weights, s.seq.tokens));
             }
             lesson.say(lines);
             continue;
@@ -283,6 +298,11 @@ void show_window(Lesson& lesson, const Shown& s) {
                                ShowAs("slot: token").labels(slot_labels, s.d_v_labels)}});
     lesson.show("window_weights", w.weights,
                 ShowAs("row t: the strip of token t, by position").labels(tokens, tokens).heat_map());
+    if (w.window < n)
+        lesson.say_under(
+            "Row t's weights sit in columns t−w+1 … t. Where the terminal is too narrow for every\n"
+            "column, the middle ones are elided (…), and a row whose band falls there looks all\n"
+            "zero: a wider terminal (COLUMNS=200) or --dump shows every column.");
     lesson.keep_for_dump("output_window_cached", w.output);
     lesson.keep_for_dump("output_window_full", s.full.windowed.output);
     lesson.say(
