@@ -184,6 +184,11 @@ RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const M
     const Rows mine = rows_of(layout, r, n, P);
     const Matrix Q_r = take_rows(Q, mine);  // (b × d)
     std::vector<float> current = pack(take_rows(K, mine), take_rows(V, mine)), next;
+    // Both buffers sized once for the largest block (⌈n/P⌉ rows of K and of V): blocks of
+    // uneven sizes then never make a buffer grow (a vector grows by doubling).
+    const std::size_t largest = 2 * ((n + P - 1) / P) * d;
+    current.reserve(largest);
+    next.reserve(largest);
     Partial running = empty_partial(mine.size(), cols(V));
     std::vector<std::uint64_t> held(P), pairs(P, 0);
     std::vector<float> m(P), l(P);
