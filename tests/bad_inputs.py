@@ -141,8 +141,8 @@ OUT_OF_RANGE = {
                               (["--max-distance", "10001"], "--max-distance")],
 }
 
-# Values that only a running program can refuse: chapter 17 knows its number of processes
-# only under mpirun (4 ranks through its launcher), so these cases start it through it.
+# Values refused only against the number of processes: chapter 17's launcher checks them
+# (4 ranks by default) before mpirun starts, so these cases start it through the launcher.
 LAUNCHED_OUT_OF_RANGE = {
     "ch17_ring_attention": [(["--n", "3"], "--n")],
 }

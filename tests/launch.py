@@ -6,8 +6,9 @@ as `bin/NAME.launcher bin/NAME ARGS…`; command() does that for every test.
 
 A bad input is refused before the program needs its processes (exit 2, one line on
 stderr), so the cases that expect a refusal (bad_inputs.py, learner_files.py, the /proc case
-of output_all_or_nothing.py) start the program directly: under mpirun every process would
-say it once.
+of output_all_or_nothing.py) start the program directly. (The launcher first runs the program
+alone in the same way, to check its flags and the number of processes before mpirun starts:
+ring_launcher.py tests that.)
 """
 from pathlib import Path
 

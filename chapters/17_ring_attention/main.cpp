@@ -28,6 +28,7 @@ struct Flags {
     std::size_t n = 16, d = 8;
     std::uint64_t seed = 17;
     bool causal = false, measure = false;
+    bool allow_many_ranks = false;  // the launcher's: more than ranks_per_core processes per core
 };
 
 // Everything the steps show, computed once (rank 0 after the rings).
@@ -129,7 +130,8 @@ void show_running(Lesson& lesson, const Shown& s) {
 void show_output(Lesson& lesson, const Shown& s) {
     lesson.say(
         fmt::format("Each rank divides O by ℓ and sends its rows to rank 0, which puts them in place:\n"
-                    "softmax(Q · Kᵀ / √d{}) · V, without any rank ever holding more than one block of K and V.",
+                    "softmax(Q · Kᵀ / √d{}) · V. The ring held at most two blocks of K and V on a rank:\n"
+                    "the one it computes with and the one arriving.",
                     s.f.causal ? " + causal mask" : ""));
     lesson.show("output", s.contiguous.output,
                 ShowAs("ring attention, gathered").labels(numbered("t", s.f.n), numbered("d", s.f.d)));
@@ -247,6 +249,14 @@ void check(SelfChecks& check, const Shown& s) {
                 (s.f.n % s.P != 0 || expected == (s.P - 1) * 2 * (s.f.n / s.P) * s.f.d * 4);
     }
     check.that("each rank sent (P − 1)·2·(n/P)·d·4 bytes (its blocks' sizes, when n/P is uneven)", bytes);
+    // The ring's two buffers: the block a rank computes with and the one arriving, each at most
+    // ⌈n/P⌉ rows of K and of V.
+    const std::uint64_t two_blocks = 2 * 2 * ((s.f.n + s.P - 1) / s.P) * s.f.d;
+    const std::uint64_t most_held =
+        *std::max_element(s.contiguous.most_floats_held.begin(), s.contiguous.most_floats_held.end());
+    check.that(fmt::format("no rank's ring held more than two blocks of K and V at once: {} ≤ 2·2·⌈n/P⌉·d = {} floats",
+                           grouped(most_held), grouped(two_blocks)),
+               most_held <= two_blocks);
     const auto spread = [](const std::vector<std::uint64_t>& w) {
         return *std::max_element(w.begin(), w.end()) - *std::min_element(w.begin(), w.end());
     };
@@ -273,6 +283,9 @@ void add_flags(CLI::App& cli, Flags& f) {
     cli.add_option("--seed", f.seed, "seed of Q, K and V (the same on every rank)")->capture_default_str();
     cli.add_flag("--causal", f.causal, "causal attention: query i sees keys 0 … i");
     cli.add_flag("--measure", f.measure, "time the ring (a step of its own; the times differ from run to run)");
+    cli.add_flag("--allow-many-ranks", f.allow_many_ranks,
+                 fmt::format("let the launcher start more than {} processes per core (./tutorial run 17 --ranks P)",
+                             ranks_per_core));
 }
 
 // The chapter's results on rank 0: the inputs, both rings, the references.
@@ -311,11 +324,18 @@ int main(int argc, char** argv) {
     Flags f;
     add_flags(lesson.cli(), f);
     return lesson.run(argc, argv, [&] {
-        if (!Mpi::launched())
+        if (!Mpi::launched()) {
+            // The launcher's check, in one process before mpirun starts any: the flags (parsed
+            // above, as every rank will) and the number of processes, TUTORIAL_CHECK_RANKS.
+            if (const char* ranks = std::getenv("TUTORIAL_CHECK_RANKS")) {
+                ranks_to_start(ranks, f.n, f.allow_many_ranks);
+                return;
+            }
             throw InputError(
                 fmt::format("runs as several processes: start it with `./tutorial run 17 [--ranks P]` or "
                             "`mpirun -n 4 {}` (see docs/ch17_ring_attention.md)",
                             argv[0]));
+        }
         mpi.join();
         if (f.n < mpi.size())
             mpi.refuse(

@@ -1,10 +1,17 @@
 #include "chapters/17_ring_attention/ring.hpp"
 
+#include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <utility>
+
+#include <fmt/format.h>
 
 // MPI's C API only: without these, mpi.h included from C++ pulls in the old C++ bindings,
 // which need a library of their own (libmpi_cxx).
@@ -27,17 +34,50 @@ bool Mpi::launched() {
     return false;
 }
 
+namespace {
+
+int stderr_before_join = -1;  // a copy of stderr while the other ranks keep quiet, else −1
+
+// Points the file descriptor `fd` at `path`; on failure leaves it as it was. (Without
+// O_NONBLOCK, opening a pipe that has no reader could wait for one.)
+void redirect(int fd, const std::string& path) {
+    const int to = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (to < 0) return;
+    ::fcntl(to, F_SETFL, ::fcntl(to, F_GETFL) & ~O_NONBLOCK);
+    ::dup2(to, fd);
+    ::close(to);
+}
+
+}  // namespace
+
 void Mpi::print_on_rank_0_only() {
-    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-        const char* rank = std::getenv(name);
-        if (rank && std::string(rank) != "0" && !std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
-        if (rank) return;
+    const char* rank = nullptr;
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+        if ((rank = std::getenv(name))) break;
+    if (!rank) return;
+    if (std::string(rank) != "0") {
+        if (!std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
+        // A bad flag would be said by every rank: until join(), rank 0 says it alone.
+        stderr_before_join = ::dup(STDERR_FILENO);
+        redirect(STDERR_FILENO, "/dev/null");
+        return;
     }
+    // mpirun passes on what its processes print; when its own reader goes away (| head) it
+    // aborts loudly, and sometimes crashes. The launcher names itself (it became mpirun, the
+    // parent of its processes on this machine): rank 0 writes to the same stdout directly.
+    const char* launcher = std::getenv("TUTORIAL_STDOUT_OF");
+    if (launcher && std::to_string(::getppid()) == launcher)
+        redirect(STDOUT_FILENO, fmt::format("/proc/{}/fd/1", launcher));
 }
 
 void Mpi::join() {
     MPI_Init(nullptr, nullptr);
     joined_ = true;
+    if (stderr_before_join >= 0) {
+        ::dup2(stderr_before_join, STDERR_FILENO);
+        ::close(stderr_before_join);
+        stderr_before_join = -1;
+    }
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -57,11 +97,43 @@ void Mpi::refuse(const std::string& why) const {
     throw InputError(why);
 }
 
+std::size_t usable_cores() {
+    cpu_set_t cores;
+    CPU_ZERO(&cores);
+    if (::sched_getaffinity(0, sizeof cores, &cores) == 0) return std::max(1, CPU_COUNT(&cores));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::size_t ranks_to_start(const std::string& text, std::size_t n, bool allow_many) {
+    const std::size_t cores = usable_cores();
+    const std::size_t most = allow_many ? n : std::min(n, ranks_per_core * cores);
+    const std::string flag = fmt::format("--ranks {} (TUTORIAL_RANKS)", text);
+    std::size_t P = 0;
+    bool whole = !text.empty();
+    for (const char c : text) {
+        if (c < '0' || c > '9') whole = false;
+        else if (P <= n) P = P * 10 + std::size_t(c - '0');  // stops growing past n: no wrap-around
+    }
+    if (!whole || P == 0)
+        throw InputError(fmt::format("{}: the number of processes must be a whole number from 1 to {}", flag, most));
+    if (P > n)
+        throw InputError(fmt::format("{}: more processes than the {} token{} of --n (every rank needs a query); "
+                                     "at most {}",
+                                     flag, n, n == 1 ? "" : "s", most));
+    if (P > most)
+        throw InputError(fmt::format("{}: more than {} processes per core ({} core{} here) only take turns on the "
+                                     "cores; at most {}, or add --allow-many-ranks",
+                                     flag, ranks_per_core, cores, cores == 1 ? "" : "s", most));
+    return P;
+}
+
 namespace {
 
 // A block of keys and values as it travels: K's rows (b × d), then V's rows (b × d).
 std::vector<float> pack(const Matrix& K, const Matrix& V) {
-    std::vector<float> buffer(K.begin(), K.end());
+    std::vector<float> buffer;
+    buffer.reserve(K.size() + V.size());  // exactly one block: the lesson counts what the ring holds
+    buffer.insert(buffer.end(), K.begin(), K.end());
     buffer.insert(buffer.end(), V.begin(), V.end());
     return buffer;
 }
@@ -112,10 +184,15 @@ RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const M
     const Rows mine = rows_of(layout, r, n, P);
     const Matrix Q_r = take_rows(Q, mine);  // (b × d)
     std::vector<float> current = pack(take_rows(K, mine), take_rows(V, mine)), next;
+    // Both buffers sized once for the largest block (⌈n/P⌉ rows of K and of V): blocks of
+    // uneven sizes then never make a buffer grow (a vector grows by doubling).
+    const std::size_t largest = 2 * ((n + P - 1) / P) * d;
+    current.reserve(largest);
+    next.reserve(largest);
     Partial running = empty_partial(mine.size(), cols(V));
     std::vector<std::uint64_t> held(P), pairs(P, 0);
     std::vector<float> m(P), l(P);
-    std::uint64_t bytes = 0;
+    std::uint64_t bytes = 0, most_held = 0;  // most_held: floats of K and V in the two buffers
     double compute = 0.0, wait = 0.0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
@@ -130,6 +207,7 @@ RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const M
             MPI_Isend(current.data(), int(current.size()), MPI_FLOAT, right, int(t), MPI_COMM_WORLD, &requests[1]);
             bytes += current.size() * sizeof(float);
         }
+        most_held = std::max<std::uint64_t>(most_held, current.capacity() + next.capacity());
         // 2. Merge this block's partial result (skipped when causal hides every key of it).
         const double computing = MPI_Wtime();
         if (!causal || keys.front() <= mine.back()) {
@@ -161,6 +239,8 @@ RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const M
     run.pairs = gather_steps(pairs, MPI_UINT64_T, P);
     for (const auto& b : gather_steps(std::vector<std::uint64_t>{bytes}, MPI_UINT64_T, P))
         run.bytes_sent.push_back(b[0]);
+    for (const auto& h : gather_steps(std::vector<std::uint64_t>{most_held}, MPI_UINT64_T, P))
+        run.most_floats_held.push_back(h[0]);
     const auto times = gather_steps(std::vector<double>{seconds, compute, wait}, MPI_DOUBLE, P);
     for (const auto& t : times) {
         run.seconds.push_back(t[0]);

@@ -28,9 +28,12 @@ public:
     // Whether mpirun (or another MPI launcher) started this process.
     static bool launched();
     // Before anything prints (--help, the lesson): on every process but rank 0, as the
-    // launcher numbered them, stdout goes to /dev/null. Rank 0 alone prints.
+    // launcher numbered them, stdout goes to /dev/null, and so does stderr until join() (a bad
+    // flag is said once, by rank 0, not once per process). Rank 0 alone prints; started by the
+    // launcher, it writes straight to the launcher's stdout, not through mpirun, so that a
+    // reader who goes away (| head) ends it quietly, as it ends every chapter.
     static void print_on_rank_0_only();
-    // MPI_Init (and the same for stdout, by MPI's own numbering).
+    // MPI_Init (and the same for stdout, by MPI's own numbering); stderr is back.
     void join();
     // A bad input found once the ranks are known (say, fewer tokens than ranks): every rank
     // stops with exit code 2, and only rank 0 says why (one line, not P).
@@ -43,6 +46,15 @@ private:
     std::size_t rank_ = 0, size_ = 1;
 };
 
+// How many processes to start, from the text of --ranks (TUTORIAL_RANKS): a whole number from
+// 1 to n (every rank needs a query), and at most ranks_per_core per core of this machine
+// unless allow_many (more would only take turns on the cores). Checked once, in one process,
+// before mpirun starts any; a bad count is an InputError (one line, exit code 2).
+constexpr std::size_t ranks_per_core = 4;
+std::size_t ranks_to_start(const std::string& text, std::size_t n, bool allow_many);
+// The cores this process may run on (as nproc counts them).
+std::size_t usable_cores();
+
 // What the ring did, gathered on rank 0 (the other ranks hold only their own row of each).
 struct RingRun {
     Layout layout = Layout::contiguous;
@@ -52,6 +64,7 @@ struct RingRun {
     std::vector<std::vector<float>> m, l;                        // [rank][step] its first query's m and ℓ after it
     std::vector<std::vector<std::uint64_t>> pairs;               // [rank][step] (query, key) pairs computed
     std::vector<std::uint64_t> bytes_sent;                       // [rank] K and V blocks sent, in bytes
+    std::vector<std::uint64_t> most_floats_held;                 // [rank] the most its K/V buffers held at once
     std::vector<double> seconds, compute_seconds, wait_seconds;  // [rank] the ring's wall time, split
 };
 
