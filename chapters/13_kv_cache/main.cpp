@@ -396,7 +396,7 @@ int main(int argc, char** argv) {
         ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{100000}).description(""))->type_name("W");
     lesson.cli().add_flag("--measure", measure, "also time a token with and without the cache (output varies)");
     return lesson.run(argc, argv, [&] {
-        const Sequence seq = load_sequence(input, default_sentence);
+        const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);
         Shown s{seq, {}, {}, {}, {}, {}, {}, {}, {}, {}, read_data_file("kv_cache_models.csv"), {}};
         decode_sentence(s, input, prefill_option->count() > 0 ? prefill : std::min(default_prefill, rows(seq.X) - 1),
                         window);

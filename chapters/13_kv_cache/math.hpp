@@ -100,6 +100,14 @@ struct FullAttention {
 };
 FullAttention full_attention(const Matrix& X, const Projections& W, std::size_t w);
 
+// The n × n float matrices this lesson holds at its peak, counted from the structs above, so
+// that an --input too long for memory is refused before anything is computed:
+//   FullAttention: scores, scaled, masked and weights, causal and windowed       8
+//   Decoding and WindowDecoding weights, the two loop forms' weights              4
+//   the strips (1 × t+1 each, n(n+1)/2 in all)                                   ½
+//   a mask being built (causal_mask, band_mask) or shown, and the loops' rows    1½
+constexpr std::uint64_t square_matrices_held = 14;
+
 // Windowed causal attention as loops in double, sharing nothing with the above:
 // output_i = Σ_{max(0, i−w+1) ≤ j ≤ i} softmax_j(q_i · k_j / √d_k) v_j. w ≥ n: plain causal.
 struct Loops {

@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
 
     return lesson.run(argc, argv, [&] {
         const LabelledMatrix W_Q = read_projection(o.w_q_path, "W_Q"), W_K = read_projection(o.w_k_path, "W_K");
-        const Sequence seq = load_sequence(input, default_sentence);
+        const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);
         require_fit(W_Q, W_K, seq, input.empty() ? data_path("embeddings.csv") : input);
         const RopeLesson r = rope_lesson(seq.X, W_Q.values, W_K.values, o.offset, o.base, decay_d, o.max_distance);
         Labels positioned;  // "the@0", "cat@1", …

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "common/math/matrix.hpp"
@@ -78,6 +79,14 @@ struct RopeLesson {
     Matrix decay;                       // (distances × 2) q = k = ones: score / d, RoFormer's bound / its value at 0
     Matrix decay_closed_form;           // (distances × 1) (2/d) Σ_i cos(Δ·θ_i) in double
 };
+
+// The n × n float matrices this lesson holds at its peak, counted from the structs above, so
+// that an --input too long for memory is refused before anything is computed:
+//   RopeLesson: scores, weights, pe_scores_0, pe_scores, scores_halves, scores_mixed,
+//   weights_mixed                                                                  7
+//   RopeByLoops: scores, weights, closed_form                                      3
+//   scores at another offset being compared, and the scaled scores a softmax reads 2
+constexpr std::uint64_t square_matrices_held = 12;
 
 // X (n × d_model), W_Q and W_K (d_model × d_k, d_k even), the first position `offset`,
 // base > 1; the decay curves for vectors of width decay_d at distances 0 … max_distance.

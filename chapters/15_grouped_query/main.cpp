@@ -60,7 +60,7 @@ std::string kib(std::uint64_t bytes) {
 Sequence the_sequence(Lesson& lesson, const std::string& input, std::size_t d_model, std::size_t h, std::size_t g,
                       Random& random) {
     Sequence seq = random_or_input_sequence(input, default_sentence, d_model,
-                                            lesson.cli().count("--d-model") > 0, random);
+                                            lesson.cli().count("--d-model") > 0, random, square_matrices_held(h));
     if (cols(seq.X) % h != 0)
         throw InputError(fmt::format("--heads {} does not divide {} {}: each query head gets d_model / h columns, so "
                                      "h must divide d_model",

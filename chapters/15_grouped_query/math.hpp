@@ -70,6 +70,12 @@ struct GroupedLesson {
     ByLoops tiled_by_loops;       // and with the tiling
 };
 
+// The n × n float matrices this lesson holds at its peak with h query heads, counted from
+// the structs above, so that an --input too long for memory is refused before anything is
+// computed: h weights each in grouped, tiled, as_multi_head, by_loops and tiled_by_loops,
+// and one head's scores, scaled scores and weights being computed (3).
+constexpr std::uint64_t square_matrices_held(std::size_t h) { return 5 * h + 3; }
+
 // W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
 GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random);
 

@@ -161,7 +161,7 @@ void require_printable(const std::string& name, const std::string& what, const s
 
 }  // namespace
 
-LabelledMatrix parse_labelled_csv(const std::string& raw, const std::string& source) {
+LabelledMatrix parse_labelled_csv(const std::string& raw, const std::string& source, std::uint64_t square_matrices) {
     const std::string text = utf8_text(raw, source);
     // Lines end in LF (Linux, macOS), CR LF (Windows) or a lone CR (old Macs:
     // Excel's "CSV (Macintosh)"): all three read the same.
@@ -183,10 +183,10 @@ LabelledMatrix parse_labelled_csv(const std::string& raw, const std::string& sou
     // A lesson keeps a handful of n × n matrices of its n tokens (scores, weights,
     // masks, their loop forms): refuse a length whose matrices cannot fit, now,
     // before a number is read or any matrix is made.
-    const std::uint64_t n = lines.empty() ? 0 : lines.size() - 1;
-    if (n > 1024)  // (smaller ones take at most 32 MiB: no need to ask the system)
-        require_memory(fmt::format("{}: {} tokens (a lesson's n × n matrices)", source, n),
-                       bytes_of_floats({lesson_square_matrices, n, n}), memory_limit_bytes());
+    const std::uint64_t n = lines.empty() ? 0 : lines.size() - 1, needed = bytes_of_floats({square_matrices, n, n});
+    if (needed > (std::uint64_t{4} << 20))  // (a few MiB fit anywhere: no need to ask the system)
+        require_memory(fmt::format("{}: {} tokens ({} n × n matrices of this lesson)", source, n, square_matrices),
+                       needed, memory_limit_bytes());
     if (lines.empty())
         fail(source, 1, "the file is empty; expected a header 'token,<dimension names…>'");
 
@@ -228,7 +228,7 @@ LabelledMatrix parse_labelled_csv(const std::string& raw, const std::string& sou
     return table;
 }
 
-LabelledMatrix read_labelled_csv(const std::string& path) {
+LabelledMatrix read_labelled_csv(const std::string& path, std::uint64_t square_matrices) {
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
         throw InputError(fmt::format("{}: is a directory; expected a labelled CSV file", path));
@@ -247,7 +247,7 @@ LabelledMatrix read_labelled_csv(const std::string& path) {
     if (text.size() > max_file_bytes)
         throw InputError(fmt::format("{}: the file is larger than {} MiB, the most a lesson reads", path,
                                      max_file_bytes >> 20));
-    return parse_labelled_csv(text, path);
+    return parse_labelled_csv(text, path, square_matrices);
 }
 
 void require_width(const LabelledMatrix& table, std::size_t width, const std::string& why) {

@@ -19,7 +19,8 @@
 
 #include "common/math/matrix.hpp"
 
-// How many n × n matrices a lesson may keep of an n-token input.
+// How many n × n float matrices a lesson keeps at once of an n-token input, unless
+// it counts its own (chapters 13–15 do: their math.hpp says which matrices).
 constexpr std::uint64_t lesson_square_matrices = 8;
 
 struct LabelledMatrix {
@@ -29,10 +30,13 @@ struct LabelledMatrix {
     std::string source;   // the path it was read from, for messages
 };
 
-LabelledMatrix read_labelled_csv(const std::string& path);
+// A file of n rows is refused, before it is parsed, when `square_matrices` n × n float
+// matrices would not fit in memory_limit_bytes().
+LabelledMatrix read_labelled_csv(const std::string& path, std::uint64_t square_matrices = lesson_square_matrices);
 
 // Parses text as if it were the file `source` (the reader's core, used by tests).
-LabelledMatrix parse_labelled_csv(const std::string& text, const std::string& source);
+LabelledMatrix parse_labelled_csv(const std::string& text, const std::string& source,
+                                  std::uint64_t square_matrices = lesson_square_matrices);
 
 // Throws InputError unless the table has `width` columns; `why` says who needs it,
 // e.g. "the rows of W_Q".

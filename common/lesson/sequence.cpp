@@ -34,16 +34,18 @@ Sequence embed_sentence(const LabelledMatrix& table, const std::string& sentence
     return sequence;
 }
 
-Sequence load_sequence(const std::string& input_path, const std::string& default_sentence) {
+Sequence load_sequence(const std::string& input_path, const std::string& default_sentence,
+                       std::uint64_t square_matrices) {
     if (input_path.empty()) return embed_sentence(read_data_file("embeddings.csv"), default_sentence);
-    LabelledMatrix table = read_labelled_csv(input_path);
+    LabelledMatrix table = read_labelled_csv(input_path, square_matrices);
     return Sequence{table.rows, table.columns, std::move(table.values)};
 }
 
 Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,
-                                  std::size_t d_model, bool d_model_given, Random& random) {
+                                  std::size_t d_model, bool d_model_given, Random& random,
+                                  std::uint64_t square_matrices) {
     if (!input_path.empty()) {
-        Sequence seq = load_sequence(input_path, default_sentence);
+        Sequence seq = load_sequence(input_path, default_sentence, square_matrices);
         if (d_model_given && d_model != cols(seq.X))
             throw InputError(fmt::format("--d-model {}: with --input, d_model is the width of {} ({})", d_model,
                                          input_path, cols(seq.X)));

@@ -28,14 +28,17 @@ LabelledMatrix read_data_file(const std::string& name);
 Sequence embed_sentence(const LabelledMatrix& table, const std::string& sentence);
 
 // The sequence from --input when `input_path` is not empty, else `default_sentence`
-// looked up in data/embeddings.csv.
-Sequence load_sequence(const std::string& input_path, const std::string& default_sentence);
+// looked up in data/embeddings.csv. An --input too long for `square_matrices` n × n
+// matrices in memory is refused before it is parsed.
+Sequence load_sequence(const std::string& input_path, const std::string& default_sentence,
+                       std::uint64_t square_matrices = lesson_square_matrices);
 
 // The default sentence with random embeddings of width d_model (one N(0, 1) row per
 // distinct word), or --input's sequence when `input_path` is not empty; with --input,
 // a --d-model given on the command line (`d_model_given`) must be the file's width.
 Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,
-                                  std::size_t d_model, bool d_model_given, Random& random);
+                                  std::size_t d_model, bool d_model_given, Random& random,
+                                  std::uint64_t square_matrices = lesson_square_matrices);
 
 // A projection W (d_model × d_k) reads the sequence's dimensions: its rows must be
 // the sequence's columns, same names, same order. Throws InputError naming both

@@ -1,9 +1,12 @@
 #include "common/math/memory_budget.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <string>
 
 #include <unistd.h>
 
@@ -50,13 +53,32 @@ std::uint64_t available_memory_bytes() {
     return multiply(static_cast<std::uint64_t>(pages), static_cast<std::uint64_t>(page_size));
 }
 
-std::uint64_t memory_limit_bytes() { return available_memory_bytes() / 2; }
+namespace {
+
+// TUTORIAL_MEMORY_LIMIT, a whole number of bytes, or nullopt when it is not set.
+std::optional<std::uint64_t> limit_from_environment() {
+    const char* text = std::getenv("TUTORIAL_MEMORY_LIMIT");
+    if (text == nullptr) return std::nullopt;
+    const std::string value = text;
+    if (value.empty() || value.size() > 19 || value.find_first_not_of("0123456789") != std::string::npos)
+        throw InputError(describe("TUTORIAL_MEMORY_LIMIT=", value, ": expected a whole number of bytes"));
+    return std::stoull(value);
+}
+
+}  // namespace
+
+std::uint64_t memory_limit_bytes() {
+    if (const auto limit = limit_from_environment()) return *limit;
+    return available_memory_bytes() / 2;
+}
 
 bool fits_in_memory(std::uint64_t needed, std::uint64_t limit) { return needed <= limit; }
 
 void require_memory(const std::string& what, std::uint64_t needed, std::uint64_t limit) {
     if (!fits_in_memory(needed, limit))
-        throw InputError(describe(what, " would need ", format_bytes(needed), ", more than the ", format_bytes(limit), " this machine can spare (half of its available memory)"));
+        throw InputError(describe(what, " would need ", format_bytes(needed), ", more than the ", format_bytes(limit),
+                                  limit_from_environment() ? " that TUTORIAL_MEMORY_LIMIT allows"
+                                                           : " this machine can spare (half of its available memory)"));
 }
 
 std::string format_bytes(std::uint64_t bytes) {

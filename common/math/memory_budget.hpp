@@ -21,7 +21,8 @@ std::uint64_t add_bytes(std::uint64_t a, std::uint64_t b);
 std::uint64_t available_memory_bytes();
 
 // What one program may take: half of what is available, leaving the rest to
-// the system and to whatever else runs.
+// the system and to whatever else runs; or TUTORIAL_MEMORY_LIMIT bytes when that
+// is set (to see, on a big machine, what a small one refuses).
 std::uint64_t memory_limit_bytes();
 
 bool fits_in_memory(std::uint64_t needed, std::uint64_t limit);
