@@ -1,5 +1,6 @@
-"""Prints our benchmark times as ratios to numpy's, and our FLOP/s against the
-square sgemm measured in the same run. CPU time throughout (every kernel runs on
+"""Prints our benchmark times as ratios to numpy's (the in-place form a careful user
+writes; the textbook one-liner beside it), and our FLOP/s against the square sgemm
+measured in the same run. CPU time throughout (every kernel runs on
 one thread, so it equals the wall time on an idle machine and is less disturbed
 by other programs on a busy one).
 
@@ -39,27 +40,31 @@ if sgemm:
     print(line)
 
 print()
-print(f"{'n':>6} {'numpy':>10} {'materialised':>13} {'streaming':>10} {'numpy/mat.':>11} {'numpy/str.':>11}"
-      f" {'str. GFLOP/s':>13} {'str./sgemm':>11}")
+print(f"{'n':>6} {'numpy':>10} {'(textbook)':>11} {'materialised':>13} {'streaming':>10} {'numpy/mat.':>11}"
+      f" {'numpy/str.':>11} {'str. GFLOP/s':>13} {'str./sgemm':>11}")
 lengths = sorted({int(r["n"]) for r in ours if r["name"].startswith(("BM_materialised", "BM_streaming"))})
 for n in lengths:
     mat, st = find("materialised", n), find("streaming", n)
-    ref = numpy.get(f"numpy_materialised/{n}")
-    t_np = ref["cpu_s"] if ref else None
+    in_place, textbook = numpy.get(f"numpy_in_place/{n}"), numpy.get(f"numpy_textbook/{n}")
+    t_np = in_place["cpu_s"] if in_place else None
+    t_book = textbook["cpu_s"] if textbook else None
     t_mat = seconds(mat) if mat else None
     t_st = seconds(st) if st else None
     flops = 4.0 * n * n * D
 
-    def ms(t):
-        return f"{t * 1e3:8.1f} ms" if t else f"{'—':>11}"
+    def ms(t, width=10):
+        return f"{f'{t * 1e3:.1f} ms':>{width}}" if t else f"{'—':>{width}}"
 
     def ratio(a, b):
         return f"{a / b:10.2f}×" if a and b else f"{'—':>11}"
 
     gflops = f"{flops / t_st / 1e9:13.1f}" if t_st else f"{'—':>13}"
     vs_sgemm = f"{flops / t_st / sgemm_flops * 100:10.0f}%" if t_st and sgemm_flops else f"{'—':>11}"
-    print(f"{n:>6} {ms(t_np):>10} {ms(t_mat):>13} {ms(t_st):>10} {ratio(t_np, t_mat)} {ratio(t_np, t_st)}"
+    print(f"{n:>6} {ms(t_np)} {ms(t_book, 11)} {ms(t_mat, 13)} {ms(t_st)} {ratio(t_np, t_mat)} {ratio(t_np, t_st)}"
           f" {gflops} {vs_sgemm}")
 print()
-print("numpy/mat. > 1: our materialised attention is that many times faster than numpy's;")
-print("str./sgemm: streaming attention's 4·n²·d FLOP/s as a share of the faster sgemm above.")
+print("numpy: the in-place form (one n × n array, scaled, shifted, exponentiated and normalised in")
+print("place), median of at least 5 runs; (textbook): softmax(q @ k.T / 8) @ v as written, whose")
+print("every step makes a new n × n array. numpy/mat. > 1: our materialised attention is that many")
+print("times faster than the in-place numpy; str./sgemm: streaming attention's 4·n²·d FLOP/s as a")
+print("share of the faster sgemm above.")

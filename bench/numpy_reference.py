@@ -1,14 +1,19 @@
 """The numpy reference for the benchmarks: materialised attention
 softmax(q @ k.T / 8) @ v on the same inputs as bench/long_attention_bench.cpp
-(Q, K, V drawn by the project's generator with seeds 1, 2, 3), and a square
-sgemm, timed with time.process_time (CPU seconds, like the benchmark's CPU
-column) and the wall clock.
+(Q, K, V drawn by the project's generator with seeds 1, 2, 3), in two forms,
+and a square sgemm, each the median of at least five runs of time.process_time
+(CPU seconds, like the benchmark's CPU column) and of the wall clock.
+
+  numpy_in_place   the numpy a careful user writes: one n × n array, scaled,
+                   shifted, exponentiated and normalised in place (the yardstick)
+  numpy_textbook   the one-line formula, which makes an n × n temporary per step
 
     /usr/bin/python3 bench/numpy_reference.py [--n 512 1024 …] [--json OUT]
 
 Run it with the same OPENBLAS_NUM_THREADS as the benchmark (bench/run sets 1)."""
 import argparse
 import json
+import statistics
 import sys
 import time
 
@@ -33,26 +38,33 @@ def normal_matrix(seed, rows, cols):
     return normal.astype(np.float32).reshape(rows, cols)
 
 
-def attention(q, k, v):
+def attention_textbook(q, k, v):
+    """softmax(q @ k.T / 8) @ v as the formula reads: s, s − max, exp, e / sum are each a new n × n array."""
     s = q @ k.T / np.float32(8.0)  # √64
     e = np.exp(s - s.max(axis=1, keepdims=True))
     return (e / e.sum(axis=1, keepdims=True)) @ v
 
 
-def best_time(fn, min_total=0.5, max_repeats=20):
-    """The fastest of several runs (CPU seconds and wall seconds of that run)."""
-    best = None
-    spent = 0.0
-    for _ in range(max_repeats):
+def attention_in_place(q, k, v):
+    """The same numbers with one n × n array, every step written over it."""
+    s = q @ k.T
+    s *= np.float32(1.0 / 8.0)
+    s -= s.max(axis=1, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(axis=1, keepdims=True)
+    return s @ v
+
+
+def median_time(fn, min_runs=5, min_total=0.5, max_runs=50):
+    """The median CPU and wall seconds of at least min_runs runs (more while they add up to
+    less than min_total seconds): one run can be slowed by anything else on the machine."""
+    cpu, wall = [], []
+    while len(cpu) < max_runs and (len(cpu) < min_runs or sum(wall) < min_total):
         c0, w0 = time.process_time(), time.perf_counter()
         fn()
-        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-        if best is None or cpu < best[0]:
-            best = (cpu, wall)
-        spent += wall
-        if spent >= min_total:
-            break
-    return best
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return statistics.median(cpu), statistics.median(wall)
 
 
 def main():
@@ -64,15 +76,18 @@ def main():
 
     results = []
     a, b = normal_matrix(4, args.sgemm, args.sgemm), normal_matrix(5, args.sgemm, args.sgemm)
-    cpu, wall = best_time(lambda: a @ b)
+    cpu, wall = median_time(lambda: a @ b)
     flops = 2.0 * args.sgemm**3
     results.append({"name": f"numpy_sgemm/{args.sgemm}", "n": args.sgemm, "cpu_s": cpu, "wall_s": wall,
                     "flops": flops})
     for n in args.n:
         q, k, v = normal_matrix(1, n, D), normal_matrix(2, n, D), normal_matrix(3, n, D)
-        cpu, wall = best_time(lambda: attention(q, k, v))
-        results.append({"name": f"numpy_materialised/{n}", "n": n, "cpu_s": cpu, "wall_s": wall,
-                        "flops": 4.0 * n * n * D})
+        if not np.allclose(attention_in_place(q, k, v), attention_textbook(q, k, v), atol=1e-5):
+            raise SystemExit(f"n = {n}: the two numpy forms disagree")
+        for form, fn in (("in_place", attention_in_place), ("textbook", attention_textbook)):
+            cpu, wall = median_time(lambda: fn(q, k, v))
+            results.append({"name": f"numpy_{form}/{n}", "n": n, "cpu_s": cpu, "wall_s": wall,
+                            "flops": 4.0 * n * n * D})
     for r in results:
         print(f"{r['name']:<26} {r['cpu_s'] * 1e3:10.1f} ms CPU {r['wall_s'] * 1e3:10.1f} ms wall "
               f"{r['flops'] / r['cpu_s'] / 1e9:8.1f} GFLOP/s", file=sys.stderr)
