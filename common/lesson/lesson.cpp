@@ -288,6 +288,9 @@ void Lesson::show_side_by_side(const std::vector<Shown>& matrices) {
 }
 
 void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows) {
+    // A column a learner cannot name is a column a learner cannot read.
+    for (std::size_t c = 0; c < header.size(); ++c)
+        if (header[c].empty()) throw std::logic_error(fmt::format("a table's column {} has no header", c + 1));
     std::vector<TextRow> shown;
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
