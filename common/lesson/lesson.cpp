@@ -15,6 +15,7 @@
 #include "common/math/input_error.hpp"
 #include "common/lesson/compare.hpp"
 #include "common/lesson/elide.hpp"
+#include "common/lesson/flag_values.hpp"
 #include "common/lesson/output_files.hpp"
 #include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_width.hpp"
@@ -25,44 +26,6 @@ bool is_file_name(const std::string& name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     });
-}
-
-// A flag's value as the learner meant it, or refused naming the flag: CLI11 reads
-// "-1" into an unsigned flag as 2^64 − 1, clamps a seed beyond 2^64, takes "+-1"
-// as −1, lets "nan" through a CLI::Range (every comparison with NaN is false) and
-// a float flag of 1e39 become inf; and an empty path would mean the default data.
-void refuse_unmeant_values(const CLI::App& app) {
-    for (const CLI::Option* option : app.get_options()) {
-        const std::string type = option->get_type_name();
-        const bool is_unsigned = type.rfind("UINT", 0) == 0;
-        const bool is_integer = is_unsigned || type.rfind("INT", 0) == 0;
-        const bool is_real = type.rfind("FLOAT", 0) == 0 || type.rfind("NUMBER", 0) == 0;
-        const bool is_path = type == "PATH" || type == "DIR";
-        for (const std::string& value : option->results()) {
-            auto refuse = [&](const std::string& why) {
-                throw CLI::ValidationError(option->get_name(), "'" + value + "': " + why);
-            };
-            if (is_path && value.empty()) refuse("an empty path; expected a file or directory name");
-            if (!is_integer && !is_real) continue;
-            const std::size_t signs = value.find_first_not_of("+-");
-            if (signs != std::string::npos && signs > 1) refuse("expected one sign and one number");
-            errno = 0;
-            char* end = nullptr;
-            if (is_unsigned) {
-                if (value.find('-') != std::string::npos) refuse("expected a number at least 0");
-                std::strtoull(value.c_str(), &end, 10);
-                if (errno == ERANGE) refuse("too large (at most 2^64 − 1)");
-            } else if (is_integer) {
-                std::strtoll(value.c_str(), &end, 10);
-                if (errno == ERANGE) refuse("too large (at most 2^63 − 1 in size)");
-            } else {
-                const double number = std::strtod(value.c_str(), &end);
-                if (end == value.c_str()) continue;  // not a number: CLI11 has said so
-                if (!std::isfinite(number)) refuse("expected a finite number");
-                if (std::fabs(number) > 3.4e38) refuse("too large for a float32 (at most 3.4e38 in size)");
-            }
-        }
-    }
 }
 
 }  // namespace
@@ -132,8 +95,11 @@ std::string& Lesson::add_input_option(const std::string& default_sequence) {
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     try {
-        cli_.parse(argc, argv);
-        refuse_unmeant_values(cli_);
+        check_flag_values(cli_);
+        const std::vector<std::string> args = split_empty_values(cli_, argc, argv);
+        std::vector<const char*> pointers;
+        for (const std::string& arg : args) pointers.push_back(arg.c_str());
+        cli_.parse(int(pointers.size()), pointers.data());
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
         std::string message = e.what();
