@@ -70,6 +70,9 @@ ONE_TOKEN_REFUSED = {
 # Valid values at the edges of a chapter's documented ranges, and combinations of them:
 # each must work (exit 0: every self-check holds or says "not checked" and why).
 VALID_EDGES = {
+    # Blocks beyond --max-n clamp to it: tiles of 256 × 256, not 65536 × 65536 (16 GiB).
+    "ch10_long_sequences": [["--block-q", "65536", "--block-k", "65536", "--max-n", "256"],
+                            ["--block-q", "65536", "--block-k", "65536", "--max-n", "256", "--streaming-only"]],
     "ch16_induction_head": [["--half-length", "4"], ["--vocab", "4", "--half-length", "4"],
                             ["--vocab", "128", "--heads", "1"], ["--heads", "4", "--seed", "1"],
                             ["--vocab", "8", "--heads", "4"], ["--steps", "1"], ["--layers", "1"],
