@@ -58,7 +58,6 @@ FILES = {
 ANY_WIDTH = {
     ("ch01_dot_product_scores", "--input"), ("ch02_softmax", "--input"),
     ("ch04_value_retrieval", "--input"), ("ch07_multi_head", "--input"),
-    ("ch09_positional_encoding", "--input"),
 }
 
 # A sequence of one token: works (exit 0), unless the chapter truly needs more

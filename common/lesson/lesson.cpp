@@ -15,6 +15,7 @@
 #include "common/math/input_error.hpp"
 #include "common/lesson/compare.hpp"
 #include "common/lesson/elide.hpp"
+#include "common/lesson/fit_width.hpp"
 #include "common/lesson/flag_values.hpp"
 #include "common/lesson/output_files.hpp"
 #include "common/lesson/side_by_side.hpp"
@@ -109,6 +110,7 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     }
     style_.color = wants_color(color_, no_color_);
     style_.line_width = terminal_width();
+    checks_.set_line_width(style_.line_width);
     try {
         if (!dump_dir_.empty()) require_writable_directory("--dump", dump_dir_);
         if (!svg_dir_.empty()) require_writable_directory("--svg", svg_dir_);
@@ -147,9 +149,10 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
 void Lesson::print_title_once() {
     if (title_printed_) return;
     title_printed_ = true;
+    const std::string title = wrap_to_width(title_, style_.line_width);
     std::string rule;
-    for (std::size_t i = 0; i < display_width(title_); ++i) rule += "═";
-    fmt::print("{}\n{}\n", title_, rule);
+    for (std::size_t i = 0; i < display_width(title.substr(0, title.find('\n'))); ++i) rule += "═";
+    fmt::print("{}\n{}\n", title, rule);
 }
 
 void Lesson::step(const std::string& name, const std::string& heading, std::function<void()> show) {
@@ -203,9 +206,9 @@ void Lesson::present() {
 }
 
 void Lesson::print_heading(int number, const std::string& heading) {
-    const std::string title = fmt::format("Step {}. {}", number, heading);
-    std::string rule;
-    for (std::size_t i = 0; i < display_width(title); ++i) rule += "─";
+    const std::string title = wrap_to_width(fmt::format("Step {}. {}", number, heading), style_.line_width);
+    std::string rule;  // as wide as its first line, the widest when it is wrapped
+    for (std::size_t i = 0; i < display_width(title.substr(0, title.find('\n'))); ++i) rule += "─";
     fmt::print("\n{}\n{}\n", title, rule);
     blocks_in_step_ = 0;
     checks_at_heading_ = checks_.printed();
@@ -226,7 +229,8 @@ void Lesson::say(const std::string& text) {
 
 void Lesson::say_under(const std::string& text) {
     print_title_once();
-    fmt::print(!text.empty() && text.back() == '\n' ? "{}" : "{}\n", text);
+    const std::string fitted = wrap_to_width(text, style_.line_width);
+    fmt::print(!fitted.empty() && fitted.back() == '\n' ? "{}" : "{}\n", fitted);
 }
 
 // A matrix's printed text; the matrix is kept for --dump, and drawn when `as` asks.
@@ -258,7 +262,7 @@ void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std:
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
     begin_block();
-    fmt::print("{}", format_table(header, shown));
+    fmt::print("{}", format_table(header, shown, style_.line_width));
 }
 
 void Lesson::picture(const std::string& name, const Matrix& m, const ShowAs& as) {
@@ -280,9 +284,11 @@ void Lesson::chart(const std::string& name, const std::string& title, const Axis
     std::vector<ChartSeries> marked;
     for (const Series& s : series) marked.push_back({s.label, s.mark.empty() ? "•" : s.mark, s.x, s.y});
     options.log_x = x.log, options.log_y = y.log;
+    const std::size_t margin = options.label_width + 2;  // the y labels and " │"
+    if (style_.line_width > margin + 20) options.width = std::min(options.width, style_.line_width - margin);
     const char* scale = x.log && y.log ? " (log–log)" : x.log || y.log ? " (log scale)" : "";
     begin_block();
-    fmt::print("{}{}\n{}", title, scale, terminal_chart(marked, options));
+    fmt::print("{}\n{}", wrap_to_width(title + scale, style_.line_width), terminal_chart(marked, options));
     plot(name, title, x, y, series);
 }
 
