@@ -58,7 +58,6 @@ FILES = {
 ANY_WIDTH = {
     ("ch01_dot_product_scores", "--input"), ("ch02_softmax", "--input"),
     ("ch04_value_retrieval", "--input"), ("ch07_multi_head", "--input"),
-    ("ch09_positional_encoding", "--input"),
 }
 
 # A sequence of one token: works (exit 0), unless the chapter truly needs more
@@ -70,6 +69,9 @@ ONE_TOKEN_REFUSED = {
 # Valid values at the edges of a chapter's documented ranges, and combinations of them:
 # each must work (exit 0: every self-check holds or says "not checked" and why).
 VALID_EDGES = {
+    # Blocks beyond --max-n clamp to it: tiles of 256 × 256, not 65536 × 65536 (16 GiB).
+    "ch10_long_sequences": [["--block-q", "65536", "--block-k", "65536", "--max-n", "256"],
+                            ["--block-q", "65536", "--block-k", "65536", "--max-n", "256", "--streaming-only"]],
     "ch16_induction_head": [["--half-length", "4"], ["--vocab", "4", "--half-length", "4"],
                             ["--vocab", "128", "--heads", "1"], ["--heads", "4", "--seed", "1"],
                             ["--vocab", "8", "--heads", "4"], ["--steps", "1"], ["--layers", "1"],
@@ -80,7 +82,7 @@ VALID_EDGES = {
 # naming the flag (the second item). Besides these, every flag whose --help
 # says it takes a number is given "abc", and every UINT flag "-1".
 OUT_OF_RANGE = {
-    "ch01_dot_product_scores": [(["--query", "dog"], "--query"), (["--query", ""], "--query")],
+    "ch01_dot_product_scores": [(["--query", "dog"], "--query")],
     "ch02_softmax": [(["--temperature", "0"], "--temperature"), (["--temperature", "-1"], "--temperature"),
                      (["--temperature", "inf"], "--temperature"), (["--temperature", "nan"], "--temperature")],
     "ch03_scaling": [(["--n", "0"], "--n"), (["--n", "-5"], "--n"), (["--max-d-k", "3"], "--max-d-k"),
@@ -101,7 +103,7 @@ OUT_OF_RANGE = {
                             (["--d", "0"], "--d"), (["--block-q", "0"], "--block-q"),
                             (["--block-k", "0"], "--block-k"), (["--window", "0"], "--window"),
                             (["--budget-s", "0"], "--budget-s"), (["--budget-s", "nan"], "--budget-s"),
-                            (["--pairs", ""], "--pairs"), (["--pairs", "256"], "--pairs"),
+                            (["--pairs", "256"], "--pairs"),
                             (["--pairs", "256:0"], "--pairs"), (["--pairs", "0:1"], "--pairs"),
                             (["--pairs", "256:2"], "--pairs"), (["--pairs", "256:1,64:-1"], "--pairs"),
                             (["--pairs", "256:1,,64:2"], "--pairs"), (["--pairs", "a:b"], "--pairs"),
@@ -167,7 +169,8 @@ LONG_N = 300            # tokens of the long sequence
 MAX_LINE = 200          # characters in the longest printed line
 MAX_LINES_GROWTH = 250  # lines a 300-token run may print beyond the default run
 
-NUMBER_TYPES = {"INT", "UINT", "FLOAT", "NUMBER", "DOUBLE"}
+NUMBER_TYPES = {"INT", "UINT", "FLOAT"}
+VALUE_TYPES = NUMBER_TYPES | {"PATH", "DIR", "TEXT", "NAME"}  # common/lesson/flag_values.hpp
 
 failures = []
 results = []  # (chapter, case, outcome) for the table printed at the end
@@ -273,8 +276,9 @@ def check_error(chapter, case, args, must_name, tmp, outputs=True, launched=Fals
         problems.append(f"exit {code} (expected 2)")
     if not one_line(err):
         problems.append(f"stderr has {err.count(chr(10))} lines (expected 1): {err[:300]!r}")
-    if must_name and must_name not in err:
-        problems.append(f"stderr does not name {must_name!r}: {err.strip()[:200]!r}")
+    for must in [must_name] if isinstance(must_name, str) else must_name:
+        if must and must not in err:
+            problems.append(f"stderr does not name {must!r}: {err.strip()[:200]!r}")
     if out:
         problems.append(f"stdout not empty ({out.count(chr(10))} lines, first {out.splitlines()[0][:80]!r})")
     for d in (dump, svg):
@@ -313,12 +317,23 @@ def check_chapter(chapter):
     jobs.append(("unknown flag --bogus", ["--bogus"], "--bogus", True))
     jobs.append(("stray argument", ["stray"], "stray", True))
     for flag, type_name in flags.items():
+        if type_name and type_name not in VALUE_TYPES:
+            report(chapter, f"{flag} {type_name}", [f"type name {type_name} (expected one of {sorted(VALUE_TYPES)}: "
+                                                   "the frame checks a value by its type name)"], "")
+        # A value that is not a number says so (not "not in range"), with a hint for a decimal comma.
         if type_name in NUMBER_TYPES:
-            jobs.append((f"{flag} abc", [flag, "abc"], flag, True))
+            jobs.append((f"{flag} abc", [flag, "abc"], [flag, "'abc' is not a number"], True))
+        if type_name == "FLOAT":
+            jobs.append((f"{flag} 1,5 (a decimal comma)", [flag, "1,5"], [flag, "'1,5' is not a number", "write 1.5"],
+                         True))
+        if type_name in ("INT", "UINT"):
+            jobs.append((f"{flag} 1.5", [flag, "1.5"], [flag, "'1.5' is not a whole number"], True))
         if type_name == "UINT":
             jobs.append((f"{flag} -1", [flag, "-1"], flag, True))
-        if type_name:  # takes a value: given none
+        if type_name:  # takes a value: given none, or an empty one (also as --flag= before --dump DIR)
             jobs.append((f"{flag} without a value", [flag], flag, False))
+            jobs.append((f"{flag} ''", [flag, ""], [flag, "empty"], True))
+            jobs.append((f"{flag}= (then --dump DIR)", [f"{flag}="], [flag, "empty"], True))
     for args in VALID_EDGES.get(chapter, []):
         jobs.append((" ".join(args) + " (valid)", args, ("ok", ""), False))
     for args, flag in OUT_OF_RANGE.get(chapter, []):

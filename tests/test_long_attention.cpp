@@ -229,6 +229,10 @@ TEST_CASE("memory: byte counts, saturation and the guard") {
     CHECK(add_bytes(huge, 1) == huge);
     CHECK(materialised_extra_bytes(1000, 500, 64) == 4ull * (1000 * 500 + 1000 * 64));
     CHECK(streaming_extra_bytes(1000, 64, {128, 256}) == 4ull * (1000 * 64 + 128 * 256 + 128 * 64 + 2 * 128));
+    // Blocks larger than the sequence are clamped to it, in the kernel and in its estimate alike.
+    CHECK(streaming_extra_bytes(256, 64, {65536, 65536}) == 4ull * (256 * 64 + 256 * 256 + 256 * 64 + 2 * 256));
+    CHECK(clamped_blocks({65536, 0}, 256, 100).q == 256);
+    CHECK(clamped_blocks({65536, 0}, 256, 100).k == 1);
     CHECK(format_bytes(512) == "512 B");
     CHECK(format_bytes(1536) == "1.5 KiB");
     CHECK(format_bytes(40000000000ull) == "37.3 GiB");

@@ -10,6 +10,8 @@
 #include "common/lesson/side_by_side.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/text_table.hpp"
+#include "common/lesson/fit_width.hpp"
+#include "common/lesson/text_width.hpp"
 
 TEST_CASE("numbers print with fixed decimals, and never as -0.000") {
     CHECK(format_number(0.12345f, 3) == "0.123");
@@ -103,6 +105,25 @@ TEST_CASE("text tables align numbers right and words left") {
           "─────   ─────\n"
           "cat       0.5\n"
           "sat     12.25\n");
+}
+
+TEST_CASE("a table wider than the terminal cuts its widest column of words, not its numbers") {
+    const std::string long_cell(300, 'w');
+    const std::string text = format_table({"key", "terms", "score"}, {{"t0", long_cell, "3.521"}}, 40);
+    CHECK(text ==
+          "key   terms                        score\n"
+          "───   ──────────────────────────   ─────\n"
+          "t0    " + std::string(25, 'w') + "…   3.521\n");
+}
+
+TEST_CASE("text wider than the terminal wraps at spaces; labels are cut by display width") {
+    CHECK(wrap_to_width("short line\n", 20) == "short line\n");
+    CHECK(wrap_to_width("✓ one two three four five six", 12, 2) == "✓ one two\n  three four\n  five six");
+    const std::string word(50, 'a');
+    for (const std::string& line : {wrap_to_width(word + " b", 20)})
+        CHECK(line == std::string(20, 'a') + "\n" + std::string(20, 'a') + "\n" + std::string(10, 'a') + " b");
+    CHECK(cut_to_width("a_very_long_token_name", 10) == "a_very_lo…");
+    CHECK(display_width(cut_to_width("猫猫猫猫猫猫", 5)) <= 5);
 }
 
 TEST_CASE("side_by_side puts blocks next to each other, and wraps when they do not fit") {

@@ -78,13 +78,14 @@ void streaming_only(Lesson& lesson, const Settings& s) {
     const std::uint64_t peak = peak_resident_bytes();
     const Matrix got = xt::view(in.Q, xt::range(0, kept), xt::all());
     const Matrix expected = attention_by_loops(first_queries, in.K, in.V);  // in double
+    const AttentionBlocks tile = clamped_blocks(s.blocks, s.max_n, s.max_n);
     lesson.step("streaming-only", fmt::format("Streaming attention alone at n = {}, d = {}", s.max_n, s.d), [&] {
         lesson.table({"what", "value"},
                      {{"time", time_text(seconds)},
                       {"GFLOP/s (4·n²·d / time)",
                        fmt::format("{:.1f}", exact_attention_flops(s.max_n, s.max_n, s.d) / seconds / 1e9)},
                       {"Q, K, V (the output overwrites Q)", format_bytes(bytes_of_floats({3, s.max_n, s.d}))},
-                      {"one tile of scores", format_bytes(bytes_of_floats({s.blocks.q, s.blocks.k}))},
+                      {"one tile of scores", format_bytes(bytes_of_floats({tile.q, tile.k}))},
                       {"peak resident memory of this process (VmHWM)", memory_text(double(peak))},
                       {"materialised weights would need", format_bytes(bytes_of_floats({s.max_n, s.max_n}))}});
     });
@@ -179,12 +180,13 @@ void show_online_softmax(Lesson& lesson, const LongSequences& r) {
 
 // Step: tiled streaming attention against materialised, time and memory.
 void show_streaming(Lesson& lesson, const LongSequences& r, const Settings& s) {
+    const AttentionBlocks tile = clamped_blocks(s.blocks, s.max_n, s.max_n);  // a block is at most the sequence
     lesson.say(fmt::format(
         "The same recurrence for a block of {} queries against a block of {} keys at a time\n"
         "(FlashAttention-2's order: the outer loop over query blocks, the inner over key\n"
         "blocks). Each tile is two BLAS products, S = Q_blk·K_blkᵀ/√d and O_blk += P·V_blk,\n"
         "with the exp and the rescaling in between; only one ({} × {}) tile of scores exists.",
-        s.blocks.q, s.blocks.k, s.blocks.q, s.blocks.k));
+        tile.q, tile.k, tile.q, tile.k));
     lesson.say(fmt::format("At n = {}: max |streaming − materialised| = {:.1e} (causal: {:.1e}).", r.n_check,
                            r.tiled_error, r.causal_error));
     std::vector<TextRow> versus;
@@ -366,7 +368,10 @@ Settings checked_settings(const Flags& f) {
     Settings s = f.settings;
     s.pairs = parse_pairs(f.pairs);
     s.memory_limit = memory_limit_bytes();
-    require_memory(fmt::format("--max-n {}: streaming attention at n = {}, d = {}", s.max_n, s.max_n, s.d),
+    const AttentionBlocks tile = clamped_blocks(s.blocks, s.max_n, s.max_n);
+    require_memory(fmt::format("--max-n {}: streaming attention at n = {}, d = {}, in tiles of {} × {} (--block-q, "
+                               "--block-k)",
+                               s.max_n, s.max_n, s.d, tile.q, tile.k),
                    add_bytes(bytes_of_floats({3, s.max_n, s.d}), streaming_extra_bytes(s.max_n, s.d, s.blocks)),
                    s.memory_limit);
     return s;

@@ -391,9 +391,9 @@ int main(int argc, char** argv) {
     bool measure = false;
     CLI::Option* prefill_option =
         lesson.cli().add_option("--prefill", prefill, "tokens of the prompt, computed at once (default: 7, at most n − 1)")
-            ->check(CLI::Range(std::size_t{0}, std::size_t{100000}).description(""))->type_name("P");
+            ->check(CLI::Range(std::size_t{0}, std::size_t{100000}).description(""));
     lesson.cli().add_option("--window", window, "w of the window step: each token sees its last w tokens")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{100000}).description(""))->type_name("W");
+        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{100000}).description(""));
     lesson.cli().add_flag("--measure", measure, "also time a token with and without the cache (output varies)");
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);

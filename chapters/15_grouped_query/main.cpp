@@ -345,11 +345,11 @@ int main(int argc, char** argv) {
     std::size_t h = 4, g = 2, d_model_flag = 8;
     std::uint64_t seed = 15;
     lesson.cli().add_option("--heads", h, "h, the number of query heads (1 to 64); must divide d_model")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""))->type_name("H");
+        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
     lesson.cli().add_option("--kv-heads", g, "g, the number of key–value heads (1 to 64); must divide h")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""))->type_name("G");
+        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
     lesson.cli().add_option("--d-model", d_model_flag, "d_model, the width of the embeddings (1 to 512; without --input)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{512}).description(""))->type_name("D");
+        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{512}).description(""));
     lesson.cli().add_option("--seed", seed, "seed of the random embeddings and weights")->capture_default_str();
 
     return lesson.run(argc, argv, [&] {

@@ -15,6 +15,8 @@
 #include "common/math/input_error.hpp"
 #include "common/lesson/compare.hpp"
 #include "common/lesson/elide.hpp"
+#include "common/lesson/fit_width.hpp"
+#include "common/lesson/flag_values.hpp"
 #include "common/lesson/output_files.hpp"
 #include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_width.hpp"
@@ -25,44 +27,6 @@ bool is_file_name(const std::string& name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     });
-}
-
-// A flag's value as the learner meant it, or refused naming the flag: CLI11 reads
-// "-1" into an unsigned flag as 2^64 − 1, clamps a seed beyond 2^64, takes "+-1"
-// as −1, lets "nan" through a CLI::Range (every comparison with NaN is false) and
-// a float flag of 1e39 become inf; and an empty path would mean the default data.
-void refuse_unmeant_values(const CLI::App& app) {
-    for (const CLI::Option* option : app.get_options()) {
-        const std::string type = option->get_type_name();
-        const bool is_unsigned = type.rfind("UINT", 0) == 0;
-        const bool is_integer = is_unsigned || type.rfind("INT", 0) == 0;
-        const bool is_real = type.rfind("FLOAT", 0) == 0 || type.rfind("NUMBER", 0) == 0;
-        const bool is_path = type == "PATH" || type == "DIR";
-        for (const std::string& value : option->results()) {
-            auto refuse = [&](const std::string& why) {
-                throw CLI::ValidationError(option->get_name(), "'" + value + "': " + why);
-            };
-            if (is_path && value.empty()) refuse("an empty path; expected a file or directory name");
-            if (!is_integer && !is_real) continue;
-            const std::size_t signs = value.find_first_not_of("+-");
-            if (signs != std::string::npos && signs > 1) refuse("expected one sign and one number");
-            errno = 0;
-            char* end = nullptr;
-            if (is_unsigned) {
-                if (value.find('-') != std::string::npos) refuse("expected a number at least 0");
-                std::strtoull(value.c_str(), &end, 10);
-                if (errno == ERANGE) refuse("too large (at most 2^64 − 1)");
-            } else if (is_integer) {
-                std::strtoll(value.c_str(), &end, 10);
-                if (errno == ERANGE) refuse("too large (at most 2^63 − 1 in size)");
-            } else {
-                const double number = std::strtod(value.c_str(), &end);
-                if (end == value.c_str()) continue;  // not a number: CLI11 has said so
-                if (!std::isfinite(number)) refuse("expected a finite number");
-                if (std::fabs(number) > 3.4e38) refuse("too large for a float32 (at most 3.4e38 in size)");
-            }
-        }
-    }
 }
 
 }  // namespace
@@ -132,8 +96,11 @@ std::string& Lesson::add_input_option(const std::string& default_sequence) {
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     try {
-        cli_.parse(argc, argv);
-        refuse_unmeant_values(cli_);
+        check_flag_values(cli_);
+        const std::vector<std::string> args = split_empty_values(cli_, argc, argv);
+        std::vector<const char*> pointers;
+        for (const std::string& arg : args) pointers.push_back(arg.c_str());
+        cli_.parse(int(pointers.size()), pointers.data());
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
         std::string message = e.what();
@@ -143,6 +110,7 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     }
     style_.color = wants_color(color_, no_color_);
     style_.line_width = terminal_width();
+    checks_.set_line_width(style_.line_width);
     try {
         if (!dump_dir_.empty()) require_writable_directory("--dump", dump_dir_);
         if (!svg_dir_.empty()) require_writable_directory("--svg", svg_dir_);
@@ -181,9 +149,10 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
 void Lesson::print_title_once() {
     if (title_printed_) return;
     title_printed_ = true;
+    const std::string title = wrap_to_width(title_, style_.line_width);
     std::string rule;
-    for (std::size_t i = 0; i < display_width(title_); ++i) rule += "═";
-    fmt::print("{}\n{}\n", title_, rule);
+    for (std::size_t i = 0; i < display_width(title.substr(0, title.find('\n'))); ++i) rule += "═";
+    fmt::print("{}\n{}\n", title, rule);
 }
 
 void Lesson::step(const std::string& name, const std::string& heading, std::function<void()> show) {
@@ -237,9 +206,9 @@ void Lesson::present() {
 }
 
 void Lesson::print_heading(int number, const std::string& heading) {
-    const std::string title = fmt::format("Step {}. {}", number, heading);
-    std::string rule;
-    for (std::size_t i = 0; i < display_width(title); ++i) rule += "─";
+    const std::string title = wrap_to_width(fmt::format("Step {}. {}", number, heading), style_.line_width);
+    std::string rule;  // as wide as its first line, the widest when it is wrapped
+    for (std::size_t i = 0; i < display_width(title.substr(0, title.find('\n'))); ++i) rule += "─";
     fmt::print("\n{}\n{}\n", title, rule);
     blocks_in_step_ = 0;
     checks_at_heading_ = checks_.printed();
@@ -260,7 +229,8 @@ void Lesson::say(const std::string& text) {
 
 void Lesson::say_under(const std::string& text) {
     print_title_once();
-    fmt::print(!text.empty() && text.back() == '\n' ? "{}" : "{}\n", text);
+    const std::string fitted = wrap_to_width(text, style_.line_width);
+    fmt::print(!fitted.empty() && fitted.back() == '\n' ? "{}" : "{}\n", fitted);
 }
 
 // A matrix's printed text; the matrix is kept for --dump, and drawn when `as` asks.
@@ -295,7 +265,7 @@ void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std:
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
     begin_block();
-    fmt::print("{}", format_table(header, shown));
+    fmt::print("{}", format_table(header, shown, style_.line_width));
 }
 
 void Lesson::picture(const std::string& name, const Matrix& m, const ShowAs& as) {
@@ -317,9 +287,11 @@ void Lesson::chart(const std::string& name, const std::string& title, const Axis
     std::vector<ChartSeries> marked;
     for (const Series& s : series) marked.push_back({s.label, s.mark.empty() ? "•" : s.mark, s.x, s.y});
     options.log_x = x.log, options.log_y = y.log;
+    const std::size_t margin = options.label_width + 2;  // the y labels and " │"
+    if (style_.line_width > margin + 20) options.width = std::min(options.width, style_.line_width - margin);
     const char* scale = x.log && y.log ? " (log–log)" : x.log || y.log ? " (log scale)" : "";
     begin_block();
-    fmt::print("{}{}\n{}", title, scale, terminal_chart(marked, options));
+    fmt::print("{}\n{}", wrap_to_width(title + scale, style_.line_width), terminal_chart(marked, options));
     plot(name, title, x, y, series);
 }
 

@@ -39,6 +39,10 @@
 // Matrices are elided column-wise to the terminal's width: COLUMNS, or the
 // terminal's own size, or 100 columns when the output is not a terminal.
 //
+// A chapter's flags keep CLI11's type names (INT, UINT, FLOAT, PATH, DIR, TEXT,
+// NAME): by them the frame refuses a value that is not a number, an empty value,
+// "1,5" for 1.5, before the chapter sees it (common/lesson/flag_values.hpp).
+//
 // Exit codes: 0 all self-checks hold, 1 a self-check failed, 2 bad input (a file,
 // a flag or a value), with one line on stderr that names it.
 //

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/lesson/colormap.hpp"
+#include "common/lesson/fit_width.hpp"
 #include "common/lesson/text_width.hpp"
 
 namespace {
@@ -23,17 +24,7 @@ std::string pad_right(const std::string& s, std::size_t width) {
 }
 
 // Long labels are cut to `width` columns with a trailing "…".
-std::string fit_label(const std::string& s, std::size_t width) {
-    if (display_width(s) <= width) return s;
-    std::string out;
-    std::size_t used = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const bool starts_code_point = (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
-        if (starts_code_point && ++used > width - 1) break;
-        out += s[i];
-    }
-    return out + "…";
-}
+std::string fit_label(const std::string& s, std::size_t width) { return cut_to_width(s, width); }
 
 std::string label_or_index(const Labels& labels, std::size_t i) {
     return i < labels.size() ? labels[i] : std::to_string(i);
@@ -68,8 +59,9 @@ std::string format_number(float value, int decimals) {
 
 std::string format_matrix(const std::string& name, const std::string& formula, const Matrix& m,
                           const Labels& row_labels, const Labels& col_labels, const PrintStyle& style) {
-    std::string out = formula.empty() ? fmt::format("{}   {}\n", name, shape_text(m))
-                                      : fmt::format("{} = {}   {}\n", name, formula, shape_text(m));
+    std::string out = wrap_to_width(formula.empty() ? fmt::format("{}   {}", name, shape_text(m))
+                                                    : fmt::format("{} = {}   {}", name, formula, shape_text(m)),
+                                    style.line_width, 2) + "\n";
     const auto shown_rows = shown_indices(rows(m), style.max_rows, style.edge_items);
     std::size_t label_width = 1;
     for (const auto i : shown_rows)

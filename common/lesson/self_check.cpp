@@ -7,22 +7,28 @@
 
 #include <fmt/format.h>
 
+#include "common/lesson/fit_width.hpp"
+
+void SelfChecks::print(const std::string& line) const {
+    fmt::print("{}\n", wrap_to_width(line, line_width_, 2));
+}
+
 bool SelfChecks::close(const std::string& claim, double max_error, double tolerance) {
     const bool holds = max_error <= tolerance;  // false for NaN
-    fmt::print("{} {} (max error {:.1e}, tolerance {:.0e})\n", holds ? "✓" : "✗", claim, max_error, tolerance);
+    print(fmt::format("{} {} (max error {:.1e}, tolerance {:.0e})", holds ? "✓" : "✗", claim, max_error, tolerance));
     (holds ? passed_ : failed_) += 1;
     return holds;
 }
 
 bool SelfChecks::that(const std::string& claim, bool holds) {
-    fmt::print("{} {}\n", holds ? "✓" : "✗", claim);
+    print(fmt::format("{} {}", holds ? "✓" : "✗", claim));
     (holds ? passed_ : failed_) += 1;
     return holds;
 }
 
 void SelfChecks::skip(const std::string& claim, const std::string& why) {
     ++skipped_;
-    fmt::print("· {}: not checked ({})\n", claim, why);
+    print(fmt::format("· {}: not checked ({})", claim, why));
 }
 
 double max_abs_difference(const Matrix& a, const Matrix& b) {

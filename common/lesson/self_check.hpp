@@ -7,6 +7,7 @@
 // Any ✗ makes the chapter exit with code 1, so an edit that breaks a claim shows.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "common/math/matrix.hpp"
@@ -22,6 +23,9 @@ public:
     //   · each French word looks most at its translation: not checked (only the default pair has one)
     void skip(const std::string& claim, const std::string& why);
 
+    // Lines wider than this wrap, their continuation indented under the claim.
+    void set_line_width(std::size_t width) { line_width_ = width; }
+
     int passed() const { return passed_; }
     int failed() const { return failed_; }
     // Lines printed so far (✓, ✗ and ·).
@@ -31,6 +35,8 @@ private:
     int passed_ = 0;
     int failed_ = 0;
     int skipped_ = 0;
+    std::size_t line_width_ = 100;
+    void print(const std::string& line) const;
 };
 
 // The largest |a − b| over all entries; infinity when the shapes differ or an

@@ -134,8 +134,8 @@ struct KeyRule {
 void attend(const float* Q, std::size_t n, const float* K, const float* V, std::size_t keys, std::size_t d,
             std::size_t dv, KeyRule rule, AttentionBlocks blocks, float* O, float* final_max = nullptr,
             float* final_sum = nullptr) {
-    const std::size_t bq = std::max<std::size_t>(1, std::min(blocks.q, n));
-    const std::size_t bk = std::max<std::size_t>(1, std::min(blocks.k, keys));
+    const AttentionBlocks tiles = clamped_blocks(blocks, n, keys);
+    const std::size_t bq = tiles.q, bk = tiles.k;
     const float alpha = 1.0f / std::sqrt(static_cast<float>(d));
     std::vector<float> S(bq * bk);     // (bq × bk)  one tile of scores, then of exp(scores − m)
     std::vector<float> acc(bq * dv);   // (bq × dv)  the running output, not yet divided by l
@@ -189,6 +189,11 @@ void require_shapes(const Matrix& Q, const Matrix& K, const Matrix& V, const cha
 }
 
 }  // namespace
+
+// (A block of 0 would never advance: at least 1.)
+AttentionBlocks clamped_blocks(AttentionBlocks blocks, std::size_t n, std::size_t m) {
+    return {std::max<std::size_t>(1, std::min(blocks.q, n)), std::max<std::size_t>(1, std::min(blocks.k, m))};
+}
 
 std::size_t window_begin(std::size_t i, std::size_t n, std::size_t w) {
     if (w >= n) return 0;
@@ -327,7 +332,9 @@ std::uint64_t materialised_extra_bytes(std::size_t n, std::size_t m, std::size_t
 }
 
 std::uint64_t streaming_extra_bytes(std::size_t n, std::size_t d_v, AttentionBlocks blocks) {
-    const std::uint64_t tile = bytes_of_floats({blocks.q * blocks.k + blocks.q * d_v + 2 * blocks.q});
+    const AttentionBlocks tiles = clamped_blocks(blocks, n, n);
+    // S (bq × bk), the running output (bq × d_v), m and l (bq each): as attend() allocates them
+    const std::uint64_t tile = add_bytes(bytes_of_floats({tiles.q, tiles.k}), bytes_of_floats({tiles.q, d_v + 2}));
     return add_bytes(bytes_of_floats({n, d_v}), tile);
 }
 

@@ -26,6 +26,10 @@ struct AttentionBlocks {
     std::size_t k = 256;
 };
 
+// The tiles the kernel really uses for n queries and m keys: a block is at most
+// the whole sequence (a block of 65536 over 256 tokens is one tile of 256).
+AttentionBlocks clamped_blocks(AttentionBlocks blocks, std::size_t n, std::size_t m);
+
 // softmax(Q · Kᵀ / √d_k) · V with the (n × m) weights stored in full.
 // causal: query i sees keys 0 … i only.
 Matrix materialised_attention(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal = false);
@@ -72,7 +76,8 @@ double exact_attention_flops(std::size_t n, std::size_t m, std::size_t d);
 double sliding_window_flops(std::size_t n, std::size_t window, std::size_t d);
 double dilated_flops(std::size_t n, const std::vector<DilatedPair>& pairs, std::size_t d);
 
-// Bytes each method holds beyond its inputs Q, K, V (output included).
+// Bytes each method holds beyond its inputs Q, K, V (output included), n queries
+// and n keys for streaming (its tiles clamped as above).
 std::uint64_t materialised_extra_bytes(std::size_t n, std::size_t m, std::size_t d_v);
 std::uint64_t streaming_extra_bytes(std::size_t n, std::size_t d_v, AttentionBlocks blocks);
 
