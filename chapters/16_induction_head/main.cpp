@@ -67,11 +67,10 @@ bool is_default_task(const Settings& s) {
     return s.lr == d.lr && s.heads == d.heads && s.layers == d.layers && s.vocabulary == d.vocabulary &&
            s.half_length == d.half_length && s.learned_positions;
 }
-// Whether the whole run is the chapter's default (whatever --step or --svg say).
-bool is_default(const Settings& s) {
-    const Settings d;
-    return is_default_task(s) && s.steps == d.steps && s.seed == d.seed;
-}
+// The second half's held-out accuracy every seed of the default settings reaches (seeds 0 to
+// measured_seeds − 1; the test induction_seeds runs them all).
+constexpr double default_accuracy = 0.97;
+constexpr std::uint64_t measured_seeds = 20;
 
 std::string head_name(const Settings& s, std::size_t k) { return fmt::format("L{}H{}", k / s.heads + 1, k % s.heads); }
 std::string names(const Settings& s, const std::vector<std::size_t>& heads) {
@@ -149,15 +148,17 @@ void show_training(Lesson& lesson, const Induction& r) {
     const Settings& s = r.settings;
     std::vector<double> x, first, second;
     std::vector<TextRow> table;
+    const std::size_t stride = std::max<std::size_t>(1, r.curve.size() / 8);  // the table's rows: every stride-th log
     for (std::size_t i = 0; i < r.curve.size(); ++i) {
         const LoggedStep& row = r.curve[i];
         x.push_back(row.step), first.push_back(row.loss_first), second.push_back(row.loss_second);
-        if (i % std::max<std::size_t>(1, r.curve.size() / 8) == 0 || i + 1 == r.curve.size())
+        if (i % stride == 0 || i + 1 == r.curve.size())
             table.push_back({std::to_string(row.step), fmt::format("{:.3f}", row.loss_first),
                              fmt::format("{:.3f}", row.loss_second)});
     }
-    lesson.say(fmt::format("Loss on {} held-out sequences every {} steps (ln V = {:.3f}):", probe_count, s.log_every,
-                           std::log(double(s.vocabulary))));
+    lesson.say(fmt::format("Loss on {} held-out sequences, logged every {} steps (ln V = {:.3f}); the table shows\n"
+                           "every {}th step and the last, the chart every logged step:",
+                           probe_count, s.log_every, std::log(double(s.vocabulary)), stride * std::size_t(s.log_every)));
     lesson.table({"step", "loss, first half", "loss, second half"}, table);
     ChartOptions chart;
     chart.width = 60, chart.height = 10, chart.label_width = 7;
@@ -176,8 +177,13 @@ void show_training(Lesson& lesson, const Induction& r) {
 void show_heads(Lesson& lesson, const Induction& r) {
     const Settings& s = r.settings;
     const Labels labels = token_labels(r.shown);
-    lesson.say("Every head's weights on the held-out sequence after training (rows: queries,\n"
-               "columns: keys, both labelled by token). With --svg the maps before training too.");
+    const std::size_t L = s.half_length;
+    lesson.say(fmt::format(
+        "Every head's weights on the held-out sequence after training, one character per weight\n"
+        "(rows: query i and its token; columns: key j). A previous-token head's weights lie just\n"
+        "left of the diagonal (key i − 1); an induction head's, in the second half (rows {} to {}),\n"
+        "on the stripe of key i − L + 1 = i − {}. With --svg the maps before training too.",
+        L, 2 * L - 1, L - 1));
     const AttentionOnlyModel<float>& m = r.trained;  // the trained parameters, for a check outside
     lesson.keep_for_dump("E", m.E), lesson.keep_for_dump("P", m.P), lesson.keep_for_dump("U", m.U);
     for (std::size_t k = 0; k < s.layers * s.heads; ++k) {
@@ -187,11 +193,11 @@ void show_heads(Lesson& lesson, const Induction& r) {
         lesson.keep_for_dump("W_V" + suffix, m.W_V[k]), lesson.keep_for_dump("W_O" + suffix, m.W_O[k]);
         lesson.picture(name + "_before", one_head(r.shown_before, k), ShowAs("at the start").labels(labels, labels));
         lesson.keep_for_dump(name + "_before", one_head(r.shown_before, k), labels, labels);
-        lesson.show(name, one_head(r.shown_after, k),
-                    ShowAs(fmt::format("head {} after training", head_name(s, k)))
-                        .labels(labels, labels)
-                        .decimals(1)
-                        .heat_map());
+        lesson.heat_map_block(name, one_head(r.shown_after, k),
+                              ShowAs(fmt::format("head {} after training", head_name(s, k)))
+                                  .labels(labels, labels)
+                                  .decimals(1)
+                                  .heat_map());
     }
 }
 
@@ -276,7 +282,7 @@ void show_generation(Lesson& lesson, const Induction& r) {
     lesson.keep_for_dump("full_logits", g.full_logits);
 }
 
-void check(SelfChecks& check, const Induction& r, bool default_run) {
+void check(SelfChecks& check, const Induction& r) {
     const Settings& s = r.settings;
     const double lnV = std::log(double(s.vocabulary)), chance = 1.0 / double(s.vocabulary);
     check.close("backward pass = central differences (relative, double)",
@@ -300,19 +306,34 @@ void check(SelfChecks& check, const Induction& r, bool default_run) {
     check.that(fmt::format("the first half's loss is no lower than ln V − 0.1 ({:.3f} ≥ {:.3f})", r.after.loss_first,
                            lnV - 0.1),
                r.after.loss_first >= lnV - 0.1);
+    // The default settings (any seed of 0 to 19, where the tests measure them) copy almost perfectly.
+    const std::string copies_well = fmt::format("the second half's accuracy is ≥ {} at the default settings ({:.3f})",
+                                                default_accuracy, r.after.accuracy_second);
+    if (!is_default_task(s) || s.steps != Settings().steps)
+        check.skip(copies_well, "not the default --steps, --vocab, --half-length, --heads, --lr or --positions");
+    else if (s.seed >= measured_seeds)
+        check.skip(copies_well, fmt::format("--seed {}: the default settings are measured for seeds 0 to {}", s.seed,
+                                            measured_seeds - 1));
+    else
+        check.that(copies_well, r.after.accuracy_second >= default_accuracy);
     const bool converged = r.after.accuracy_second >= 0.8;
-    if (default_run) check.that("the default run learns to copy (second-half accuracy ≥ 0.8)", converged);
-    const std::string why = fmt::format("the model did not learn to copy (second-half accuracy {:.3f} < 0.8); "
-                                        "try more --steps",
-                                        r.after.accuracy_second);
+    const std::string why =
+        !s.learned_positions
+            ? "no positions: no previous-token head can form, and more steps do not help"
+        : is_default_task(s) && s.steps < Settings().steps
+            ? fmt::format("the model has not learned to copy yet (second-half accuracy {:.3f} < 0.8 after {} "
+                          "steps; the default {} reach it)",
+                          r.after.accuracy_second, s.steps, Settings().steps)
+            : fmt::format("the model did not learn to copy (second-half accuracy {:.3f} < 0.8)",
+                          r.after.accuracy_second);
     const std::string layered = "the previous-token head is in layer 1 and the induction head in layer 2";
     const std::string collapse_i = "zeroing the induction head(s) drops second-half accuracy below half";
     const std::string collapse_p = "zeroing the previous-token head(s) drops second-half accuracy below half";
     const std::string keeps = "zeroing a head with neither job keeps ≥ 3/4 of the second-half accuracy";
     const std::string copies = "the generated tokens copy the first half (≥ 80% right)";
     if (!converged || s.layers < 2 || !is_default_task(s)) {
-        const std::string reason = s.layers < 2  ? "one layer: no second layer for an induction head"
-                                   : !converged ? why
+        const std::string reason = s.layers < 2                      ? "one layer: no second layer for an induction head"
+                                   : !converged || !s.learned_positions ? why
                                                 : "not the default --vocab, --half-length, --heads, --lr or "
                                                   "--positions: training may copy by another circuit";
         for (const std::string& claim : {layered, collapse_i, collapse_p, keeps, copies}) check.skip(claim, reason);
@@ -339,7 +360,6 @@ int main(int argc, char** argv) {
     add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
         flags.s.learned_positions = flags.positions == "learned";
-        const bool default_run = is_default(flags.s);
         const Induction r = train_induction(flags.s, progress_line(flags.s));
         lesson.step("task", "The task: copy the repeated half", [&] { show_task(lesson, r); });
         lesson.step("gradient-check", "The backward pass against finite differences",
@@ -350,7 +370,7 @@ int main(int argc, char** argv) {
         lesson.step("accuracy", "In-context accuracy per half", [&] { show_accuracy(lesson, r); });
         lesson.step("ablation", "Zeroing heads", [&] { show_ablation(lesson, r); });
         lesson.step("generation", "Generating the copy with a KV cache", [&] { show_generation(lesson, r); });
-        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), r, default_run); });
+        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), r); });
         lesson.present();
     });
 }

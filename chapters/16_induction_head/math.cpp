@@ -199,6 +199,9 @@ Induction train_induction(const Settings& s, const Progress& progress) {
             if (progress) progress(step, s.steps, r.curve.back());
         }
         if (step == s.steps) break;
+        // lr until the last decay steps, then falling linearly to 0: the weights settle instead of jittering
+        const int left = s.steps - step, decay = std::max(1, int(std::lround(s.decay_share * float(s.steps))));
+        adam.set_learning_rate(left >= decay ? s.lr : s.lr * float(left) / float(decay));
         const std::vector<Tokens> batch = repeated_sequences(data, s.batch, V, L, shortest_lag(L));
         Mat<float> d_logits;
         const ModelForward<float> f = model_forward(r.trained, batch);

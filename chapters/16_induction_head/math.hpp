@@ -9,7 +9,8 @@
 // The model (common/math/attention_only_model.hpp holds its forward and backward passes):
 //   X₀ = E[tokens] + P,   X_{l+1} = X_l + Σ_h softmax_causal(Q_h K_hᵀ / √d_h) V_h W_O^h,
 //   p = softmax_rows(X_L · U),   loss = −mean_i log p_i[token_{i+1}]
-// trained by Adam on fresh random sequences each step. Two layers can copy: a head of
+// trained by Adam on fresh random sequences each step, its learning rate constant, then
+// falling linearly to 0 over the last 40% of the steps. Two layers can copy: a head of
 // layer 1 writes "my previous token was a" into position j (previous-token head);
 // a head of layer 2 at position i, holding token a, then finds the j whose previous
 // token was a, which is the position just past a's earlier occurrence, and copies it
@@ -35,8 +36,9 @@
 
 struct Settings {
     std::size_t vocabulary = 32, half_length = 16, d_model = 32, layers = 2, heads = 2, batch = 16;
-    int steps = 1000, log_every = 10;
+    int steps = 4000, log_every = 20;
     float lr = 1e-2f;
+    float decay_share = 0.4f;  // the learning rate falls linearly to 0 over this share of the steps, at the end
     bool learned_positions = true;
     std::uint64_t seed = 0;
 };

@@ -17,6 +17,7 @@
 #include "common/lesson/elide.hpp"
 #include "common/lesson/fit_width.hpp"
 #include "common/lesson/flag_values.hpp"
+#include "common/lesson/heat_map_text.hpp"
 #include "common/lesson/output_files.hpp"
 #include "common/lesson/side_by_side.hpp"
 #include "common/lesson/text_width.hpp"
@@ -244,6 +245,14 @@ std::string Lesson::matrix_text(const std::string& name, const Matrix& m, const 
 
 void Lesson::show(const std::string& name, const Matrix& m, const ShowAs& as) {
     const std::string text = matrix_text(name, m, as);
+    begin_block();
+    fmt::print("{}", text);
+}
+
+void Lesson::heat_map_block(const std::string& name, const Matrix& m, const ShowAs& as) {
+    keep_for_dump(name, m, as.row_labels, as.col_labels);
+    if (as.drawn) picture(name, m, as);
+    const std::string text = heat_map_text(name, as.formula, m, as.row_labels, as.decimal_places, style_.line_width);
     begin_block();
     fmt::print("{}", text);
 }

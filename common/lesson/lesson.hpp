@@ -52,6 +52,8 @@
 //   lesson.say("A paragraph of explanation.");
 //   lesson.show("weights", r.weights, ShowAs("softmax(scores)").labels(tokens, tokens).heat_map());
 //   lesson.table({"query", "largest weight"}, rows);     // long tables elided: first and last rows
+//   lesson.heat_map_block("weights", r.weights, ShowAs("softmax(scores)").labels(tokens, tokens));
+//                                                        // one character per entry: a 64 × 64 map fits
 //   lesson.say_under("a line right under the block above, with no empty line");
 //   lesson.show_side_by_side({{"before", r.before, ShowAs("at the start")}, {"after", r.after, ShowAs()}});
 //
@@ -124,6 +126,10 @@ public:
     // Prints a matrix with its name, formula, shape and labels, and keeps it for --dump
     // as <name>.npy. Names are file names: letters, digits and '_'.
     void show(const std::string& name, const Matrix& m, const ShowAs& as = ShowAs());
+    // Prints a matrix as a heat map of text, one character per entry (common/lesson/heat_map_text.hpp):
+    // a whole attention map fits the line, where show() would elide its middle. Kept for
+    // --dump and drawn with --svg as show() does; the ShowAs decimals are the scale's ends'.
+    void heat_map_block(const std::string& name, const Matrix& m, const ShowAs& as = ShowAs());
     // Matrices next to each other as far as the width allows, each kept and drawn as show() does.
     struct Shown {
         std::string name;

@@ -45,6 +45,9 @@ public:
         }
     }
 
+    // The step size from the next step on (a schedule lowers it as training ends).
+    void set_learning_rate(float lr) { lr_ = lr; }
+
 private:
     float lr_, beta1_, beta2_, epsilon_;
     int t_ = 0;
