@@ -36,7 +36,7 @@
 
 struct Settings {
     std::size_t vocabulary = 32, half_length = 16, d_model = 32, layers = 2, heads = 2, batch = 16;
-    int steps = 4000, log_every = 20;
+    int steps = 3500, log_every = 20;
     float lr = 1e-2f;
     float decay_share = 0.4f;  // the learning rate falls linearly to 0 over this share of the steps, at the end
     bool learned_positions = true;

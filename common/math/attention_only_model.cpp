@@ -18,64 +18,75 @@ namespace {
 // print the same numbers on every machine. The loops are vectorised across columns j
 // (independent sums), never across k, so the order holds whatever the vector width.
 
-// c[i0 … i0+R) × [j0 … j0+C) of a · b, a (n × K) by rows, b (K × m) by rows: R × C sums
-// kept in registers while k runs. Four floats at a time (a 16-byte vector, every x86-64
-// has them): an element-wise multiply and add, so each sum still adds k = 0, 1, … in turn.
-typedef float four_floats __attribute__((vector_size(16)));
-template <std::size_t R, std::size_t C>
-void product_block(const float* __restrict a, const float* __restrict b, float* __restrict c, std::size_t K,
-                   std::size_t m, std::size_t i0, std::size_t j0) {
-    static_assert(C % 4 == 0);
-    four_floats sum[R][C / 4] = {};
+// The operand a of a product, entry (i, k) at a[i·row_step + k·k_step]: a by rows
+// (row_step K, k_step 1), or aᵀ read in place (row_step 1, k_step = a's width).
+struct Operand {
+    const float* a;
+    std::size_t row_step, k_step;
+};
+
+// c[i0 … i0+R) × [j0 … j0+8) of op(a) · b, b (K × m) by rows: R × 8 sums kept in
+// registers while k runs, eight floats at a time (one AVX register, or two SSE ones): an
+// element-wise multiply and add, so each sum still adds k = 0, 1, … in turn.
+typedef float eight_floats __attribute__((vector_size(32)));
+template <std::size_t R>
+__attribute__((always_inline)) inline void product_block(Operand a, const float* __restrict b, float* __restrict c,
+                                                         std::size_t K, std::size_t m, std::size_t i0,
+                                                         std::size_t j0) {
+    eight_floats sum[R] = {};
     for (std::size_t k = 0; k < K; ++k) {
-        four_floats b_k[C / 4];
-        __builtin_memcpy(b_k, b + k * m + j0, sizeof b_k);
-        for (std::size_t r = 0; r < R; ++r) {
-            const float a_rk = a[(i0 + r) * K + k];
-            for (std::size_t j = 0; j < C / 4; ++j) sum[r][j] += a_rk * b_k[j];
-        }
+        eight_floats b_k;
+        __builtin_memcpy(&b_k, b + k * m + j0, sizeof b_k);
+        const float* a_k = a.a + i0 * a.row_step + k * a.k_step;
+        for (std::size_t r = 0; r < R; ++r) sum[r] += a_k[r * a.row_step] * b_k;
     }
-    for (std::size_t r = 0; r < R; ++r) __builtin_memcpy(c + (i0 + r) * m + j0, sum[r], sizeof sum[r]);
+    for (std::size_t r = 0; r < R; ++r) __builtin_memcpy(c + (i0 + r) * m + j0, &sum[r], sizeof sum[r]);
+}
+
+// The columns [0, m − m mod 8) of c = op(a) · b in blocks of 6 × 8. Compiled twice, for
+// AVX2 and for any x86-64, the machine picking at run time: the same sums in the same order
+// either way (no fused multiply-add, which would round once instead of twice).
+__attribute__((target_clones("avx2", "default")))
+void product_in_blocks(Operand a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m) {
+    for (std::size_t j = 0; j + 8 <= m; j += 8) {
+        std::size_t i = 0;
+        for (; i + 6 <= n; i += 6) product_block<6>(a, b, c, K, m, i, j);
+        for (; i < n; ++i) product_block<1>(a, b, c, K, m, i, j);
+    }
 }
 
 template <class T>
 Mat<T> transposed(const Mat<T>& m) {
-    Mat<T> t = Mat<T>::from_shape({cols(m), rows(m)});
-    for (std::size_t i = 0; i < rows(m); ++i)
-        for (std::size_t j = 0; j < cols(m); ++j) t(j, i) = m(i, j);
+    const std::size_t r = rows(m), c = cols(m);
+    Mat<T> t = Mat<T>::from_shape({c, r});
+    const T* from = m.data();
+    T* to = t.data();
+    for (std::size_t i = 0; i < r; ++i)
+        for (std::size_t j = 0; j < c; ++j) to[j * r + i] = from[i * c + j];
     return t;
-}
-
-// One entry of c, for the edges the blocks do not cover (and every entry in double).
-template <class T>
-void product_entry(const T* a, const T* b, T* c, std::size_t K, std::size_t m, std::size_t i, std::size_t j) {
-    T sum = 0;
-    for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[k * m + j];
-    c[i * m + j] = sum;
 }
 
 template <class T>
 Mat<T> product(bool ta, bool tb, const Mat<T>& a_in, const Mat<T>& b_in) {
     const std::size_t inner_a = ta ? rows(a_in) : cols(a_in), inner_b = tb ? cols(b_in) : rows(b_in);
     if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
-    // Transposed operands are copied once, so that both are read by rows below.
-    const Mat<T> a_t = ta ? transposed(a_in) : Mat<T>(), b_t = tb ? transposed(b_in) : Mat<T>();
-    const Mat<T>& a = ta ? a_t : a_in;  // (n × K)
+    // A transposed b is copied once (it is a small weight matrix), so that b is read by rows.
+    const Mat<T> b_t = tb ? transposed(b_in) : Mat<T>();
     const Mat<T>& b = tb ? b_t : b_in;  // (K × m)
-    const std::size_t n = rows(a), K = cols(a), m = cols(b);
+    const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = cols(b);
+    const std::size_t row_step = ta ? 1 : K, k_step = ta ? cols(a_in) : 1;  // op(a)(i, k) = a[i·row_step + k·k_step]
     Mat<T> c = Mat<T>::from_shape({n, m});
     std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
     if constexpr (std::is_same_v<T, float>) {
-        constexpr std::size_t R = 6, C = 8;  // 12 sums of four floats: most of the 16 vector registers
-        j_blocks = m - m % C;
-        for (std::size_t j = 0; j < j_blocks; j += C) {
-            std::size_t i = 0;
-            for (; i + R <= n; i += R) product_block<R, C>(a.data(), b.data(), c.data(), K, m, i, j);
-            for (; i < n; ++i) product_block<1, C>(a.data(), b.data(), c.data(), K, m, i, j);
-        }
+        j_blocks = m - m % 8;
+        product_in_blocks(Operand{a_in.data(), row_step, k_step}, b.data(), c.data(), n, K, m);
     }
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = j_blocks; j < m; ++j) product_entry(a.data(), b.data(), c.data(), K, m, i, j);
+        for (std::size_t j = j_blocks; j < m; ++j) {  // one entry at a time (the edges, and every entry in double)
+            T sum = 0;
+            for (std::size_t k = 0; k < K; ++k) sum += a_in.data()[i * row_step + k * k_step] * b(k, j);
+            c(i, j) = sum;
+        }
     return c;
 }
 template <class T>
@@ -88,31 +99,42 @@ Mat<T> mm_nt(const Mat<T>& a, const Mat<T>& b) { return product(false, true, a, 
 template <class T>
 bool is_ablated(const std::vector<bool>& ablated, std::size_t k) { return k < ablated.size() && ablated[k]; }
 
+// Rows [r0, r0 + n) of M (n × d_h), transposed (d_h × n): the loops below then run across
+// keys j, many at a time, while each sum still adds its terms in the order of the formula.
+template <class T>
+std::vector<T> rows_transposed(const Mat<T>& M, std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(M);
+    std::vector<T> t(dh * n);
+    for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t c = 0; c < dh; ++c) t[c * n + j] = M(r0 + j, c);
+    return t;
+}
+
 // One head on one sequence (rows r0 … r0 + n − 1): causal softmax of Q Kᵀ / √d_h, then A · V.
 // Raw row pointers (the matrices are row-major): the innermost loops run on every step.
 template <class T>
 void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
-    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *v = V.data() + r0 * dh;
+    const T *q = Q.data() + r0 * dh, *v = V.data() + r0 * dh;
     T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
+    const std::vector<T> k_t = rows_transposed(K, r0, n);  // (d_h × n)
     for (std::size_t i = 0; i < n; ++i) {
         T* a_i = a + i * n;
-        T largest = -std::numeric_limits<T>::infinity();
-        for (std::size_t j = 0; j <= i; ++j) {  // keys after i are hidden: weight 0
-            T s = 0;
-            for (std::size_t c = 0; c < dh; ++c) s += q[i * dh + c] * k[j * dh + c];
-            a_i[j] = s * scale;
-            largest = std::max(largest, a_i[j]);
+        for (std::size_t j = 0; j <= i; ++j) a_i[j] = 0;  // keys after i are hidden: weight 0
+        for (std::size_t c = 0; c < dh; ++c) {             // a_ij = Σ_c q_ic k_jc, c = 0, 1, …
+            const T q_ic = q[i * dh + c], *k_c = k_t.data() + c * n;
+            for (std::size_t j = 0; j <= i; ++j) a_i[j] += q_ic * k_c[j];
         }
+        T largest = -std::numeric_limits<T>::infinity();
+        for (std::size_t j = 0; j <= i; ++j) largest = std::max(largest, a_i[j] *= scale);
         T sum = 0;
         for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
         for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
-        for (std::size_t c = 0; c < dh; ++c) {
-            T out = 0;
-            for (std::size_t j = 0; j <= i; ++j) out += a_i[j] * v[j * dh + c];
-            z[i * dh + c] = out;
-        }
+        T* z_i = z + i * dh;
+        for (std::size_t c = 0; c < dh; ++c) z_i[c] = 0;
+        for (std::size_t j = 0; j <= i; ++j)  // z_i = Σ_j a_ij v_j, j = 0, 1, …
+            for (std::size_t c = 0; c < dh; ++c) z_i[c] += a_i[j] * v[j * dh + c];
     }
 }
 
@@ -122,21 +144,22 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
                      Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
-    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *v = V.data() + r0 * dh, *a = A.data() + r0 * n;
+    const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *a = A.data() + r0 * n;
     const T* dz = dZ.data() + r0 * dh;
     T *dq = dQ.data() + r0 * dh, *dk = dK.data() + r0 * dh, *dv = dV.data() + r0 * dh;
+    const std::vector<T> v_t = rows_transposed(V, r0, n);  // (d_h × n)
     std::vector<T> dA(n), dS(n);
     for (std::size_t i = 0; i < n; ++i) {
         const T *a_i = a + i * n, *dz_i = dz + i * dh;
+        for (std::size_t j = 0; j <= i; ++j) dA[j] = 0;
+        for (std::size_t c = 0; c < dh; ++c) {  // dA = dZ Vᵀ
+            const T dz_ic = dz_i[c], *v_c = v_t.data() + c * n;
+            for (std::size_t j = 0; j <= i; ++j) dA[j] += dz_ic * v_c[j];
+        }
         T dot = 0;
-        for (std::size_t j = 0; j <= i; ++j) {  // dA = dZ Vᵀ; dV += Aᵀ dZ
-            T s = 0;
-            for (std::size_t c = 0; c < dh; ++c) {
-                s += dz_i[c] * v[j * dh + c];
-                dv[j * dh + c] += a_i[j] * dz_i[c];
-            }
-            dA[j] = s;
-            dot += s * a_i[j];
+        for (std::size_t j = 0; j <= i; ++j) {  // dV += Aᵀ dZ
+            for (std::size_t c = 0; c < dh; ++c) dv[j * dh + c] += a_i[j] * dz_i[c];
+            dot += dA[j] * a_i[j];
         }
         for (std::size_t j = 0; j <= i; ++j) dS[j] = a_i[j] * (dA[j] - dot) * scale;
         for (std::size_t j = 0; j <= i; ++j)  // dQ = dS K; dK = dSᵀ Q
