@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include <xtensor/xbuilder.hpp>
+#include <xtensor/xmanipulation.hpp>
 
 #include "common/math/input_error.hpp"
 #include "common/math/random.hpp"
@@ -56,22 +57,11 @@ void product_in_blocks(Operand a, const float* b, float* c, std::size_t n, std::
 }
 
 template <class T>
-Mat<T> transposed(const Mat<T>& m) {
-    const std::size_t r = rows(m), c = cols(m);
-    Mat<T> t = Mat<T>::from_shape({c, r});
-    const T* from = m.data();
-    T* to = t.data();
-    for (std::size_t i = 0; i < r; ++i)
-        for (std::size_t j = 0; j < c; ++j) to[j * r + i] = from[i * c + j];
-    return t;
-}
-
-template <class T>
 Mat<T> product(bool ta, bool tb, const Mat<T>& a_in, const Mat<T>& b_in) {
     const std::size_t inner_a = ta ? rows(a_in) : cols(a_in), inner_b = tb ? cols(b_in) : rows(b_in);
     if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
     // A transposed b is copied once (it is a small weight matrix), so that b is read by rows.
-    const Mat<T> b_t = tb ? transposed(b_in) : Mat<T>();
+    const Mat<T> b_t = tb ? Mat<T>(xt::transpose(b_in)) : Mat<T>();
     const Mat<T>& b = tb ? b_t : b_in;  // (K × m)
     const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = cols(b);
     const std::size_t row_step = ta ? 1 : K, k_step = ta ? cols(a_in) : 1;  // op(a)(i, k) = a[i·row_step + k·k_step]
