@@ -1,39 +1,49 @@
 """Write it yourself: the exercises, graded inside the real lessons.
 
-    ./tutorial exercises          the list, with what is done and what comes next
-    ./tutorial check [NAME]       build your file into its chapter and grade it once
-    ./tutorial watch              check the current exercise each time you save it
-    ./tutorial hint [NAME]        one more hint (three tiers: the idea, the line, nearly the answer)
-    ./tutorial reset NAME         put the exercise's file back as it was given
-    ./tutorial solution NAME      the path of the chapter's own file (once you passed, or --force)
+    ./tutorial exercises               the list, with what is done and what comes next
+    ./tutorial check [NAME] [--full]   build your file into its chapter and grade it once
+    ./tutorial watch                   the current exercise, graded again each time you save it
+    ./tutorial hint [NAME]             one more hint (three tiers: the idea, the line, nearly the answer)
+    ./tutorial reset NAME              put the exercise's file back as it was given
+    ./tutorial solution NAME           the chapter's own answer (once you passed, or --force)
 
 An exercise is a copy of a chapter's math.cpp (see the chapter's exercises.toml): either the
-bodies of marked regions are replaced by a TODO that says what to compute, or
-(a bug hunt) one line is changed to a bug that people have shipped. The copy is
-made from the chapter itself, so it never drifts from it; the chapter is the
-solution. `check` compiles only your file (a second or two), links it with the
-chapter's lesson, and runs the lesson with your mathematics: the chapter's own
-self-checks, plus every matrix compared with what the chapter's math.cpp gives.
+bodies of marked regions are replaced by a TODO that says what to compute, or (a bug hunt)
+one line is changed to a bug that people have shipped. The copy is made from the chapter
+itself, so it never drifts from it; the chapter is the solution. Each exercise is a target of
+the build (exercise_NAME, exercises/CMakeLists.txt): on a save only the learner's file is
+compiled, and the lesson runs on the learner's mathematics: the chapter's own self-checks,
+plus every matrix compared with what the chapter's math.cpp gives.
 
-Exit codes of check: 0 it passes, 1 it does not, 2 it does not compile.
+Exit codes of check: 0 it passes, 1 it does not, 2 it does not compile (or a bad name or file).
 """
-import json
+import argparse
+import fcntl
 import os
 import re
-import shlex
+import resource
+import select
+import shutil
 import signal
 import subprocess
 import sys
+import time
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "exercises"
 BUILD = Path(os.environ.get("TUTORIAL_BUILD", ROOT / "build" / "release"))
-WORK = BUILD.parent / "exercises"          # objects, programs, the chapters' own results
+WORK = BUILD / "exercises"                 # the programs, their outputs, the chapters' own results
 # Where the learner's files and progress live (the tests point it at a scratch folder).
 MINE = Path(os.environ.get("TUTORIAL_EXERCISE_FILES", HERE))
 PROGRESS = MINE / ".progress"              # "done NAME" and "hints NAME N" lines; git ignores it
+
+# What the learner's program may use: more is a bug in the learner's code, said as such.
+SECONDS = 10
+MEMORY = 4 << 30                           # bytes of address space
+OUTPUT = 1 << 20                           # bytes of output (the longest lesson prints 60 KB)
 
 # A marked region of a chapter's math.cpp, from its opening line to its closing one:
 #     // ┌ exercise NAME
@@ -42,19 +52,26 @@ PROGRESS = MINE / ".progress"              # "done NAME" and "hints NAME N" line
 REGION = re.compile(r"^(?P<indent>[ \t]*)// ┌ exercise (?P<name>[\w-]+)[^\n]*\n(?P<body>.*?)"
                     r"^[ \t]*// └ stub: (?P<stub>[^\n]*)\n", re.M | re.S)
 MARKER = re.compile(r"^[ \t]*// [┌└] (exercise|stub)[^\n]*\n", re.M)
+COLOR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class Refused(Exception):
+    """A request that cannot be done: one line for the learner, exit code 2."""
 
 
 def pretty(path):
     """A path as the learner types it: from the tutorial's folder when it is inside."""
     try:
-        return str(Path(path).relative_to(ROOT))
+        return str(Path(path).resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
 
 
-def say(text):
+def say(text=""):
     print(text, flush=True)
 
+
+# ── The exercises and their names ────────────────────────────────────────────
 
 def load_exercises():
     """Every chapter's exercises (chapters/NN_name/exercises.toml): the chapters in order,
@@ -67,11 +84,26 @@ def load_exercises():
     return exercises
 
 
+def short_name(e):
+    """14_b_pairing → 14_b; the first of a chapter, 14_rotate_interleaved → 14_a (and 14)."""
+    m = re.match(r"(\d\d)_([a-z])_", e["name"])
+    return f"{m[1]}_{m[2]}" if m else f"{e['name'][:2]}_a"
+
+
 def find(exercises, name):
+    """An exercise by its name, its short name (14_b), its chapter's number (the first of
+    the chapter: 14) or the start of its name, when only one starts so."""
     for e in exercises:
-        if e["name"] == name or e["name"].split("_")[0] == name:
+        if name in (e["name"], short_name(e)):
             return e
-    sys.exit(f"tutorial: no exercise {name!r} (./tutorial exercises lists them)")
+    if re.fullmatch(r"\d\d?", name):
+        first = next((e for e in exercises if e["name"].startswith(f"{int(name):02d}_")), None)
+        if first:
+            return first
+    starting = [e for e in exercises if e["name"].startswith(name)]
+    if len(starting) == 1:
+        return starting[0]
+    raise Refused(f"no exercise {name!r} (./tutorial exercises lists them; a short name such as 14_b works)")
 
 
 def chapter_math(e):
@@ -91,8 +123,8 @@ def stub_text(e):
     source = chapter_math(e).read_text(encoding="utf-8")
     header = (f"// Exercise {e['name']} · {e['title']}\n//\n"
               + "".join(f"// {line}\n".replace("// \n", "//\n") for line in e["task"].strip().splitlines())
-              + f"//\n// Check it: ./tutorial check {e['name']}   (or ./tutorial watch)\n"
-              + f"// Stuck:    ./tutorial hint {e['name']}\n//\n")
+              + f"//\n// Check it: ./tutorial check {short_name(e)}   (or ./tutorial watch)\n"
+              + f"// Stuck:    ./tutorial hint {short_name(e)}\n//\n")
     if e.get("kind") == "bug":
         if source.count(e["find"]) != 1:
             raise SystemExit(f"tutorial: exercise {e['name']}: {chapter_math(e)} must hold {e['find']!r} "
@@ -119,82 +151,151 @@ def stub_text(e):
     return header + MARKER.sub("", source)
 
 
+# ── The learner's files: written only where they belong ──────────────────────
+
+def refuse_unless_own_file(path):
+    """The grader writes a learner's file only when it is a file of its own: not a link (it
+    could lead into a chapter), and writable."""
+    if path.is_symlink():
+        raise Refused(f"{pretty(path)} is a link (to {pretty(os.path.realpath(path))}); the tutorial writes only "
+                      f"a file of its own there: remove the link, then run it again")
+    # The mode, not access(): a file the learner made read-only stays so, even for root.
+    if path.exists() and not (path.stat().st_mode & 0o222 and os.access(path, os.W_OK)):
+        raise Refused(f"{pretty(path)} is read-only: make it writable (chmod u+w {pretty(path)}), then run it again")
+
+
+def write_learner_file(path, text, new_only):
+    """Writes the file without ever following a link; new_only: only when it does not exist."""
+    refuse_unless_own_file(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_EXCL if new_only else os.O_TRUNC)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileExistsError:
+        return
+    except OSError as error:
+        raise Refused(f"cannot write {pretty(path)}: {error.strerror}")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def ensure_file(e):
+    """The learner's file, made from the chapter when it does not exist yet. (A link to a
+    file is only read; a link to nothing is refused, never followed to make its target.)"""
+    path = learner_file(e)
+    if not path.exists():
+        write_learner_file(path, stub_text(e), new_only=True)
+    if not path.is_file():
+        raise Refused(f"{pretty(path)} is not a file: move it away, and the exercise's file is made again")
+    return path
+
+
 def read_progress():
     done, hints = set(), {}
-    if PROGRESS.exists():
-        for line in PROGRESS.read_text().splitlines():
-            words = line.split()
-            if len(words) == 2 and words[0] == "done":
-                done.add(words[1])
-            elif len(words) == 3 and words[0] == "hints" and words[2].isdigit():
-                hints[words[1]] = int(words[2])
+    if not PROGRESS.exists():
+        return done, hints
+    try:
+        text = PROGRESS.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = PROGRESS.read_bytes()[:error.start].count(b"\n") + 1
+        raise Refused(f"{pretty(PROGRESS)}:{line}: not UTF-8 text; it should hold lines 'done NAME' and "
+                      f"'hints NAME N' (delete it to start the list again)")
+    except OSError as error:
+        raise Refused(f"cannot read {pretty(PROGRESS)}: {error.strerror}")
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] == "done":
+            done.add(words[1])
+        elif len(words) == 3 and words[0] == "hints" and words[2].isdigit():
+            hints[words[1]] = int(words[2])
     return done, hints
 
 
 def write_progress(done, hints):
+    """A new file put in place of the old at once: never half written, never written through a link."""
     lines = [f"done {n}" for n in sorted(done)] + [f"hints {n} {k}" for n, k in sorted(hints.items())]
-    PROGRESS.write_text("\n".join(lines) + "\n")
+    new = PROGRESS.with_name(f".progress.{os.getpid()}")
+    try:
+        new.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        os.replace(new, PROGRESS)
+    except OSError as error:
+        new.unlink(missing_ok=True)
+        raise Refused(f"cannot write {pretty(PROGRESS)}: {error.strerror}")
 
 
 def current(exercises, done):
     return next((e for e in exercises if e["name"] not in done), None)
 
 
-def ensure_file(e):
-    path = learner_file(e)
-    if not path.exists():
-        path.write_text(stub_text(e), encoding="utf-8")
-    return path
+# ── Building the learner's file into the chapter ─────────────────────────────
+
+class Lock:
+    """An exclusive lock on WORK/locks/NAME: one build of the folder at a time, and one
+    check of an exercise at a time (its program is rewritten by the build)."""
+
+    def __init__(self, name):
+        (WORK / "locks").mkdir(parents=True, exist_ok=True)
+        self.file = open(WORK / "locks" / name, "w")
+
+    def __enter__(self):
+        fcntl.flock(self.file, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *_):
+        fcntl.flock(self.file, fcntl.LOCK_UN)
+        self.file.close()
 
 
-# ── Building the learner's file into the chapter ────────────────────────────
-
-def compile_command(e):
-    """The chapter's own compile command for its math.cpp, pointed at the learner's file."""
-    commands = json.loads((BUILD / "compile_commands.json").read_text())
-    source = str(chapter_math(e))
-    entry = next((c for c in commands if c["file"] == source), None)
-    if entry is None:
-        raise SystemExit(f"tutorial: {source} is not in {BUILD}/compile_commands.json (build the chapters first)")
-    words = shlex.split(entry["command"])
-    out, skip = [], False
-    for w in words:
-        if skip:
-            skip = False
-            continue
-        if w in ("-o", "-MF", "-MT"):
-            skip = True
-            continue
-        if w in ("-c", "-MD", source) or re.fullmatch(r"-O[0-9s]", w):
-            continue
-        out.append(w)
-    # Quick to compile, and an index out of range stops with a message instead of a wrong number.
-    return out + ["-O1", "-DXTENSOR_ENABLE_ASSERT", "-D_GLIBCXX_ASSERTIONS", "-fmax-errors=3",
-                  "-fdiagnostics-color=" + ("always" if sys.stderr.isatty() else "never")]
+def point_build_at_learner_file(e):
+    """The exercise's target compiles WORK/src/NAME.cpp, which includes the learner's file."""
+    source = WORK / "src" / f"{e['name']}.cpp"
+    path = str(learner_file(e).absolute()).replace("\\", "\\\\").replace('"', '\\"')
+    text = f'#include "{path}"\n'
+    if not source.exists() or source.read_text() != text:
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(text)
 
 
-def link_command(e, obj, exe):
-    """The chapter's own link line, with the learner's object in place of the chapter's math."""
-    text = (BUILD / "CMakeFiles" / f"{program(e)}.dir" / "link.txt").read_text().strip()
-    words = shlex.split(text)
-    math_object = next((w for w in words if w.endswith("math.cpp.o") and f"{program(e)}_math.dir" in w), None)
-    if math_object is None:
-        raise SystemExit(f"tutorial: the link line of {program(e)} has no math object")
-    words = [str(obj) if w == math_object else w for w in words]
-    words[words.index("-o") + 1] = str(exe)
-    return words
+def first_error(output, e):
+    """The compiler's first error, with the lines that belong to it, as the learner's paths."""
+    lines = [COLOR.sub("", l) for l in output.splitlines()]
+    lines = [l for l in lines if not l.startswith(("FAILED:", "ninja:", "[", "In file included from"))
+             and "/usr/bin/c++" not in l and not l.startswith(("ccache ", "                 from "))]
+    start = next((i for i, l in enumerate(lines) if ": error:" in l or ": fatal error:" in l), None)
+    if start is None:
+        return lines[-20:]
+    picked = [lines[start]]
+    # The "In function …" line before the error says where it is.
+    if start > 0 and lines[start - 1].endswith(":") and "In " in lines[start - 1]:
+        picked.insert(0, lines[start - 1])
+    for l in lines[start + 1:]:
+        if ": error:" in l or ": fatal error:" in l or re.search(r": In (member )?function", l) or len(picked) >= 14:
+            break
+        picked.append(l)
+    return [l.replace(str(learner_file(e).absolute().parent) + "/", pretty(MINE) + "/")
+             .replace(str(ROOT) + "/", "") for l in picked]
 
 
-def build(e):
-    """Compiles and links the learner's file; returns the program, or None (the compiler's words shown)."""
-    WORK.mkdir(parents=True, exist_ok=True)
-    obj, exe = WORK / f"{e['name']}.o", WORK / e["name"]
-    source = learner_file(e)
-    compiled = subprocess.run(compile_command(e) + ["-c", str(source), "-o", str(obj)], cwd=BUILD)
-    if compiled.returncode != 0:
-        return None
-    linked = subprocess.run(link_command(e, obj, exe), cwd=BUILD)
-    return exe if linked.returncode == 0 else None
+def build(e, quiet):
+    """Builds the exercise's program (and its chapter's, for the chapter's own results).
+    Returns (True, "") or (False, the compiler's words)."""
+    point_build_at_learner_file(e)
+    command = ["cmake", "--build", str(BUILD), "--target", f"exercise_{e['name']}", program(e)]
+    with Lock("build"):
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   env=dict(os.environ, NINJA_STATUS="[%f/%t] "))
+        output = []
+        for line in process.stdout:
+            output.append(line)
+            # More to build than the learner's file and its link: the chapter or the
+            # precompiled headers, the first time. Say how far it is.
+            status = re.match(r"\[(\d+)/(\d+)\] ", line)
+            if status and int(status[2]) > 2 and not quiet:
+                print(f"\rbuilding what the exercise needs: {status[1]} / {status[2]}", end="", file=sys.stderr,
+                      flush=True)
+        process.wait()
+    if any(re.match(r"\[\d+/(\d+)\] ", l) and int(re.match(r"\[\d+/(\d+)\] ", l)[1]) > 2 for l in output) and not quiet:
+        print(file=sys.stderr)
+    return process.returncode == 0, "".join(output)
 
 
 def launched(e, exe, *args):
@@ -205,150 +306,369 @@ def launched(e, exe, *args):
 
 
 def expected_results(e):
-    """The chapter's own matrices for this exercise's run, saved once (again when the chapter changes)."""
+    """The chapter's own matrices for this exercise's run, saved once (again when the chapter
+    or the run's flags change)."""
     out = WORK / "expected" / e["name"]
     chapter = BUILD / "bin" / program(e)
-    stamp = out / ".made"
-    if not stamp.exists() or stamp.stat().st_mtime < chapter.stat().st_mtime:
+    stamp = out / ".made"  # holds the flags of the run
+    flags = " ".join(e.get("args", []))
+    if not stamp.exists() or stamp.stat().st_mtime < chapter.stat().st_mtime or stamp.read_text() != flags:
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.npy"):
             old.unlink()
         subprocess.run(launched(e, chapter, "--no-color", *e.get("args", []), "--dump", str(out)), check=True,
                        stdout=subprocess.DEVNULL)
-        stamp.touch()
+        stamp.write_text(flags)
     return out
 
 
-def grade(e, quiet=False):
-    """0 passes, 1 does not, 2 does not compile."""
+@dataclass
+class Verdict:
+    code: int                       # 0 passes, 1 does not yet, 2 does not compile
+    headline: str
+    details: list = field(default_factory=list)   # only what explains the headline
+    log: Path = None                # the whole output of the lesson
+
+
+def limit_learner_program():
+    """In the learner's program, before it starts: a limit on memory, and no core file."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run_limited(command, env, log):
+    """Runs the command in a process group of its own, its output to the log: stopped when it
+    runs longer than SECONDS (SIGABRT first, so that its stack says where it was) or prints
+    more than OUTPUT bytes. Returns (exit code, "time" or "output" or None)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                               env=env, start_new_session=True, preexec_fn=limit_learner_program)
+    deadline, written, stopped = time.monotonic() + SECONDS, 0, None
+    with open(log, "wb") as out:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                stopped = "time"
+                break
+            if not select.select([process.stdout], [], [], left)[0]:
+                continue
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            out.write(chunk[:max(0, OUTPUT - written)])
+            written += len(chunk)
+            if written > OUTPUT:
+                stopped = "output"
+                break
+    if stopped:
+        stop_group(process.pid, signal.SIGABRT if stopped == "time" else signal.SIGKILL)
+    process.stdout.close()
+    code = process.wait()
+    stop_group(process.pid, signal.SIGKILL)  # anything it left behind
+    return code, stopped
+
+
+def stop_group(pid, first_signal):
+    """Stops every process of the learner's run (mpirun starts several)."""
+    for sig in (first_signal, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        if sig != signal.SIGKILL:
+            time.sleep(0.5)
+
+
+def where_it_stopped(e, exe, trace):
+    """The lines of the learner's file on the stack the program wrote when it stopped, the
+    innermost first (at most two): ["at exercises/NAME.cpp:42 (in decode_step)", "  42 | the line"]."""
+    try:
+        addresses = trace.read_text().split()
+    except OSError:
+        return []
+    if not addresses or not shutil.which("addr2line"):
+        return []
+    # A return address is the instruction after the call: one byte back is the call's line.
+    addresses = [addresses[0]] + [hex(int(a, 16) - 1) for a in addresses[1:]]
+    found = subprocess.run(["addr2line", "-e", str(exe), "-f", "-C", "-i", *addresses],
+                           capture_output=True, text=True).stdout.splitlines()
+    mine = str(learner_file(e).absolute())
+    text = learner_file(e).read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = []
+    for function, place in zip(found[0::2], found[1::2]):
+        path, _, line = place.partition(":")
+        line = line.split()[0] if line else ""
+        if path and os.path.abspath(path) == mine and line.isdigit() and len(lines) < 4:
+            number = int(line)
+            shown = text[number - 1].strip() if 0 < number <= len(text) else ""
+            lines += [f"{'at' if not lines else 'called from'} {pretty(learner_file(e))}:{number} "
+                      f"(in {function.split('(')[0]})", f"  {number} | {shown}"]
+    return lines
+
+
+SIGNALS = {
+    signal.SIGSEGV: "it read or wrote memory that is not its own: a null or dangling pointer, or an index far "
+                    "out of range?",
+    signal.SIGBUS: "it read or wrote memory that is not its own: a dangling pointer?",
+    signal.SIGABRT: "a check of the library stopped it: an index out of range, or a matrix of the wrong shape?",
+    signal.SIGFPE: "an integer division by zero?",
+    signal.SIGILL: "an illegal instruction: a function that returns a value ran off its end without return?",
+    signal.SIGKILL: "it was killed: out of memory?",
+}
+
+
+def run_lesson(e, exe, color):
+    """Runs the lesson on the learner's mathematics, within the limits; its verdict."""
+    runs = WORK / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    log, ended, trace = runs / f"{e['name']}.log", runs / f"{e['name']}.ended", runs / f"{e['name']}.trace"
+    for f in (ended, trace):
+        f.unlink(missing_ok=True)
+    env = dict(os.environ, TUTORIAL_EXPECT=str(expected_results(e)), TUTORIAL_ENDED=str(ended),
+               TUTORIAL_TRACE=str(trace))
+    code, stopped = run_limited(launched(e, exe, "--color=always" if color else "--no-color", *e.get("args", [])),
+                                env, log)
+    text = COLOR.sub("", log.read_text(encoding="utf-8", errors="replace"))
+    lines = text.splitlines()
+    where = where_it_stopped(e, exe, trace)
+    # mpirun (chapter 17) reports a process stopped by signal S as exit code 128 + S.
+    stopped_by = -code if code < 0 else code - 128 if code > 128 and program(e) == "ch17_ring_attention" else 0
+    if stopped == "time":
+        return Verdict(1, f"✗ your code ran for more than {SECONDS} s and was stopped: an endless loop?",
+                       where or ["(a loop whose counter never reaches its end, or that counts the wrong one?)"], log)
+    if stopped == "output":
+        return Verdict(1, f"✗ your code printed more than {OUTPUT >> 20} MiB and was stopped: a print inside "
+                          f"a loop?", [f"the first lines are in {pretty(log)}"], log)
+    if stopped_by:
+        name = signal.Signals(stopped_by).name if stopped_by in signal.Signals.__members__.values() else stopped_by
+        message = [l for l in lines[-6:] if "Assertion" in l or "error" in l.lower()][-1:]
+        return Verdict(1, f"✗ the program stopped with signal {name}: {SIGNALS.get(stopped_by, 'it crashed')}",
+                       message + where, log)
+    if not ended.exists():
+        said = [i for i, l in enumerate(lines) if l.startswith(program(e) + ": ")][-1:]
+        if said:
+            # The program's last words: "chNN_name: what went wrong", maybe on more lines;
+            # xtensor's "header.hpp:438: check failed" names only its own file.
+            words = [lines[said[0]][len(program(e)) + 2:]] + lines[said[0] + 1:said[0] + 4]
+            words = [w.strip() for w in words if w.strip() and not re.fullmatch(r"\S+:\d+: check failed", w.strip())]
+            return Verdict(1, "✗ the lesson stopped with an error from your code:", words + where, log)
+        return Verdict(1, f"✗ the lesson stopped before its end (exit code {code}): does your code call "
+                          f"exit() or abort()? A learner's function returns its result instead.", where, log)
+    if code == 0:
+        equal = next((l.strip() for l in lines if "matrices equal what the chapter" in l), "")
+        checks = sum(1 for l in lines if l.startswith("✓ "))
+        return Verdict(0, f"✓ {e['name']} passes: the lesson ran on your mathematics",
+                       [f"{equal[2:] if equal else ''}{'; ' if equal else ''}{checks} self-checks ✓"], log)
+    failed = [l for l in lines if l.startswith("✗ ")]
+    block, differences = [], False
+    for l in lines:
+        if "matrices differ from what the chapter" in l:
+            differences = True
+            continue
+        if differences and l.startswith("  "):
+            block.append(l)
+        elif differences:
+            differences = False
+    checks = [l for l in failed if "matrices differ" not in l]
+    summary = "; ".join(s for s in [
+        next((l[2:] for l in failed if "matrices differ" in l), "").split(";")[0],
+        f"{len(checks)} self-check{'s' if len(checks) != 1 else ''} ✗" if checks else ""] if s)
+    return Verdict(1, f"✗ not yet: {summary or f'exit code {code}'}", block + checks, log)
+
+
+def grade(e, color=False, quiet=False):
+    """Builds and runs the exercise: its verdict."""
     ensure_file(e)
-    if not quiet:
-        say(f"── {e['name']} · {e['title']} ── {pretty(learner_file(e))}")
-    exe = build(e)
-    if exe is None:
-        say(f"✗ {e['name']} does not compile: the compiler's message is above (first error first)")
-        return 2
-    expected = expected_results(e)
-    color = [] if sys.stdout.isatty() else ["--no-color"]
-    ran = subprocess.run(launched(e, exe, *color, *e.get("args", [])), env=dict(os.environ, TUTORIAL_EXPECT=str(expected)),
-                         stdout=subprocess.DEVNULL if quiet else None, stderr=subprocess.DEVNULL if quiet else None)
-    if ran.returncode == 0:
-        say(f"\n✓ {e['name']} passes: the lesson above ran on your mathematics")
-        if e.get("kind") == "bug" and e.get("found_in"):
-            say(f"  This bug is real: {e['found_in'].strip()}")
-        return 0
-    if ran.returncode < 0:
-        say(f"\n✗ {e['name']}: the program stopped with signal {-ran.returncode} "
-            f"({signal.Signals(-ran.returncode).name}): an index out of range, or a matrix of the wrong shape?")
-    else:
-        say(f"\n✗ {e['name']} does not pass yet: the ✗ lines above say what differs "
-            f"(./tutorial hint {e['name']} for a hint)")
-    return 1
+    with Lock(e["name"]):
+        built, output = build(e, quiet)
+        if not built:
+            return Verdict(2, f"✗ {e['name']} does not compile: the compiler's first error", first_error(output, e))
+        return run_lesson(e, WORK / "bin" / e["name"], color)
+
+
+def show_verdict(e, verdict, full):
+    if full and verdict.log:
+        sys.stdout.write(verdict.log.read_text(encoding="utf-8", errors="replace"))
+        say()
+    say(verdict.headline)
+    for line in verdict.details:
+        say(f"  {line}")
+    if verdict.code == 0 and e.get("kind") == "bug" and e.get("found_in"):
+        say(f"  This bug is real: {e['found_in'].strip()}")
+    if verdict.code != 0 and not full and verdict.log:
+        say(f"(the whole lesson: ./tutorial check {short_name(e)} --full; a hint: ./tutorial hint {short_name(e)})")
 
 
 # ── The commands ─────────────────────────────────────────────────────────────
 
-def cmd_list(exercises, args):
+def listing(exercises):
     done, _ = read_progress()
     now = current(exercises, done)
+    lines = []
     for e in exercises:
         state = "✓ done   " if e["name"] in done else "▶ current" if e is now else "· to do  "
         kind = "bug hunt" if e.get("kind") == "bug" else "write it"
-        say(f"{state}  {e['name']:<28} {kind:<9} {e['title']}")
-    say(f"\n{len(done & {e['name'] for e in exercises})} of {len(exercises)} done. "
-        + (f"Next: ./tutorial watch (or ./tutorial check {now['name']})" if now else "All done."))
+        lines.append(f"{state}  {short_name(e):<5} {e['name']:<24} {kind:<9} {e['title']}")
+    lines.append(f"\n{len(done & {e['name'] for e in exercises})} of {len(exercises)} done. "
+                 + (f"Next: ./tutorial watch (or ./tutorial check {short_name(now)})" if now else "All done."))
+    return lines
+
+
+def cmd_list(exercises, args):
+    for line in listing(exercises):
+        say(line)
     return 0
 
 
+def chosen(exercises, name):
+    done, _ = read_progress()
+    return find(exercises, name) if name else current(exercises, done)
+
+
 def cmd_check(exercises, args):
-    done, hints = read_progress()
-    e = find(exercises, args[0]) if args else current(exercises, done)
+    e = chosen(exercises, args.name)
     if e is None:
         say("Every exercise is done.")
         return 0
-    code = grade(e)
-    if code == 0 and e["name"] not in done:
-        done.add(e["name"])
-        write_progress(done, hints)
-    return code
-
-
-def cmd_watch(exercises, args):
-    signal.signal(signal.SIGINT, lambda *_: (say("\nStopped watching."), sys.exit(0)))
-    while True:
+    say(f"── {e['name']} · {e['title']} ── {pretty(learner_file(e))}")
+    verdict = grade(e, color=sys.stdout.isatty())
+    show_verdict(e, verdict, args.full)
+    if verdict.code == 0:
         done, hints = read_progress()
-        e = current(exercises, done)
-        if e is None:
-            say("Every exercise is done.")
-            return 0
-        path = ensure_file(e)
-        if grade(e) == 0:
+        if e["name"] not in done:
             done.add(e["name"])
             write_progress(done, hints)
-            nxt = current(exercises, done)
-            if nxt is None:
-                say("That was the last one.")
-                return 0
-            say(f"\nNext: {nxt['name']} · {nxt['title']} ({pretty(learner_file(nxt))})")
-            ensure_file(nxt)
-            continue
-        say(f"\nWaiting for you to save {pretty(path)} … (Ctrl-C to stop)")
-        waited = subprocess.run(["inotifywait", "-qq", "-e", "close_write,moved_to", str(path.parent)])
-        if waited.returncode not in (0, 1):
-            return waited.returncode
+    return verdict.code
 
 
-def cmd_hint(exercises, args):
+def hint_lines(e):
     done, hints = read_progress()
-    e = find(exercises, args[0]) if args else current(exercises, done)
-    if e is None:
-        say("Every exercise is done.")
-        return 0
     tiers = e["hints"]
     shown = min(hints.get(e["name"], 0) + 1, len(tiers))
     hints[e["name"]] = shown
     write_progress(done, hints)
     names = ["the idea", "the line", "nearly the answer"]
-    for i in range(shown):
-        say(f"Hint {i + 1} of {len(tiers)} ({names[i] if i < len(names) else 'more'}): {tiers[i].strip()}")
+    lines = [f"Hint {i + 1} of {len(tiers)} ({names[i] if i < len(names) else 'more'}): {tiers[i].strip()}"
+             for i in range(shown)]
     if shown < len(tiers):
-        say(f"(./tutorial hint {e['name']} again for the next)")
+        lines.append(f"(./tutorial hint {short_name(e)} again for the next)")
+    return lines
+
+
+def cmd_hint(exercises, args):
+    e = chosen(exercises, args.name)
+    if e is None:
+        say("Every exercise is done.")
+        return 0
+    for line in hint_lines(e):
+        say(line)
     return 0
 
 
 def cmd_reset(exercises, args):
-    if not args:
-        sys.exit("tutorial: reset takes the exercise's name (./tutorial exercises lists them)")
-    e = find(exercises, args[0])
-    learner_file(e).write_text(stub_text(e), encoding="utf-8")
+    e = find(exercises, args.name)
+    write_learner_file(learner_file(e), stub_text(e), new_only=False)
     say(f"{pretty(learner_file(e))} is back as it was given.")
     return 0
 
 
+def solution_lines(e):
+    """The chapter's own answer: the solved regions, or the line the bug hunt changed."""
+    source = chapter_math(e).read_text(encoding="utf-8")
+    where = pretty(chapter_math(e))
+    if e.get("kind") == "bug":
+        number = source[:source.index(e["find"])].count("\n") + 1
+        return [f"The bug, and the chapter's own line ({where}:{number}):",
+                *[f"- {l}" for l in e["replace"].splitlines()], *[f"+ {l}" for l in e["find"].splitlines()]]
+    lines = []
+    for match in REGION.finditer(source):
+        if match["name"] in e["regions"]:
+            number = source[:match.start("body")].count("\n") + 1
+            lines.append(f"── {match['name']} ({where}:{number}) ──")
+            lines += [l for l in match["body"].rstrip("\n").splitlines()]
+    return lines
+
+
 def cmd_solution(exercises, args):
-    force = "--force" in args
-    names = [a for a in args if a != "--force"]
-    if not names:
-        sys.exit("tutorial: solution takes the exercise's name (./tutorial exercises lists them)")
-    e = find(exercises, names[0])
+    e = find(exercises, args.name)
     done, _ = read_progress()
-    if e["name"] not in done and not force:
-        say(f"Pass it first (./tutorial check {e['name']}), or ask with --force.")
+    if e["name"] not in done and not args.force:
+        say(f"Pass it first (./tutorial check {short_name(e)}), or ask with --force.")
         return 1
-    say(pretty(chapter_math(e)))
+    for line in solution_lines(e):
+        say(line)
     return 0
 
 
 def cmd_stub(exercises, args):
     """Prints an exercise's file as given (for the tests)."""
-    sys.stdout.write(stub_text(find(exercises, args[0])))
+    sys.stdout.write(stub_text(find(exercises, args.name)))
     return 0
 
 
-COMMANDS = {"exercises": cmd_list, "list": cmd_list, "check": cmd_check, "watch": cmd_watch, "hint": cmd_hint,
-            "reset": cmd_reset, "solution": cmd_solution, "stub": cmd_stub}
+def cmd_build(exercises, args):
+    """Builds the programs of these exercises (all when none is named) at once, as the build
+    tool schedules them (for the tests, which then check each with nothing left to build)."""
+    chosen_ones = [find(exercises, n) for n in args.names] or exercises
+    for e in chosen_ones:
+        ensure_file(e)
+        point_build_at_learner_file(e)
+    targets = sorted({f"exercise_{e['name']}" for e in chosen_ones} | {program(e) for e in chosen_ones})
+    with Lock("build"):
+        built = subprocess.run(["cmake", "--build", str(BUILD), "--target", *targets], capture_output=True, text=True)
+    if built.returncode != 0:
+        sys.stdout.write(built.stdout[-5000:])
+    return 0 if built.returncode == 0 else 2
+
+
+def cmd_watch(exercises, args):
+    from watch import watch  # the screen: only for this command
+    return watch(exercises, sys.modules[__name__])
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A wrong command line gets one line (and exit code 2), not a usage block."""
+
+    def error(self, message):
+        raise Refused(f"{message} (./tutorial help)")
+
+
+def parse(argv):
+    parser = OneLineParser(prog="./tutorial", add_help=False)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    for name in ("exercises", "list"):
+        commands.add_parser(name).set_defaults(run=cmd_list)
+    check = commands.add_parser("check")
+    check.add_argument("name", nargs="?")
+    check.add_argument("--full", action="store_true", help="the whole lesson's output, then the verdict")
+    check.set_defaults(run=cmd_check)
+    commands.add_parser("watch").set_defaults(run=cmd_watch)
+    hint = commands.add_parser("hint")
+    hint.add_argument("name", nargs="?")
+    hint.set_defaults(run=cmd_hint)
+    for name, run in (("reset", cmd_reset), ("stub", cmd_stub)):
+        sub = commands.add_parser(name)
+        sub.add_argument("name")
+        sub.set_defaults(run=run)
+    prebuild = commands.add_parser("build")
+    prebuild.add_argument("names", nargs="*")
+    prebuild.set_defaults(run=cmd_build)
+    solution = commands.add_parser("solution")
+    solution.add_argument("name")
+    solution.add_argument("--force", action="store_true")
+    solution.set_defaults(run=cmd_solution)
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    try:
+        args = parse(argv)
+        return args.run(load_exercises(), args)
+    except Refused as refused:
+        print(f"tutorial: {refused}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
-        sys.exit(f"usage: exercises.py {'|'.join(COMMANDS)} [NAME]")
-    sys.exit(COMMANDS[sys.argv[1]](load_exercises(), sys.argv[2:]))
+    sys.exit(main(sys.argv[1:]))

@@ -61,9 +61,10 @@ EXPECTED = {
     # ch05: "two self-checks fail, exit code 1"
     "./tutorial run 05 --w-k data/projections/W_Q.csv": (1, "2 of 6 self-checks failed"),
     # exercises.md: check exits 1 on a file that does not pass, here the file as given
-    "./tutorial check 01": (1, "does not pass yet"),
-    "./tutorial check [NAME]": (1, "does not pass yet"),
-    "./tutorial check": (1, "does not pass yet"),
+    "./tutorial check 01": (1, "✗ not yet"),
+    "./tutorial check [NAME]": (1, "✗ not yet"),
+    "./tutorial check": (1, "✗ not yet"),
+    "./tutorial check NAME --full": (1, "✗ not yet"),
     # exercises.md: the answer once you passed (--force before)
     "./tutorial solution NAME": (1, "Pass it first"),
 }
@@ -186,7 +187,7 @@ def plan():
 def scratch_copy(into):
     """A copy of the project for commands to run in: the sources with their times (so that
     ./tutorial finds the build up to date), the build linked in."""
-    for name in ["chapters", "common", "data", "exercises", "bench"]:
+    for name in ["chapters", "common", "data", "exercises", "bench", "tests"]:
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, into / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ["tutorial", "CMakeLists.txt", "CMakePresets.json", "README.md"]:

@@ -3,11 +3,12 @@
     python3 tests/exercises_check.py BUILD_DIR     (ctest runs it as exercises)
 
 For each exercise of every chapters/NN_name/exercises.toml, in a scratch folder:
-  - the chapter's own math.cpp in place of the learner's file: `check` exits 0;
   - the file as given (a TODO, or the bug of a bug hunt): `check` exits 1 and
     names a wrong matrix entry or a failed self-check;
+  - the chapter's own math.cpp in place of the learner's file: `check` exits 0;
 and for the first exercise, a file that does not compile: exit 2, with the
-compiler's own error.
+compiler's own error. All the files of a round are built first, in one build
+(the build tool runs two compilers at once), then checked two at a time.
 """
 import concurrent.futures
 import os
@@ -26,53 +27,49 @@ exercises = load_exercises()
 failures = []
 
 
-def check(name, files):
+def tool(files, *args):
     env = dict(os.environ, TUTORIAL_BUILD=str(BUILD), TUTORIAL_EXERCISE_FILES=str(files))
-    run = subprocess.run([sys.executable, str(TOOL), "check", name], capture_output=True, text=True, env=env,
-                         timeout=600)
+    run = subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, env=env, timeout=600)
     return run.returncode, run.stdout + run.stderr
 
 
-def check_exercise(e, files):
-    """The file as given fails, the chapter's own math.cpp passes: (line to print, failures).
-    Each exercise has a folder of its own, so two at once never share a progress file."""
-    name = e["name"]
-    files = files / name
-    files.mkdir()
-    mine = files / f"{name}.cpp"
-    code, out = check(name, files)  # makes the file as given
-    stub_fails = code == 1 and ("✗" in out)
-    first_line = next((l.strip() for l in out.splitlines() if "expected" in l and "got" in l), "")
-    mine.write_text((ROOT / "chapters" / e["chapter"] / "math.cpp").read_text())
-    code_solved, out_solved = check(name, files)
-    solution_passes = code_solved == 0 and "passes" in out_solved
-    found = []
-    if not stub_fails:
-        found.append(f"{name}: the file as given does not fail (exit {code})")
-    if not solution_passes:
-        found.append(f"{name}: the chapter's own math.cpp does not pass (exit {code_solved}):\n{out_solved[-1500:]}")
-    line = (f"{'✓' if stub_fails and solution_passes else '✗'} {name}: as given, exit {code}"
-            f"{' · ' + first_line if first_line else ''}; solved, exit {code_solved}")
-    return line, found
+def check_all(files, expected_code, word):
+    """Builds every exercise's file at once, then checks each: {name: (exit code, output)}."""
+    code, out = tool(files, "build")
+    if code != 0:
+        failures.append(f"building the exercises failed:\n{out[-3000:]}")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(zip([e["name"] for e in exercises],
+                           pool.map(lambda e: tool(files, "check", e["name"]), exercises)))
+    for name, (code, out) in results.items():
+        if code != expected_code or word not in out:
+            failures.append(f"{name}: exit {code}, expected {expected_code} and '{word}':\n{out[-1500:]}")
+    return results
 
 
 with tempfile.TemporaryDirectory() as tmp:
     files = Path(tmp)
-    # Two exercises at a time (each has its own object, program and expected dumps; the
-    # machine's two cores): the same checks in half the time.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        for line, found in pool.map(lambda e: check_exercise(e, files), exercises):
-            print(line, flush=True)
-            failures += found
+    # Round 1: the files as given (the tool makes them) fail, and say where.
+    given = check_all(files, 1, "✗")
+    # Round 2: the chapters' own files pass.
+    for e in exercises:
+        (files / f"{e['name']}.cpp").write_text((ROOT / "chapters" / e["chapter"] / "math.cpp").read_text())
+    solved = check_all(files, 0, "passes")
+    for e in exercises:
+        (code, out), (code_solved, _) = given[e["name"]], solved[e["name"]]
+        first = next((l.strip() for l in out.splitlines() if ("expected" in l and "got" in l) or "✗ " in l[:4]), "")
+        print(f"{'✓' if code == 1 and code_solved == 0 else '✗'} {e['name']}: as given, exit {code}"
+              f"{' · ' + first[:90] if first else ''}; solved, exit {code_solved}", flush=True)
     e = exercises[0]
-    mine = files / e["name"] / f"{e['name']}.cpp"
+    mine = files / f"{e['name']}.cpp"
     mine.write_text(mine.read_text() + "\nthis does not compile\n")
-    code, out = check(e["name"], files / e["name"])
-    if code != 2 or "error" not in out:
-        failures.append(f"{e['name']}: a compile error gives exit {code} (expected 2 and the compiler's message)")
+    code, out = tool(files, "check", e["name"])
+    if code != 2 or "error" not in out or f"{e['name']}.cpp:" not in out:
+        failures.append(f"{e['name']}: a compile error gives exit {code} (expected 2 and the compiler's "
+                        f"message naming the file):\n{out}")
     print(f"{'✓' if code == 2 else '✗'} a compile error: exit {code}")
 
 for f in failures:
     print("FAIL", f)
-print(f"{len(exercises) + 1 - len(failures)} passed, {len(failures)} failed")
+print(f"{2 * len(exercises) + 1 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

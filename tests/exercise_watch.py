@@ -1,0 +1,107 @@
+"""./tutorial watch as a learner sees it, in a terminal of 40 × 100 (a pseudo-terminal).
+
+    python3 tests/exercise_watch.py BUILD_DIR     (ctest runs it as exercise_watch)
+
+  - the first screen is cleared and shows the current exercise's verdict in at most 40 lines;
+  - `hint` in another shell (which writes .progress) and a save of another file do not regrade;
+  - saving the solution regrades once: the screen says it passes, and stays (no next exercise);
+  - the key n moves to the next exercise, h shows a hint, q quits with exit code 0.
+"""
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import fcntl
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(sys.argv[1]).resolve()
+TOOL = ROOT / "exercises" / "exercises.py"
+sys.path.insert(0, str(ROOT / "exercises"))
+from exercises import load_exercises  # noqa: E402
+
+CLEAR = "\x1b[H\x1b[2J"
+failures = []
+first, second = load_exercises()[:2]
+
+
+def expect(what, ok, screen=""):
+    print(f"{'✓' if ok else '✗'} {what}", flush=True)
+    if not ok:
+        failures.append(f"{what}\n{screen[-2500:]}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    files = Path(tmp)
+    env = dict(os.environ, TUTORIAL_BUILD=str(BUILD), TUTORIAL_EXERCISE_FILES=str(files), TERM="xterm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    watch = subprocess.Popen([sys.executable, str(TOOL), "watch"], stdin=slave, stdout=slave, stderr=slave, env=env,
+                             start_new_session=True)
+    os.close(slave)
+    seen = ""
+
+    def read_until(pattern, seconds):
+        """What the terminal showed until the pattern appeared (or the time ran out)."""
+        global seen
+        start, got = time.monotonic(), ""
+        while time.monotonic() - start < seconds:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    chunk = os.read(master, 65536).decode("utf-8", "replace")
+                except OSError:
+                    break
+                got += chunk
+                if pattern and re.search(pattern, got):
+                    break
+        seen += got
+        return got
+
+    def last_screen(text):
+        return text.split(CLEAR)[-1]
+
+    try:
+        got = read_until(r"not yet.*\n(.*\n)*.*save the file", 120)
+        screen = last_screen(got)
+        expect("the first screen is cleared and has the verdict", CLEAR in got and "not yet" in screen, got)
+        expect(f"it fits in 40 lines ({screen.count(chr(10))})", screen.count("\n") <= 40, screen)
+        expect("it names the exercise and the progress", f"Exercise 1 / " in screen and first["name"] in screen,
+               screen)
+
+        subprocess.run([sys.executable, str(TOOL), "hint", first["name"]], env=env, capture_output=True)
+        (files / "notes.txt").write_text("a note\n")
+        got = read_until("checking", 2.5)
+        expect("a hint (.progress written) and another file do not regrade", "checking" not in got, got)
+
+        (files / f"{first['name']}.cpp").write_text(
+            (ROOT / "chapters" / first["chapter"] / "math.cpp").read_text())
+        got = read_until(r"passes(.*\n)*.*n next", 60)
+        expect("saving the solution regrades: it passes", "passes" in last_screen(got), got)
+        expect("one save, one grade", got.count("checking") == 1, got)
+        got = read_until("Exercise 2 /", 2)
+        expect("after a pass it waits for a key", "Exercise 2 /" not in got, got)
+
+        os.write(master, b"h")
+        got = read_until("Hint 1", 5)
+        expect("h shows a hint", "Hint 1" in got, got)
+        os.write(master, b"n")
+        got = read_until(r"Exercise 2 /(.*\n)*.*(not yet|passes)", 120)
+        expect("n moves to the next exercise", "Exercise 2 /" in got and second["name"] in got, got)
+        os.write(master, b"q")
+        code = watch.wait(timeout=10)
+        expect(f"q quits (exit {code})", code == 0, seen)
+    finally:
+        if watch.poll() is None:
+            os.killpg(watch.pid, 9)
+        os.close(master)
+
+for f in failures:
+    print("FAIL", f)
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
