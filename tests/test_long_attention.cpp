@@ -11,6 +11,7 @@
 #include "common/math/input_error.hpp"
 #include "common/math/long_attention.hpp"
 #include "common/math/memory_budget.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/math/random.hpp"
 #include "common/lesson/self_check.hpp"
 

@@ -14,7 +14,7 @@
 
 #include "chapters/03_scaling/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/memory_budget.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/softmax.hpp"
 

@@ -22,7 +22,7 @@
 #include "common/lesson/measure_in_child.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
-#include "common/math/memory_budget.hpp"
+#include "common/lesson/machine_memory.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
-#include "common/math/memory_budget.hpp"
+#include "common/lesson/machine_memory.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/math/input_error.hpp"
-#include "common/math/memory_budget.hpp"
+#include "common/lesson/machine_memory.hpp"
 
 namespace {
 

@@ -1,0 +1,60 @@
+"""The mathematics is only mathematics: a step of the build, which fails when it is not.
+
+    python3 tests/math_is_pure.py [STAMP]     (the build runs it before compiling any math
+                                               file; STAMP is touched when it passes)
+
+common/math/* and every chapter's math.hpp / math.cpp may include only "common/math/…",
+their own chapter's math.hpp, xtensor's headers and standard headers, and they print
+nothing and ask the system nothing:
+  - no printing (fmt, <iostream>, <cstdio>, printf, puts, std::cout, std::cerr),
+  - no command line (CLI11), nothing of common/lesson/,
+  - no MPI (mpi.h: chapter 17's processes talk in its ring.cpp, not in its mathematics),
+  - no questions to the system (/proc, sysconf, getenv, <unistd.h>): those are the
+    lesson's (common/lesson/machine_memory.hpp).
+(Debian puts fmt and CLI11 on the default include path, so the compiler alone cannot
+refuse them.) Each problem is one line: the file, the line, what it uses, and why not.
+"""
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+# BLAS is mathematics; mmap is how the long-sequence kernels allocate pages (not a question).
+ALLOWED_SYSTEM = re.compile(r"^(xtensor|xtensor-blas|xtl|xsimd)/|^[a-z_]+$|^cblas\.h$|^sys/mman\.h$")
+REFUSED_SYSTEM = {"iostream", "cstdio"}  # look like any standard header, are printing
+# Uses in code (comments and strings left out) that print or ask the system.
+REFUSED_CODE = re.compile(r"\b(printf|fprintf|puts|fputs|std::cout|std::cerr|std::clog|sysconf|getenv)\b|/proc/")
+WHY = "the mathematics prints nothing and asks the system nothing (only common/math/, xtensor and the standard library)"
+
+
+def code_of(line):
+    """The line without its comment and without the text of its string literals."""
+    line = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+    return line.split("//")[0]
+
+
+files = sorted((ROOT / "common" / "math").glob("*.[ch]pp"))
+files += sorted((ROOT / "chapters").glob("*/math.[ch]pp"))
+problems = []
+for path in files:
+    own = f"chapters/{path.parent.name}/math.hpp"
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path.relative_to(ROOT)}:{number}"
+        include = INCLUDE.match(line)
+        if include:
+            quote, header = include.groups()
+            ok = ((header.startswith("common/math/") or header == own) if quote == '"'
+                  else bool(ALLOWED_SYSTEM.match(header)) and header not in REFUSED_SYSTEM)
+            if not ok:
+                problems.append(f"{where}: includes {header}: {WHY}")
+            continue
+        used = REFUSED_CODE.search(code_of(line))
+        if used:
+            problems.append(f"{where}: uses {used.group(0)}: {WHY}")
+if problems:
+    print("\n".join(problems), file=sys.stderr)
+    sys.exit(1)
+print(f"{len(files)} files of mathematics are only mathematics")
+if len(sys.argv) > 1:
+    Path(sys.argv[1]).touch()
