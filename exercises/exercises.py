@@ -430,8 +430,9 @@ def run_lesson(e, exe, color):
     text = COLOR.sub("", log.read_text(encoding="utf-8", errors="replace"))
     lines = text.splitlines()
     where = where_it_stopped(e, exe, trace)
-    # mpirun (chapter 17) reports a process stopped by signal S as exit code 128 + S.
-    stopped_by = -code if code < 0 else code - 128 if code > 128 and program(e) == "ch17_ring_attention" else 0
+    # A launcher's mpirun (chapter 17) reports a process stopped by signal S as exit code 128 + S.
+    launcher = (BUILD / "bin" / f"{program(e)}.launcher").exists()
+    stopped_by = -code if code < 0 else code - 128 if code > 128 and launcher else 0
     if stopped == "time":
         return Verdict(1, f"✗ your code ran for more than {SECONDS} s and was stopped: an endless loop?",
                        where or ["(a loop whose counter never reaches its end, or that counts the wrong one?)"], log)

@@ -71,7 +71,10 @@ def start_watching(folder):
 def saved(notify, name):
     """Reads what inotifywait said: True when the file named `name` was saved. After a save,
     waits until the folder is quiet for QUIET_SECONDS (an editor may write twice)."""
-    hit = notify.stdout.readline().strip() == name
+    line = notify.stdout.readline()
+    if not line:
+        raise SystemExit("tutorial: inotifywait stopped watching the folder (was it removed?); run ./tutorial watch again")
+    hit = line.strip() == name
     while select.select([notify.stdout], [], [], QUIET_SECONDS)[0]:
         line = notify.stdout.readline()
         if not line:
@@ -117,8 +120,10 @@ def watch(exercises, ex):
             return verdict
 
         verdict = grade(e)
+        # Keys come from a terminal; without one (input from a file or a pipe) only saves count.
+        inputs = [notify.stdout, sys.stdin] if keyboard else [notify.stdout]
         while True:
-            ready, _, _ = select.select([notify.stdout, sys.stdin], [], [])
+            ready, _, _ = select.select(inputs, [], [])
             if notify.stdout in ready:
                 if saved(notify, ex.learner_file(e).name):
                     verdict = grade(e)

@@ -199,8 +199,8 @@ def scratch_copy(into):
 def run(doc, written, command, expected, where):
     env = dict(os.environ, NO_COLOR="1", TUTORIAL_EXERCISE_FILES=str(where / "exercise_files"))
     env.pop("TUTORIAL_RANKS", None)
-    # git reads the checkout and writes nothing; the exercise loop grades against the build's
-    # compile_commands.json (the tree's paths) and writes only to TUTORIAL_EXERCISE_FILES.
+    # git reads the checkout and writes nothing; the exercise loop builds in the tree's build
+    # (its exercise targets) and writes only there and to TUTORIAL_EXERCISE_FILES.
     exercise_loop = re.match(r"\./tutorial (check|hint|reset|solution|exercises)\b", command)
     cwd = ROOT if command.startswith("git ") or exercise_loop else where
     started = time.monotonic()
