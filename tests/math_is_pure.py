@@ -3,9 +3,9 @@
     python3 tests/math_is_pure.py [STAMP]     (the build runs it before compiling any math
                                                file; STAMP is touched when it passes)
 
-common/math/* and every chapter's math.hpp / math.cpp may include only "common/math/…",
-their own chapter's math.hpp, xtensor's headers and standard headers, and they print
-nothing and ask the system nothing:
+common/math/*, common/reference/* and every chapter's math.hpp / math.cpp may include only
+"common/math/…" (the reference also "common/reference/…"), their own chapter's math.hpp,
+xtensor's headers and standard headers, and they print nothing and ask the system nothing:
   - no printing (fmt, <iostream>, <cstdio>, printf, puts, std::cout, std::cerr),
   - no command line (CLI11), nothing of common/lesson/,
   - no MPI (mpi.h: chapter 17's processes talk in its ring.cpp, not in its mathematics),
@@ -34,7 +34,7 @@ def code_of(line):
     return line.split("//")[0]
 
 
-files = sorted((ROOT / "common" / "math").glob("*.[ch]pp"))
+files = sorted((ROOT / "common" / "math").glob("*.[ch]pp")) + sorted((ROOT / "common" / "reference").glob("*.[ch]pp"))
 files += sorted((ROOT / "chapters").glob("*/math.[ch]pp"))
 problems = []
 for path in files:
@@ -44,7 +44,9 @@ for path in files:
         include = INCLUDE.match(line)
         if include:
             quote, header = include.groups()
-            ok = ((header.startswith("common/math/") or header == own) if quote == '"'
+            # The reference may include the mathematics; the mathematics never the reference.
+            prefixes = ("common/math/", "common/reference/") if path.parent.name == "reference" else ("common/math/",)
+            ok = ((header.startswith(prefixes) or header == own) if quote == '"'
                   else bool(ALLOWED_SYSTEM.match(header)) and header not in REFUSED_SYSTEM)
             if not ok:
                 problems.append(f"{where}: includes {header}: {WHY}")

@@ -19,10 +19,10 @@
 
 #include "chapters/10_long_sequences/experiment.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/measure_in_child.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
-#include "common/lesson/machine_memory.hpp"
 
 namespace {
 

@@ -25,6 +25,7 @@
 #include "common/math/input_error.hpp"
 #include "common/math/linear.hpp"
 #include "common/math/permutation.hpp"
+#include "common/reference/layer_norm_by_loops.hpp"
 
 namespace {
 
@@ -341,17 +342,6 @@ double mean_over_spread(const Matrix& x) {
     return worst;
 }
 
-// LayerNorm written out as a loop in double, straight from the formula.
-Matrix layer_norm_loop(const Matrix& x, const LayerNormParams& p) {
-    Matrix y = Matrix::from_shape(x.shape());
-    for (std::size_t i = 0; i < rows(x); ++i) {
-        const auto [mean, variance] = row_moments(x, i);
-        for (std::size_t j = 0; j < cols(x); ++j)
-            y(i, j) = static_cast<float>(p.gamma(j) * (x(i, j) - mean) / std::sqrt(variance + 1e-5) + p.beta(j));
-    }
-    return y;
-}
-
 // FFN(x) = max(0, x · W_1 + b_1) · W_2 + b_2 as loops in double, one token at a time.
 Matrix feed_forward_loop(const FeedForward& f, const Matrix& x) {
     const std::size_t d_ff = cols(f.W_1), d_model = cols(f.W_2);
@@ -466,10 +456,11 @@ void check_layer_norms(SelfChecks& check, const TransformerBlockLesson& r, const
     check_layer_norm("every row of x̂ has mean 0", mean_error, 1e-6, r.ln1_input);
     check_layer_norm("every row of x̂ has variance σ²/(σ² + ε), which is 1 up to ε", variance_error, 1e-5,
                      r.ln1_input);
+    const auto by_loops = [](const Matrix& x, const LayerNormParams& p) { return layer_norm_by_loops(x, p.gamma, p.beta); };
     check_layer_norm("LN1 equals the formula as a loop in double",
-                     max_abs_difference(r.s.ln1, layer_norm_loop(r.ln1_input, params.ln1)), 1e-5, r.ln1_input);
+                     max_abs_difference(r.s.ln1, by_loops(r.ln1_input, params.ln1)), 1e-5, r.ln1_input);
     check_layer_norm("LN2 equals the formula as a loop in double",
-                     max_abs_difference(r.s.ln2, layer_norm_loop(r.ln2_input, params.ln2)), 1e-5, r.ln2_input);
+                     max_abs_difference(r.s.ln2, by_loops(r.ln2_input, params.ln2)), 1e-5, r.ln2_input);
 }
 
 // The two sub-layers against their loops in double.

@@ -18,12 +18,13 @@
 #include "common/lesson/attention_tolerance.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/measure_in_child.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
-#include "common/lesson/machine_memory.hpp"
+#include "common/reference/attention_by_loops.hpp"
 
 namespace {
 
@@ -43,7 +44,7 @@ struct Shown {
     Decoding dec;
     WindowDecoding win;
     FullAttention full;
-    Loops loops, window_loops;
+    AttentionByLoops loops, window_loops;  // the reference: causal attention by loops in double
     LabelledMatrix models;  // data/kv_cache_models.csv
     std::vector<TokenCost> costs;  // at cost_lengths
 };
@@ -62,8 +63,8 @@ void decode_sentence(Shown& s, const std::string& input, std::size_t prefill, st
     s.dec = decode_with_cache(s.seq.X, s.W, prefill);
     s.win = decode_with_window(s.seq.X, s.W, prefill, window);
     s.full = full_attention(s.seq.X, s.W, window);
-    s.loops = causal_attention_by_loops(s.full.Q, s.full.K, s.full.V, n);
-    s.window_loops = causal_attention_by_loops(s.full.Q, s.full.K, s.full.V, window);
+    s.loops = attention_by_loops(s.full.Q, s.full.K, s.full.V, KeysSeen::causal());
+    s.window_loops = attention_by_loops(s.full.Q, s.full.K, s.full.V, KeysSeen::causal_window(window));
     for (const std::size_t len : cost_lengths) s.costs.push_back(token_cost(len, cost_d_model, cost_d, cost_d));
 }
 

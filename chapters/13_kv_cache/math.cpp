@@ -154,30 +154,6 @@ FullAttention full_attention(const Matrix& X, const Projections& W, std::size_t 
     return r;
 }
 
-Loops causal_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w) {
-    const std::size_t n = rows(Q), d_k = cols(Q), d_v = cols(V);
-    Loops r{Matrix::from_shape({n, n}), Matrix::from_shape({n, d_v})};
-    r.weights.fill(0.0f);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t first = i + 1 > w ? i + 1 - w : 0;  // max(0, i − w + 1)
-        std::vector<double> e(i + 1, 0.0);
-        double largest = -std::numeric_limits<double>::infinity(), sum = 0.0;
-        for (std::size_t j = first; j <= i; ++j) {
-            double dot = 0.0;
-            for (std::size_t d = 0; d < d_k; ++d) dot += double(Q(i, d)) * double(K(j, d));
-            largest = std::max(largest, e[j] = dot / std::sqrt(double(d_k)));
-        }
-        for (std::size_t j = first; j <= i; ++j) sum += (e[j] = std::exp(e[j] - largest));
-        for (std::size_t d = 0; d < d_v; ++d) {
-            double acc = 0.0;
-            for (std::size_t j = first; j <= i; ++j) acc += e[j] / sum * double(V(j, d));
-            r.output(i, d) = float(acc);
-        }
-        for (std::size_t j = first; j <= i; ++j) r.weights(i, j) = float(e[j] / sum);
-    }
-    return r;
-}
-
 TokenCost token_cost(std::size_t n, std::size_t d_model, std::size_t d_k, std::size_t d_v) {
     TokenCost c;
     c.n = n;

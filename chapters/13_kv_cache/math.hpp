@@ -108,14 +108,6 @@ FullAttention full_attention(const Matrix& X, const Projections& W, std::size_t 
 //   a mask being built (causal_mask, band_mask) or shown, and the loops' rows    1½
 constexpr std::uint64_t square_matrices_held = 14;
 
-// Windowed causal attention as loops in double, sharing nothing with the above:
-// output_i = Σ_{max(0, i−w+1) ≤ j ≤ i} softmax_j(q_i · k_j / √d_k) v_j. w ≥ n: plain causal.
-struct Loops {
-    Matrix weights;  // (n × n)
-    Matrix output;   // (n × d_v)
-};
-Loops causal_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w);
-
 // FLOPs and bytes read to generate the token at position n − 1 (n keys), float32.
 struct TokenCost {
     std::size_t n = 0;

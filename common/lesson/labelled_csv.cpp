@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "common/math/input_error.hpp"
 #include "common/lesson/machine_memory.hpp"
+#include "common/math/input_error.hpp"
 
 namespace {
 

@@ -1,0 +1,60 @@
+// Attention written out as loops in double, straight from the formula: the reference that
+// the chapters' self-checks compare their float32 attention with, written once.
+//
+//   s_ij          = q_i · k_j / √d_k                       for the keys j that query i sees
+//   weights(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij),  0 for the others
+//   output(i, :)  = Σ_j weights(i, j) · v_j
+//
+// Which keys a query sees (KeysSeen): all of them (an encoder), j ≤ i (causal), the last w
+// of them (a causal window), or those where an additive mask is not −∞ (the mask is added to
+// the scores, as chapter 06 does). A query that sees no key has no weights to normalise: its
+// rows of weights and of output are 0, the convention of common/math/softmax.hpp.
+//
+// With heads, query head i reads columns [i·d_k, (i+1)·d_k) of Q and the columns of its group
+// g = i / (h / kv_heads) of K and V; kv_heads = h is multi-head attention, kv_heads = 1
+// multi-query (chapter 15). The heads' outputs sit side by side: (n × h·d_v).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "common/math/matrix.hpp"
+
+// Which keys each query sees.
+struct KeysSeen {
+    enum class Kind { all, causal, window, mask };
+    Kind kind = Kind::all;
+    std::size_t window = 0;       // Kind::window: keys i − w < j ≤ i
+    const Matrix* mask = nullptr;  // Kind::mask: (n × m) added to the scores; −∞ hides a key
+
+    static KeysSeen all_keys() { return {}; }
+    static KeysSeen causal() { return {Kind::causal, 0, nullptr}; }
+    static KeysSeen causal_window(std::size_t w) { return {Kind::window, w, nullptr}; }
+    static KeysSeen masked(const Matrix& additive_mask) { return {Kind::mask, 0, &additive_mask}; }
+
+    bool sees(std::size_t i, std::size_t j) const;
+    double added(std::size_t i, std::size_t j) const;  // the mask's term of s_ij (0 unless Kind::mask)
+};
+
+struct AttentionByLoops {
+    Matrix weights;  // (n × m) 0 for the keys a query does not see
+    Matrix output;   // (n × d_v)
+    // max over i, j of Σ_c |q_ic · k_jc| / √d_k: the size of a score, which sets the size of
+    // its float32 rounding (a self-check's tolerance scales with it).
+    double score_size = 0.0;
+};
+
+// One head. Q (n × d_k), K (m × d_k), V (m × d_v).
+AttentionByLoops attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V,
+                                    const KeysSeen& seen = KeysSeen::all_keys());
+
+struct HeadsByLoops {
+    std::vector<Matrix> weights;  // h of (n × m)
+    Matrix output;                // (n × h·d_v) the heads side by side
+    double score_size = 0.0;      // the largest of the heads'
+};
+
+// h query heads over kv_heads key/value heads. Q (n × h·d_k), K (m × kv_heads·d_k),
+// V (m × kv_heads·d_v); kv_heads divides h.
+HeadsByLoops heads_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t h, std::size_t kv_heads,
+                            const KeysSeen& seen = KeysSeen::all_keys());
