@@ -23,6 +23,7 @@
 #include "common/lesson/measure_in_child.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
+#include "common/reference/attention_by_loops.hpp"
 
 namespace {
 
@@ -77,7 +78,7 @@ void streaming_only(Lesson& lesson, const Settings& s) {
     const double seconds = cpu_seconds() - start;
     const std::uint64_t peak = peak_resident_bytes();
     const Matrix got = xt::view(in.Q, xt::range(0, kept), xt::all());
-    const Matrix expected = attention_by_loops(first_queries, in.K, in.V);  // in double
+    const Matrix expected = attention_by_loops(first_queries, in.K, in.V).output;  // the reference, in double
     const AttentionBlocks tile = clamped_blocks(s.blocks, s.max_n, s.max_n);
     lesson.step("streaming-only", fmt::format("Streaming attention alone at n = {}, d = {}", s.max_n, s.d), [&] {
         lesson.table({"what", "value"},
@@ -288,7 +289,7 @@ void check(SelfChecks& check, const LongSequences& r, const Settings& s, const s
     check.close(fmt::format("the one-query loop of {} equals the materialised softmax", online_step), one_query_error,
                 1e-5);
     const Inputs& x = r.small;
-    const Matrix by_loops = attention_by_loops(x.Q, x.K, x.V);
+    const Matrix by_loops = attention_by_loops(x.Q, x.K, x.V).output;  // the reference, in double
     check.close("materialised = softmax(q·k/√d)·v by loops in double",
                 max_abs_difference(r.output_full, by_loops), 1e-5);
     check.close("streaming = the same loops", max_abs_difference(r.output_streaming, by_loops), 1e-5);

@@ -95,10 +95,6 @@ std::vector<std::size_t> range(std::size_t begin, std::size_t end, std::size_t s
 
 }  // namespace
 
-Matrix attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal) {
-    return softmax_loops(Q, K, V, [&](std::size_t i) { return range(0, causal ? i + 1 : rows(K)); });
-}
-
 Matrix window_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w) {
     const std::size_t n = rows(K);
     return softmax_loops(Q, K, V, [&](std::size_t i) {

@@ -50,9 +50,9 @@ struct OnlineTrace {
 };
 OnlineTrace online_softmax_one_query(const Matrix& Q, std::size_t row, const Matrix& K, const Matrix& V);
 
-// The definitions by loops in double, independent of the kernels:
-// softmax over the keys each query sees, then the weighted sum of values.
-Matrix attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal = false);
+// The definitions by loops in double, independent of the kernels: softmax over the keys each
+// query sees, then the weighted sum of values. (Plain attention's is the reference's,
+// common/reference/attention_by_loops.hpp; these two are this chapter's patterns.)
 Matrix window_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w);  // keys [b, b + w)
 // LongNet's mixture = one softmax over every (pair, key) entry that includes the query.
 Matrix dilated_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const std::vector<DilatedPair>& pairs);
