@@ -275,25 +275,27 @@ def first_error(output, e):
              .replace(str(ROOT) + "/", "") for l in picked]
 
 
-def build(e, quiet):
-    """Builds the exercise's program (and its chapter's, for the chapter's own results).
-    Returns (True, "") or (False, the compiler's words)."""
-    point_build_at_learner_file(e)
-    command = ["cmake", "--build", str(BUILD), "--target", f"exercise_{e['name']}", program(e)]
+def run_build(exercises, quiet):
+    """Builds these exercises' programs (and their chapters', for the chapters' own results),
+    one build at a time in the folder. Returns (built?, the build's words)."""
+    for e in exercises:
+        point_build_at_learner_file(e)
+    targets = sorted({f"exercise_{e['name']}" for e in exercises} | {program(e) for e in exercises})
     with Lock("build"):
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   env=dict(os.environ, NINJA_STATUS="[%f/%t] "))
-        output = []
+        process = subprocess.Popen(["cmake", "--build", str(BUILD), "--target", *targets], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, env=dict(os.environ, NINJA_STATUS="[%f/%t] "))
+        output, counted = [], False
         for line in process.stdout:
             output.append(line)
-            # More to build than the learner's file and its link: the chapter or the
-            # precompiled headers, the first time. Say how far it is.
+            # More to build than the learner's files and their links (the chapter, or the
+            # precompiled headers the first time): say how far it is.
             status = re.match(r"\[(\d+)/(\d+)\] ", line)
-            if status and int(status[2]) > 2 and not quiet:
+            if status and int(status[2]) > 2 * len(exercises) and not quiet:
                 print(f"\rbuilding what the exercise needs: {status[1]} / {status[2]}", end="", file=sys.stderr,
                       flush=True)
+                counted = True
         process.wait()
-    if any(re.match(r"\[\d+/(\d+)\] ", l) and int(re.match(r"\[\d+/(\d+)\] ", l)[1]) > 2 for l in output) and not quiet:
+    if counted:
         print(file=sys.stderr)
     return process.returncode == 0, "".join(output)
 
@@ -429,21 +431,21 @@ def run_lesson(e, exe, color):
                                 env, log)
     text = COLOR.sub("", log.read_text(encoding="utf-8", errors="replace"))
     lines = text.splitlines()
-    where = where_it_stopped(e, exe, trace)
+    where = lambda: where_it_stopped(e, exe, trace)  # addr2line: only for a verdict that shows it
     # A launcher's mpirun (chapter 17) reports a process stopped by signal S as exit code 128 + S.
     launcher = (BUILD / "bin" / f"{program(e)}.launcher").exists()
     stopped_by = -code if code < 0 else code - 128 if code > 128 and launcher else 0
     if stopped == "time":
         return Verdict(1, f"✗ your code ran for more than {SECONDS} s and was stopped: an endless loop?",
-                       where or ["(a loop whose counter never reaches its end, or that counts the wrong one?)"], log)
+                       where() or ["(a loop whose counter never reaches its end, or that counts the wrong one?)"], log)
     if stopped == "output":
         return Verdict(1, f"✗ your code printed more than {OUTPUT >> 20} MiB and was stopped: a print inside "
                           f"a loop?", [f"the first lines are in {pretty(log)}"], log)
     if stopped_by:
-        name = signal.Signals(stopped_by).name if stopped_by in signal.Signals.__members__.values() else stopped_by
+        name = signal.Signals(stopped_by).name if stopped_by in set(signal.Signals) else stopped_by
         message = [l for l in lines[-6:] if "Assertion" in l or "error" in l.lower()][-1:]
         return Verdict(1, f"✗ the program stopped with signal {name}: {SIGNALS.get(stopped_by, 'it crashed')}",
-                       message + where, log)
+                       message + where(), log)
     if not ended.exists():
         said = [i for i, l in enumerate(lines) if l.startswith(program(e) + ": ")][-1:]
         if said:
@@ -451,14 +453,15 @@ def run_lesson(e, exe, color):
             # xtensor's "header.hpp:438: check failed" names only its own file.
             words = [lines[said[0]][len(program(e)) + 2:]] + lines[said[0] + 1:said[0] + 4]
             words = [w.strip() for w in words if w.strip() and not re.fullmatch(r"\S+:\d+: check failed", w.strip())]
-            return Verdict(1, "✗ the lesson stopped with an error from your code:", words + where, log)
+            return Verdict(1, "✗ the lesson stopped with an error from your code:", words + where(), log)
         return Verdict(1, f"✗ the lesson stopped before its end (exit code {code}): does your code call "
-                          f"exit() or abort()? A learner's function returns its result instead.", where, log)
+                          f"exit() or abort()? A learner's function returns its result instead.", where(), log)
     if code == 0:
         equal = next((l.strip() for l in lines if "matrices equal what the chapter" in l), "")
         checks = sum(1 for l in lines if l.startswith("✓ "))
+        real = [f"This bug is real: {e['found_in'].strip()}"] if e.get("kind") == "bug" and e.get("found_in") else []
         return Verdict(0, f"✓ {e['name']} passes: the lesson ran on your mathematics",
-                       [f"{equal[2:] if equal else ''}{'; ' if equal else ''}{checks} self-checks ✓"], log)
+                       [f"{equal[2:] if equal else ''}{'; ' if equal else ''}{checks} self-checks ✓"] + real, log)
     failed = [l for l in lines if l.startswith("✗ ")]
     block, differences = [], False
     for l in lines:
@@ -477,13 +480,18 @@ def run_lesson(e, exe, color):
 
 
 def grade(e, color=False, quiet=False):
-    """Builds and runs the exercise: its verdict."""
+    """Builds and runs the exercise: its verdict. A pass is written to the progress."""
     ensure_file(e)
     with Lock(e["name"]):
-        built, output = build(e, quiet)
+        built, output = run_build([e], quiet)
         if not built:
             return Verdict(2, f"✗ {e['name']} does not compile: the compiler's first error", first_error(output, e))
-        return run_lesson(e, WORK / "bin" / e["name"], color)
+        verdict = run_lesson(e, WORK / "bin" / e["name"], color)
+    if verdict.code == 0:
+        done, hints = read_progress()
+        if e["name"] not in done:
+            write_progress(done | {e["name"]}, hints)
+    return verdict
 
 
 def show_verdict(e, verdict, full):
@@ -493,8 +501,6 @@ def show_verdict(e, verdict, full):
     say(verdict.headline)
     for line in verdict.details:
         say(f"  {line}")
-    if verdict.code == 0 and e.get("kind") == "bug" and e.get("found_in"):
-        say(f"  This bug is real: {e['found_in'].strip()}")
     if verdict.code != 0 and not full and verdict.log:
         say(f"(the whole lesson: ./tutorial check {short_name(e)} --full; a hint: ./tutorial hint {short_name(e)})")
 
@@ -533,11 +539,6 @@ def cmd_check(exercises, args):
     say(f"── {e['name']} · {e['title']} ── {pretty(learner_file(e))}")
     verdict = grade(e, color=sys.stdout.isatty())
     show_verdict(e, verdict, args.full)
-    if verdict.code == 0:
-        done, hints = read_progress()
-        if e["name"] not in done:
-            done.add(e["name"])
-            write_progress(done, hints)
     return verdict.code
 
 
@@ -612,13 +613,10 @@ def cmd_build(exercises, args):
     chosen_ones = [find(exercises, n) for n in args.names] or exercises
     for e in chosen_ones:
         ensure_file(e)
-        point_build_at_learner_file(e)
-    targets = sorted({f"exercise_{e['name']}" for e in chosen_ones} | {program(e) for e in chosen_ones})
-    with Lock("build"):
-        built = subprocess.run(["cmake", "--build", str(BUILD), "--target", *targets], capture_output=True, text=True)
-    if built.returncode != 0:
-        sys.stdout.write(built.stdout[-5000:])
-    return 0 if built.returncode == 0 else 2
+    built, output = run_build(chosen_ones, quiet=True)
+    if not built:
+        sys.stdout.write(output[-5000:])
+    return 0 if built else 2
 
 
 def cmd_watch(exercises, args):

@@ -43,8 +43,6 @@ class Screen:
             body = [f"checking {e['name']} …"]
         else:
             body = [verdict.headline] + [f"  {l}" for l in verdict.details]
-            if verdict.code == 0 and e.get("kind") == "bug" and e.get("found_in"):
-                body.append(f"  This bug is real: {e['found_in'].strip()}")
         extra = ([""] + list(extra)) if extra else []
         keys = ["", KEYS_PASSED if verdict and verdict.code == 0 else KEYS_WAITING]
         # The verdict's first lines, then what was asked for (a hint, the list), within the height.
@@ -63,7 +61,7 @@ class Screen:
 def start_watching(folder):
     """inotifywait on the learner's folder: one line (the file's name) per save."""
     if shutil.which("inotifywait") is None:
-        raise SystemExit("tutorial: watch needs inotifywait (Debian's inotify-tools; ./tutorial watch installs it)")
+        raise SystemExit("tutorial: watch needs inotifywait (Debian's inotify-tools, which ./tutorial installs)")
     return subprocess.Popen(["inotifywait", "-m", "-q", "-e", "close_write,moved_to", "--format", "%f", str(folder)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
@@ -111,11 +109,6 @@ def watch(exercises, ex):
         def grade(e):
             screen.draw(e, None, busy=True)
             verdict = ex.grade(e, color=screen.tty, quiet=True)
-            if verdict.code == 0:
-                done, hints = ex.read_progress()
-                if e["name"] not in done:
-                    done.add(e["name"])
-                    ex.write_progress(done, hints)
             screen.draw(e, verdict)
             return verdict
 
