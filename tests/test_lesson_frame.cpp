@@ -124,7 +124,7 @@ TEST_CASE("matrices side by side are printed in one row and each kept for --dump
     const std::string nothing = printed_by_lesson(
         {},
         [&](Lesson& lesson) {
-            lesson.step("s", "Nothing", [&] { lesson.show_side_by_side({}); });
+            lesson.step("s", "Nothing", [&] { lesson.show_side_by_side(std::vector<Lesson::Named>{}); });
             lesson.present();
         },
         &code);
@@ -152,4 +152,41 @@ TEST_CASE("a chart prints its title and the text chart, and draws the same serie
     const std::string svg((std::istreambuf_iterator<char>(drawn)), std::istreambuf_iterator<char>());
     CHECK(svg == line_plot_svg("Loss against step", {"step", false}, {"loss", true}, series));
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a listed matrix is shown by its name, with its formula and labels, and dumped even when not shown") {
+    const Matrix shown = {{1.0f, 2.0f}}, kept = {{3.0f}};
+    const MatrixList list = {{"shown", shown, "a · b", "rows", "cols"}, {"kept", kept, "c"}};
+    const std::string dir = std::filesystem::temp_directory_path() / fmt::format("listed_{}", getpid());
+    std::filesystem::remove_all(dir);
+    const std::string text = printed_by_lesson({"--dump", dir}, [&](Lesson& lesson) {
+        lesson.labels("rows", {"r"});
+        lesson.labels("cols", {"a", "b"});
+        lesson.list(list);
+        lesson.step("one", "First", [&] { lesson.show("shown", Style().decimals(1)); });
+        lesson.present();
+    });
+    CHECK(text.find("shown = a · b   (1 × 2)\n     a    b\nr  1.0  2.0\n") != std::string::npos);
+    CHECK(std::filesystem::exists(dir + "/shown.npy"));
+    CHECK(std::filesystem::exists(dir + "/kept.npy"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a name not in the list, a name listed twice or labels of the wrong count are the chapter's mistake") {
+    const Matrix m = {{1.0f, 2.0f}};
+    auto fails = [&](const std::function<void(Lesson&)>& body) {
+        int code = 0;
+        printed_by_lesson({}, body, &code);
+        return code == 2;
+    };
+    CHECK(fails([&](Lesson& lesson) {
+        lesson.step("one", "First", [&] { lesson.show("missing"); });
+        lesson.present();
+    }));
+    CHECK(fails([&](Lesson& lesson) { lesson.list({{"m", m, ""}, {"m", m, ""}}); }));
+    CHECK(fails([&](Lesson& lesson) {
+        lesson.labels("tokens", {"only one"});
+        lesson.list({{"m", m, "", "", "tokens"}});
+        lesson.present();
+    }));
 }

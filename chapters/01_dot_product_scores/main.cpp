@@ -3,13 +3,12 @@
 // The lesson: the scores of math.cpp, shown step by step, then checked against
 // what they must be (a symmetric matrix whose diagonal is each token's squared
 // length, equal to the loop of the definition).
-#include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "chapters/01_dot_product_scores/checks.hpp"
 #include "chapters/01_dot_product_scores/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/sequence.hpp"
@@ -34,7 +33,7 @@ void show_embeddings(Lesson& lesson, const Sequence& seq) {
     lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
                            "so you can read what each number says about the word.",
                            cols(seq.X)));
-    lesson.show("X", seq.X, ShowAs().labels(seq.tokens, seq.dimensions).decimals(1));
+    lesson.show("X", Style().decimals(1));
 }
 
 // Step: the terms of one query's dot products, the products that are not zero.
@@ -48,7 +47,7 @@ void show_one_query(Lesson& lesson, const Sequence& seq, std::size_t q, const Do
                 products += fmt::format("{}{} {:g}·{:g}", products.empty() ? "" : " + ", seq.dimensions[d], X(q, d),
                                         X(j, d));
         shown.push_back({seq.tokens[j], products.empty() ? "0" : products,
-                         fmt::format("{:.3f}", r.scores_by_loops(q, j))});
+                         format_number(r.scores_by_loops(q, j), 3)});
     }
     lesson.table({"key", "Σ_d q_d · k_d", "score"}, shown);
 }
@@ -61,42 +60,10 @@ void show_reading(Lesson& lesson, const Labels& tokens, const Matrix& scores) {
         std::size_t top = n;  // the best key that is another word
         for (std::size_t j = 0; j < n; ++j)
             if (tokens[j] != tokens[i] && (top == n || scores(i, j) > scores(i, top))) top = j;
-        best.push_back({tokens[i], fmt::format("{:.3f}", scores(i, i)), top == n ? "—" : tokens[top],
-                        top == n ? "" : fmt::format("{:.3f}", scores(i, top))});
+        best.push_back({tokens[i], format_number(scores(i, i), 3), top == n ? "—" : tokens[top],
+                        top == n ? "" : format_number(scores(i, top), 3)});
     }
     lesson.table({"query", "self score ‖x‖²", "most similar other", "score"}, best);
-}
-
-// Each claim against something computed another way: the loop, the transpose,
-// the squared lengths in double precision.
-void check(SelfChecks& check, const Sequence& seq, const DotProductScores& r, const std::string& loop_step) {
-    const Matrix& X = seq.X;
-    const Matrix& scores = r.scores;
-    const std::size_t n = rows(X);
-    // Float rounding grows with the size of the products summed, Σ_d |q_d k_d|, and by
-    // Cauchy–Schwarz that is at most max(‖q‖², ‖k‖²), the largest score of the diagonal:
-    // so tolerances relative to the largest score hold for embeddings of any size.
-    check.close(fmt::format("the loop of {} equals X · Xᵀ", loop_step), max_abs_difference(r.scores_by_loops, scores),
-                scaled_tolerance(1e-5, scores));
-    Matrix transposed = Matrix::from_shape({n, n});
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) transposed(i, j) = scores(j, i);
-    check.close("scores is symmetric: scores = scoresᵀ", max_abs_difference(scores, transposed),
-                scaled_tolerance(1e-6, scores));
-    double diagonal_error = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        double length2 = 0.0;
-        for (std::size_t d = 0; d < cols(X); ++d) length2 += double(X(i, d)) * X(i, d);
-        diagonal_error = std::max(diagonal_error, std::abs(length2 - scores(i, i)));
-    }
-    check.close("the diagonal is ‖x_i‖², each token's squared length", diagonal_error,
-                scaled_tolerance(1e-5, scores));
-    const Labels& tokens = seq.tokens;
-    const std::size_t sat = index_of(tokens, "sat"), cat = index_of(tokens, "cat"), mat = index_of(tokens, "mat"),
-                      black = index_of(tokens, "black");
-    if (std::max({sat, cat, mat, black}) < n)
-        check.that("\"sat\" scores \"cat\" and \"mat\" higher than \"black\"",
-                   scores(sat, cat) > scores(sat, black) && scores(sat, mat) > scores(sat, black));
 }
 
 }  // namespace
@@ -112,7 +79,10 @@ int main(int argc, char** argv) {
         const Sequence seq = load_sequence(input, default_sentence);
         const std::size_t q = query_row(seq, query, lesson.cli().count("--query") > 0);
         const DotProductScores r = dot_product_scores(seq.X);
-        lesson.keep_for_dump("scores_by_loops", r.scores_by_loops, seq.tokens, seq.tokens);
+        lesson.labels("tokens", seq.tokens);
+        lesson.labels("dimensions", seq.dimensions);
+        lesson.list(seq.matrices());
+        lesson.list(r.matrices());
 
         lesson.step("embeddings", "The sequence as a matrix", [&] { show_embeddings(lesson, seq); });
         lesson.step("one-query",
@@ -126,7 +96,7 @@ int main(int argc, char** argv) {
                                    "product (a single BLAS call) computes every score of {} for every query.",
                                    lesson.ref("one-query")));
             // A heat map (--svg) shows the symmetry and the bright diagonal at a glance.
-            lesson.show("scores", r.scores, ShowAs("X · Xᵀ").labels(seq.tokens, seq.tokens).heat_map());
+            lesson.show("scores", Style().svg());
         });
         lesson.step("reading", "Reading the scores", [&] {
             show_reading(lesson, seq.tokens, r.scores);
@@ -135,7 +105,7 @@ int main(int argc, char** argv) {
                 "with itself; and the matrix is symmetric, because q · k = k · q while queries\n"
                 "and keys are the same vectors. Learned projections (chapter 05) break both.");
         });
-        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), seq, r, lesson.ref("one-query")); });
+        lesson.step("checks", "Self-checks", [&] { check_scores(lesson.checks(), seq, r, lesson.ref("one-query")); });
         lesson.present();
     });
 }

@@ -10,11 +10,18 @@
 #pragma once
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 // Everything the lesson shows, computed once.
 struct DotProductScores {
     Matrix scores_by_loops;  // (n × n) scores[i, j] = Σ_d X[i, d] · X[j, d], three loops
     Matrix scores;           // (n × n) X · Xᵀ, one matrix product
+
+    // Rows are queries, columns keys: both are the sequence's tokens.
+    MatrixList matrices() const {
+        return {{"scores_by_loops", scores_by_loops, "Σ_d X[i, d] · X[j, d]", "tokens", "tokens"},
+                {"scores", scores, "X · Xᵀ", "tokens", "tokens"}};
+    }
 };
 
 // The definition, written out: one dot product per (query, key) pair.

@@ -191,6 +191,7 @@ void Lesson::present() {
             fmt::print("{:>2}  {:<16} {}\n", i + 1, registered_[i].name, registered_[i].heading);
         return;
     }
+    keep_listed();
     const bool can_pause = pause_ && isatty(STDIN_FILENO);
     for (std::size_t i = 0; i < registered_.size(); ++i) {
         if (chosen != registered_.size() && i != chosen) continue;
@@ -267,6 +268,70 @@ void Lesson::show_side_by_side(const std::vector<Shown>& matrices) {
     const std::string text = side_by_side(blocks, style_.line_width);
     begin_block();
     fmt::print("{}", text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
+}
+
+void Lesson::labels(const std::string& kind, Labels words) {
+    if (kind.empty()) throw std::logic_error("a kind of label needs a name");
+    for (auto& [known, kept] : label_kinds_)
+        if (known == kind) throw std::logic_error("the labels '" + kind + "' are given twice");
+    label_kinds_.emplace_back(kind, std::move(words));
+}
+
+void Lesson::list(const MatrixList& matrices) {
+    for (const ListedMatrix& m : matrices) {
+        if (!is_file_name(m.name)) throw std::logic_error("matrix name '" + m.name + "' is not a file name");
+        for (const ListedMatrix& kept : listed_)
+            if (kept.name == m.name) throw std::logic_error("two listed matrices are named '" + m.name + "'");
+        listed_.push_back(m);
+    }
+}
+
+const ListedMatrix& Lesson::listed(const std::string& name) const {
+    for (const ListedMatrix& m : listed_)
+        if (m.name == name) return m;
+    throw std::logic_error("no matrix named '" + name + "' in the chapter's list");
+}
+
+// The words of `kind` for `count` rows or columns of the matrix `name` (none: numbered).
+const Labels& Lesson::labels_of(const std::string& kind, std::size_t count, const std::string& name) const {
+    static const Labels numbered_from_0;
+    if (kind.empty()) return numbered_from_0;
+    for (const auto& [known, words] : label_kinds_)
+        if (known == kind) {
+            if (words.size() != count)
+                throw std::logic_error(fmt::format("{}: {} labels '{}' for {} rows or columns", name, words.size(),
+                                                   kind, count));
+            return words;
+        }
+    throw std::logic_error(name + ": no labels '" + kind + "' (lesson.labels)");
+}
+
+ShowAs Lesson::as_listed(const std::string& name, const Style& style) const {
+    const ListedMatrix& m = listed(name);
+    ShowAs as(m.formula);
+    as.labels(labels_of(m.rows, rows(*m.matrix), name), labels_of(m.cols, cols(*m.matrix), name));
+    as.decimals(style.decimal_places);
+    if (style.drawn) as.heat_map();
+    return as;
+}
+
+void Lesson::show(const std::string& name, const Style& style) { show(name, *listed(name).matrix, as_listed(name, style)); }
+
+void Lesson::heat_map(const std::string& name, const Style& style) {
+    heat_map_block(name, *listed(name).matrix, as_listed(name, style));
+}
+
+void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
+    std::vector<Shown> shown;
+    for (const Named& n : matrices) shown.push_back({n.name, *listed(n.name).matrix, as_listed(n.name, n.style)});
+    show_side_by_side(shown);
+}
+
+// Every listed matrix, shown or not, for --dump and ./tutorial check.
+void Lesson::keep_listed() {
+    for (const ListedMatrix& m : listed_)
+        keep_for_dump(m.name, *m.matrix, labels_of(m.rows, rows(*m.matrix), m.name),
+                      labels_of(m.cols, cols(*m.matrix), m.name));
 }
 
 void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows) {

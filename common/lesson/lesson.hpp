@@ -1,6 +1,6 @@
 // The frame every chapter runs in: its command line, its named steps, its
 // --dump files and its self-checks. A chapter's main.cpp computes with its
-// math.cpp, then registers its steps and presents them:
+// math.cpp, lists the result's matrices, then registers its steps and presents them:
 //
 //   #include "chapters/01_dot_product_scores/math.hpp"
 //   #include "common/lesson/lesson.hpp"
@@ -12,9 +12,11 @@
 //       return lesson.run(argc, argv, [&] {
 //           const Sequence seq = load_sequence(input, "the cat sat");
 //           const DotProductScores r = dot_product_scores(seq.X);       // math.cpp
+//           lesson.labels("tokens", seq.tokens);                         // the words of the list's labels
+//           lesson.list(r.matrices());                                   // dumped and graded, shown or not
 //           lesson.step("all-at-once", "All queries at once", [&] {
 //               lesson.say("One matrix product gives every score.");
-//               lesson.show("scores", r.scores, ShowAs("X · Xᵀ").labels(seq.tokens, seq.tokens));
+//               lesson.show("scores", Style().svg());                    // by its name in the list
 //           });
 //           lesson.step("checks", "Self-checks", [&] {
 //               lesson.checks().close("the loops agree", max_abs_difference(r.scores_by_loops, r.scores), 1e-5);
@@ -50,17 +52,16 @@
 // empty line (no "\n" to write by hand):
 //
 //   lesson.say("A paragraph of explanation.");
-//   lesson.show("weights", r.weights, ShowAs("softmax(scores)").labels(tokens, tokens).heat_map());
+//   lesson.show("weights", Style().svg());               // a listed matrix: name, formula, shape, labels
 //   lesson.table({"query", "largest weight"}, rows);     // long tables elided: first and last rows
-//   lesson.heat_map_block("weights", r.weights, ShowAs("softmax(scores)").labels(tokens, tokens));
-//                                                        // one character per entry: a 64 × 64 map fits
+//   lesson.heat_map("weights");                          // one character per entry: a 64 × 64 map fits
 //   lesson.say_under("a line right under the block above, with no empty line");
-//   lesson.show_side_by_side({{"before", r.before, ShowAs("at the start")}, {"after", r.after, ShowAs()}});
+//   lesson.show_side_by_side({{"before", Style()}, {"after", Style()}});
 //
 // Pictures (--svg DIR). Every chapter accepts --svg DIR and then writes pictures
 // as DIR/<name>.svg (see common/lesson/svg.hpp for what they look like):
 //
-//   - show() draws a heat map of a matrix when it is shown with ShowAs(…).heat_map()
+//   - show() draws a heat map of a matrix when it is shown with Style().svg()
 //     and is at most 64 × 64: attention maps, masks and positional encodings are
 //     what a picture teaches.
 //   - picture(name, m, ShowAs(…)) draws a heat map without printing.
@@ -90,9 +91,11 @@
 #include <CLI/CLI.hpp>
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/lesson/print.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/show_as.hpp"
+#include "common/lesson/style.hpp"
 #include "common/lesson/svg.hpp"
 #include "common/lesson/terminal_chart.hpp"
 #include "common/lesson/text_table.hpp"
@@ -119,6 +122,13 @@ public:
     // How text refers to another step: ref("loop-form") → "step 2".
     std::string ref(const std::string& name) const;
 
+    // The words of a kind of label that the chapter's list names (common/math/matrix_list.hpp):
+    //   lesson.labels("tokens", seq.tokens);
+    void labels(const std::string& kind, Labels words);
+    // Adds matrices to the chapter's list: every one is written by --dump and graded by
+    // ./tutorial check, shown or not; a step shows one by its name. Call it before present().
+    void list(const MatrixList& matrices);
+
     // A paragraph of explanation: a block of its own.
     void say(const std::string& text);
     // Text right under the block before it, with no empty line between (a caption).
@@ -126,6 +136,17 @@ public:
     // Prints a matrix with its name, formula, shape and labels, and keeps it for --dump
     // as <name>.npy. Names are file names: letters, digits and '_'.
     void show(const std::string& name, const Matrix& m, const ShowAs& as = ShowAs());
+    // Prints the listed matrix `name` with its formula, shape and labels.
+    void show(const std::string& name, const Style& style = Style());
+    // Prints the listed matrix `name` as a heat map of text, one character per entry
+    // (common/lesson/heat_map_text.hpp): a whole attention map fits the line.
+    void heat_map(const std::string& name, const Style& style = Style());
+    // Listed matrices next to each other as far as the width allows.
+    struct Named {
+        std::string name;
+        Style style;
+    };
+    void show_side_by_side(const std::vector<Named>& matrices);
     // Prints a matrix as a heat map of text, one character per entry (common/lesson/heat_map_text.hpp):
     // a whole attention map fits the line, where show() would elide its middle. Kept for
     // --dump and drawn with --svg as show() does; the ShowAs decimals are the scale's ends'.
@@ -158,6 +179,10 @@ public:
 
 private:
     void write_outputs() const;
+    const ListedMatrix& listed(const std::string& name) const;
+    const Labels& labels_of(const std::string& kind, std::size_t count, const std::string& name) const;
+    ShowAs as_listed(const std::string& name, const Style& style) const;
+    void keep_listed();
     void keep_picture(const std::string& name, std::string svg);
     void print_title_once();
     void compare_with_expected(const std::string& name, const Matrix& m, const Labels& row_labels,
@@ -201,4 +226,6 @@ private:
     std::string svg_dir_;
     std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
     SelfChecks checks_;
+    MatrixList listed_;
+    std::vector<std::pair<std::string, Labels>> label_kinds_;
 };

@@ -9,12 +9,16 @@
 
 #include "common/lesson/labelled_csv.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/random.hpp"
 
 struct Sequence {
     Labels tokens;      // n token labels
     Labels dimensions;  // d_model dimension names
     Matrix X;           // (n × d_model), one token per row
+
+    // X, its rows labelled "tokens" and its columns "dimensions".
+    MatrixList matrices() const { return {{"X", X, "", "tokens", "dimensions"}}; }
 };
 
 // The absolute path of a file in data/, e.g. data_path("embeddings.csv").

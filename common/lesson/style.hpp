@@ -1,0 +1,23 @@
+// How a listed matrix is printed where a step shows it: its decimals, and whether
+// --svg also draws it. Its name, formula and labels are the chapter's list's
+// (common/math/matrix_list.hpp); only what differs from the defaults is set:
+//
+//   lesson.show("X", Style().decimals(1));
+//   lesson.show("weights", Style().svg());   // with --svg, also weights.svg
+#pragma once
+
+struct Style {
+    int decimal_places = 3;  // digits after the point
+    bool drawn = false;      // with --svg: a heat map as <name>.svg
+
+    Style& decimals(int places) {
+        decimal_places = places;
+        return *this;
+    }
+    // Attention maps, masks and positional encodings are what a picture teaches;
+    // a matrix larger than 64 × 64 is not drawn (a blur of tiny cells, a big file).
+    Style& svg() {
+        drawn = true;
+        return *this;
+    }
+};
