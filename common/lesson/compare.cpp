@@ -57,9 +57,9 @@ std::string likely_cause(const Matrix& got, const Matrix& expected) {
         const double square = factor * factor, inverse_square = 1.0 / (factor * factor);
         std::string which;
         if (std::abs(square - std::round(square)) < 1e-3 && std::round(square) > 1.0)
-            which = fmt::format(" = √{:.0f}", std::round(square));
+            which = " = √" + format_number(std::round(square), 0);
         else if (std::abs(inverse_square - std::round(inverse_square)) < 1e-3 && std::round(inverse_square) > 1.0)
-            which = fmt::format(" = 1/√{:.0f}", std::round(inverse_square));
+            which = " = 1/√" + format_number(std::round(inverse_square), 0);
         return fmt::format("every entry is off by the same factor {:.4g}{}: is a scaling (1/√d_k) missing, doubled, "
                            "or taken with the wrong width?", factor, which);
     }

@@ -92,9 +92,14 @@
 
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
+#include "common/lesson/grading.hpp"
+#include "common/lesson/listed_matrices.hpp"
+#include "common/lesson/page.hpp"
 #include "common/lesson/print.hpp"
+#include "common/lesson/run_files.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/show_as.hpp"
+#include "common/lesson/steps.hpp"
 #include "common/lesson/style.hpp"
 #include "common/lesson/svg.hpp"
 #include "common/lesson/terminal_chart.hpp"
@@ -178,54 +183,25 @@ public:
     SelfChecks& checks() { return checks_; }
 
 private:
-    void write_outputs() const;
-    const ListedMatrix& listed(const std::string& name) const;
-    const Labels& labels_of(const std::string& kind, std::size_t count, const std::string& name) const;
     ShowAs as_listed(const std::string& name, const Style& style) const;
     void keep_listed();
-    void keep_picture(const std::string& name, std::string svg);
-    void print_title_once();
-    void compare_with_expected(const std::string& name, const Matrix& m, const Labels& row_labels,
-                               const Labels& col_labels);
-    void report_expected();
-    void print_heading(int number, const std::string& heading);
-    void begin_block();
     std::string matrix_text(const std::string& name, const Matrix& m, const ShowAs& as);
 
+    // The command line.
     std::string program_;
-    std::string title_;
     CLI::App cli_;
-    std::string input_path_;
-    std::string dump_dir_;
+    std::string input_path_, dump_dir_, svg_dir_;
     bool no_color_ = false;
     std::string color_ = "auto";
     std::string only_step_;  // --step
     bool list_steps_ = false;
     bool pause_ = false;
-    struct Step {
-        std::string name, heading;
-        std::function<void()> show;
-    };
-    std::vector<Step> registered_;
+    // The jobs of the frame, one class each.
+    Steps steps_;             // the named steps, in order
     bool presented_ = false;
-    std::string expect_dir_;  // $TUTORIAL_EXPECT: grade against the chapter's own results
-    struct Kept {
-        std::string name;
-        Matrix m;
-        Labels row_labels, col_labels;
-    };
-    std::vector<Kept> shown_;  // with --expect: every matrix shown or kept, the last of each name
-    std::vector<std::string> differences_;
-    int compared_ = 0;
-    PrintStyle style_;
-    int steps_ = 0;
-    int blocks_in_step_ = 0;     // blocks printed since the step's heading
-    int checks_at_heading_ = 0;  // self-check lines printed before it
-    bool title_printed_ = false;
-    std::vector<std::pair<std::string, Matrix>> dumps_;
-    std::string svg_dir_;
-    std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
-    SelfChecks checks_;
-    MatrixList listed_;
-    std::vector<std::pair<std::string, Labels>> label_kinds_;
+    SelfChecks checks_;       // the ✓ and ✗ lines
+    Page page_;               // where text goes: title, headings, blocks
+    ListedMatrices listed_;   // the chapter's matrices, by name
+    RunFiles files_;          // --dump and --svg, written at the end
+    Grading grading_;         // ./tutorial check's verdict
 };

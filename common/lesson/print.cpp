@@ -49,7 +49,7 @@ constexpr std::size_t max_label_width = 10;
 
 std::string shape_text(const Matrix& m) { return fmt::format("({} × {})", rows(m), cols(m)); }
 
-std::string format_number(float value, int decimals) {
+std::string format_number(double value, int decimals) {
     if (std::isnan(value)) return "nan";
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
     std::string text = fmt::format("{:.{}f}", value, decimals);

@@ -28,9 +28,10 @@ struct PrintStyle {
 // "(4 × 3)"
 std::string shape_text(const Matrix& m);
 
-// One number as the lessons print it: fixed decimals, "inf"/"-inf"/"nan"
-// spelled out, and never "-0.000" (a tiny negative rounds to a plain zero).
-std::string format_number(float value, int decimals);
+// One number as the lessons print it, the one formatter of every number a lesson
+// prints: fixed decimals, "inf"/"-inf"/"nan" spelled out, and never "-0.000" (a tiny
+// negative rounds to a plain zero). format_number(0.1234f, 3) → "0.123".
+std::string format_number(double value, int decimals);
 
 // The whole block: title line, column labels, rows. Ends with a newline.
 // Labels may be empty (then rows and columns are numbered from 0).

@@ -253,7 +253,7 @@ std::string tick_text(double v, int decimals) {
     }
     if (decimals < 0)  // a power of ten (or 2 or 5 times one) on a log axis: as many decimals as it needs
         decimals = v != 0.0 ? std::max(0, static_cast<int>(-std::floor(exponent + 1e-9))) : 0;
-    return fmt::format("{:.{}f}", v, decimals);
+    return format_number(v, decimals);
 }
 
 // An axis: its ends, where its ticks go, and how a value maps to [0, 1].

@@ -1,0 +1,63 @@
+#include "common/lesson/run_files.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <xtensor/xnpy.hpp>
+
+#include "common/lesson/output_files.hpp"
+
+bool is_file_name(const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+namespace {
+
+// Adds or replaces (the last one kept is the one written).
+template <class T>
+void keep(std::vector<std::pair<std::string, T>>& kept, const std::string& name, T value) {
+    if (!is_file_name(name)) throw std::logic_error("'" + name + "' is not a file name");
+    for (auto& [kept_name, old] : kept)
+        if (kept_name == name) {
+            old = std::move(value);
+            return;
+        }
+    kept.emplace_back(name, std::move(value));
+}
+
+}  // namespace
+
+void RunFiles::set_directories(const std::string& dump_dir, const std::string& svg_dir) {
+    dump_dir_ = dump_dir, svg_dir_ = svg_dir;
+    if (dumping()) require_writable_directory("--dump", dump_dir_);
+    if (drawing()) require_writable_directory("--svg", svg_dir_);
+}
+
+void RunFiles::keep_matrix(const std::string& name, const Matrix& m) {
+    if (dumping()) keep(matrices_, name, Matrix(m));
+}
+
+void RunFiles::keep_picture(const std::string& name, std::string svg) {
+    if (drawing()) keep(pictures_, name, std::move(svg));
+}
+
+void RunFiles::write() const {
+    OutputFiles files;
+    std::string dumped, drawn;
+    for (const auto& [name, m] : matrices_) {
+        files.add(dump_dir_ + "/" + name + ".npy", xt::dump_npy(m));
+        dumped += (dumped.empty() ? "" : ", ") + name + ".npy";
+    }
+    for (const auto& [name, svg] : pictures_) {
+        files.add(svg_dir_ + "/" + name + ".svg", svg);
+        drawn += (drawn.empty() ? "" : ", ") + name + ".svg";
+    }
+    files.write_all();
+    if (dumping()) fmt::print("\nWrote {} matrices to {}/: {}\n", matrices_.size(), dump_dir_, dumped);
+    if (drawing())
+        fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_,
+                   drawn.empty() ? "" : ": " + drawn);
+}

@@ -1,0 +1,34 @@
+// The files a run writes: every listed matrix as DIR/<name>.npy (--dump) and the
+// pictures as DIR/<name>.svg (--svg). Kept while the lesson runs, written at its end
+// all or none (common/lesson/output_files.hpp), then named in one line each.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/math/matrix.hpp"
+
+class RunFiles {
+public:
+    // The directories of --dump and --svg (empty: not asked), checked to be writable now,
+    // before anything is computed.
+    void set_directories(const std::string& dump_dir, const std::string& svg_dir);
+    bool dumping() const { return !dump_dir_.empty(); }
+    bool drawing() const { return !svg_dir_.empty(); }
+
+    // Keeps a matrix for --dump; kept again under the same name, the last one is written.
+    void keep_matrix(const std::string& name, const Matrix& m);
+    // Keeps a picture's SVG text for --svg; likewise.
+    void keep_picture(const std::string& name, std::string svg);
+    // Writes them all or none, then prints "Wrote …" lines.
+    void write() const;
+
+private:
+    std::string dump_dir_, svg_dir_;
+    std::vector<std::pair<std::string, Matrix>> matrices_;
+    std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
+};
+
+// Letters, digits and '_': a name that is also a file name.
+bool is_file_name(const std::string& name);
