@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <tuple>
 
 #include "common/math/matmul.hpp"
@@ -23,80 +24,53 @@ Matrix lower_triangle_mask(std::size_t n) {
 Matrix padding_rows(const std::vector<std::size_t>& lengths, std::size_t n) {
     Matrix padding = Matrix::from_shape({lengths.size(), n});
     // ┌ exercise padding-rows
-    for (std::size_t s = 0; s < lengths.size(); ++s)
-        for (std::size_t j = 0; j < n; ++j) padding(s, j) = j < lengths[s] ? 1.0f : 0.0f;
+    for (std::size_t s = 0; s < lengths.size(); ++s) {  // sentence s: its real tokens, then its pads
+        float* row = &padding(s, 0);
+        std::fill(row, row + lengths[s], 1.0f);
+        std::fill(row + lengths[s], row + n, 0.0f);
+    }
     // └ stub: padding.fill(1.0f);
     return padding;
 }
 
-// padding (b × n) → (n × n), the mask of sentence s: every query may see the real tokens.
+// padding (b × n) → (n × n), the mask of sentence s: every query may see the real tokens,
+// so every row of the mask is sentence s's padding row.
 Matrix pad_key_mask(const Matrix& padding, std::size_t s) {
     const std::size_t n = cols(padding);
     Matrix mask = Matrix::from_shape({n, n});
     // ┌ exercise key-mask
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) mask(i, j) = padding(s, j);
+    for (std::size_t i = 0; i < n; ++i)  // query i: the keys sentence s's padding lets through
+        std::copy_n(&padding(s, 0), n, &mask(i, 0));
     // └ stub: (void)s; mask.fill(1.0f);
     return mask;
 }
 
 // masked_scores (n × m), −inf where hidden → weights (n × m): a hidden key gets exactly 0,
 // the visible ones share 1, and a row with no visible key is all zeros, never NaN.
+// One query's row at a time, each pass one call over the row (common/math/softmax.cpp
+// writes the plain softmax that the other chapters use as loops over the entries).
 Matrix masked_softmax_rows(const Matrix& masked_scores) {
+    const std::size_t m = cols(masked_scores);
     Matrix weights = Matrix::from_shape(masked_scores.shape());
     // ┌ exercise masked-softmax
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     for (std::size_t i = 0; i < rows(masked_scores); ++i) {
+        const float* scores = &masked_scores(i, 0);  // query i's row: m scores, −inf where hidden
+        float* row = &weights(i, 0);
         // 1. the row maximum: a visible key's score, unless every key is hidden
-        float row_max = minus_infinity;
-        for (std::size_t j = 0; j < cols(masked_scores); ++j) row_max = std::max(row_max, masked_scores(i, j));
+        const float row_max = *std::max_element(scores, scores + m);
         if (row_max == minus_infinity) {  // no visible key: no weight to give
-            for (std::size_t j = 0; j < cols(masked_scores); ++j) weights(i, j) = 0.0f;
+            std::fill(row, row + m, 0.0f);
             continue;
         }
         // 2. exp(−inf − row_max) = 0 for every hidden key
-        float sum = 0.0f;
-        for (std::size_t j = 0; j < cols(masked_scores); ++j) {
-            weights(i, j) = std::exp(masked_scores(i, j) - row_max);
-            sum += weights(i, j);
-        }
+        std::transform(scores, scores + m, row, [row_max](float s) { return std::exp(s - row_max); });
         // 3. normalise: the visible keys share the weight of 1
-        for (std::size_t j = 0; j < cols(masked_scores); ++j) weights(i, j) /= sum;
+        const float sum = std::accumulate(row, row + m, 0.0f);
+        std::transform(row, row + m, row, [sum](float e) { return e / sum; });
     }
     // └ stub: weights.fill(0.0f);
     return weights;
-}
-
-// Q (n × d_k), K (m × d_k), V (m × d_v), mask (n × m).
-MaskedLoops masked_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& mask) {
-    const std::size_t n = rows(Q), m = rows(K), d_k = cols(Q), d_v = cols(V);
-    MaskedLoops r{Matrix::from_shape({n, m}), Matrix::from_shape({n, d_v})};
-    r.weights.fill(0.0f);
-    r.output.fill(0.0f);
-    for (std::size_t i = 0; i < n; ++i) {
-        // 1. the scaled scores of the visible keys, and their maximum
-        std::vector<double> e(m, 0.0);
-        double largest = -std::numeric_limits<double>::infinity();
-        for (std::size_t j = 0; j < m; ++j) {
-            if (mask(i, j) == 0.0f) continue;  // hidden: not in the sum at all
-            double dot = 0.0;
-            for (std::size_t d = 0; d < d_k; ++d) dot += double(Q(i, d)) * K(j, d);
-            e[j] = dot / std::sqrt(double(d_k));
-            largest = std::max(largest, e[j]);
-        }
-        if (largest == -std::numeric_limits<double>::infinity()) continue;  // no visible key: zeros
-        // 2. softmax over the visible keys
-        double sum = 0.0;
-        for (std::size_t j = 0; j < m; ++j) sum += (e[j] = mask(i, j) == 0.0f ? 0.0 : std::exp(e[j] - largest));
-        // 3. the weighted sum of their values
-        for (std::size_t j = 0; j < m; ++j) r.weights(i, j) = static_cast<float>(e[j] / sum);
-        for (std::size_t d = 0; d < d_v; ++d) {
-            double acc = 0.0;
-            for (std::size_t j = 0; j < m; ++j) acc += e[j] / sum * V(j, d);
-            r.output(i, d) = static_cast<float>(acc);
-        }
-    }
-    return r;
 }
 
 Matrix pad_rows(const Matrix& X, std::size_t length, bool left) {
@@ -144,14 +118,13 @@ float weight_on_first(const Matrix& weights, std::size_t i, std::size_t count) {
     return sum;
 }
 
-QKV project(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
-    return {matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V)};  // (n × d_model) · (d_model × d_k) → (n × d_k)
+QKV project(const Matrix& X, const Projections& W) {
+    return {matmul(X, W.W_Q), matmul(X, W.W_K), matmul(X, W.W_V)};  // (n × d_model) · (d_model × d_k) → (n × d_k)
 }
 
-std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K,
-                                                           const Matrix& W_V, const Matrix& mask) {
-    const std::size_t d_k = cols(W_Q);  // W_Q is (d_model × d_k): d_k is the width of a query and a key
-    const QKV p = project(X, W_Q, W_K, W_V);
+std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Projections& W, const Matrix& mask) {
+    const std::size_t d_k = cols(W.W_Q);  // W_Q is (d_model × d_k): d_k is the width of a query and a key
+    const QKV p = project(X, W);
     MaskedAttentionSteps s;
     s.scores = matmul_transposed(p.Q, p.K);                                      // (n × n)
     s.scaled_scores = s.scores * (1.0f / std::sqrt(static_cast<float>(d_k)));  // (n × n)
@@ -161,13 +134,12 @@ std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, cons
     return {p, s};
 }
 
-Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
+Causal causal_attention(const Matrix& X, const Projections& W) {
     Causal r;
     const std::size_t n = rows(X);
     // pass 1: the causal mask, and attention with −inf where it is 0
     r.mask = lower_triangle_mask(n);
-    std::tie(r.p, r.steps) = masked_self_attention(X, W_Q, W_K, W_V, r.mask);
-    r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
+    std::tie(r.p, r.steps) = masked_self_attention(X, W, r.mask);
     // pass 2: the other way, softmax over every key, then forget the hidden ones
     r.unmasked = softmax_rows(r.steps.scaled_scores);
     r.renormalised = softmax_then_renormalise(r.steps.scaled_scores, r.mask);
@@ -175,33 +147,32 @@ Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, c
     // A kept weight below the smallest normal float has lost digits (or is 0).
     for (std::size_t i = 0; i < n; ++i)
         (r.kept[i] >= std::numeric_limits<float>::min() ? r.sound_rows : r.broken_rows).push_back(i);
+    if (!r.broken_rows.empty()) r.broken_lead = hidden_lead(r.steps.scaled_scores, r.mask, r.broken_rows.front());
     return r;
 }
 
-Padded padded_batch(const Matrix& short_X, std::size_t length, const Matrix& W_Q, const Matrix& W_K,
-                    const Matrix& W_V) {
+Padded padded_batch(const Matrix& short_X, std::size_t length, const Projections& W) {
     Padded r;
     r.padding = padding_rows({length, rows(short_X)}, length);  // (2 × length)
     r.X = pad_rows(short_X, length, false);
     r.mask = pad_key_mask(r.padding, 1);  // sentence 1's keys, for every query
-    std::tie(r.p, r.batch) = masked_self_attention(r.X, W_Q, W_K, W_V, r.mask);
-    r.unmasked = scaled_dot_product_attention(r.p.Q, r.p.K, r.p.V);
-    const QKV alone = project(short_X, W_Q, W_K, W_V);
+    std::tie(r.p, r.batch) = masked_self_attention(r.X, W, r.mask);
+    r.unmasked = scaled_dot_product_attention(r.p.Q, r.p.K, r.p.V);  // the pads not hidden
+    for (std::size_t i = 0; i < length; ++i)
+        r.pad_share.push_back(1.0f - weight_on_first(r.unmasked.weights, i, rows(short_X)));
+    const QKV alone = project(short_X, W);
     r.alone = scaled_dot_product_attention(alone.Q, alone.K, alone.V);
-    r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
     return r;
 }
 
-LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Matrix& W_Q, const Matrix& W_K,
-                       const Matrix& W_V) {
+LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Projections& W) {
     LeftPadded r;
     const std::size_t n = rows(short_X) + pads;
     r.X = pad_rows(short_X, n, true);
     Matrix real = Matrix::from_shape({1, n});  // (1 × n) the padding mask of this one sentence
     for (std::size_t j = 0; j < n; ++j) real(0, j) = j < pads ? 0.0f : 1.0f;
     r.mask = lower_triangle_mask(n) * pad_key_mask(real, 0);  // both masks at once
-    std::tie(r.p, r.generation) = masked_self_attention(r.X, W_Q, W_K, W_V, r.mask);
-    r.short_causal = masked_self_attention(short_X, W_Q, W_K, W_V, lower_triangle_mask(rows(short_X))).second;
-    r.loops = masked_attention_by_loops(r.p.Q, r.p.K, r.p.V, r.mask);
+    std::tie(r.p, r.generation) = masked_self_attention(r.X, W, r.mask);
+    r.short_causal = masked_self_attention(short_X, W, lower_triangle_mask(rows(short_X))).second;
     return r;
 }

@@ -20,6 +20,7 @@
 #include "common/math/attention.hpp"
 #include "common/math/mask.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 // The causal mask (n × n): mask(i, j) = 1 when j ≤ i, a lower triangle.
 Matrix lower_triangle_mask(std::size_t n);
@@ -31,14 +32,6 @@ Matrix pad_key_mask(const Matrix& padding, std::size_t s);
 // The softmax of each row of scores that hold −inf where a key is hidden: hidden
 // keys get exactly 0; a row whose keys are all hidden gets zeros, not NaN. (n × m)
 Matrix masked_softmax_rows(const Matrix& masked_scores);
-
-// The loop form with a mask: only the visible keys enter the softmax; a row that
-// sees no key gets zero weights and a zero output. Summed in double.
-struct MaskedLoops {
-    Matrix weights;  // (n × m)
-    Matrix output;   // (n × d_v)
-};
-MaskedLoops masked_attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& mask);
 
 // X (n × d) padded with zero rows to `length`, on the right or (left) on the left.
 Matrix pad_rows(const Matrix& X, std::size_t length, bool left);
@@ -53,33 +46,58 @@ double hidden_lead(const Matrix& scores, const Matrix& mask, std::size_t i);
 // How much of row i's weight falls on the keys [0, count).
 float weight_on_first(const Matrix& weights, std::size_t i, std::size_t count);
 
+// The hand-made projections of data/projections/: rows are the embedding's
+// dimensions, columns the query's, key's and value's slots.
+struct Projections {
+    Matrix W_Q, W_K;  // (d_model × d_k)
+    Matrix W_V;       // (d_model × d_v)
+
+    MatrixList matrices() const {
+        return {{"W_Q", W_Q, "", "dimensions", "query slots"},
+                {"W_K", W_K, "", "dimensions", "key slots"},
+                {"W_V", W_V, "", "dimensions", "value slots"}};
+    }
+};
+
 // Q, K, V of a sequence: X (n × d_model) times each projection (d_model × d_k).
 struct QKV {
     Matrix Q, K, V;
 };
-QKV project(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
+QKV project(const Matrix& X, const Projections& W);
 
 // Q, K, V of X, then softmax(Q · Kᵀ / √d_k with −inf where mask = 0) · V, every
-// intermediate kept. X (n × d_model); W_Q, W_K (d_model × d_k); W_V (d_model × d_v);
-// mask (n × n). masked_attention (common/math/mask) computes the same: the lesson
-// checks the two against each other and against the loops.
-std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K,
-                                                           const Matrix& W_V, const Matrix& mask);
+// intermediate kept. X (n × d_model); mask (n × n). masked_attention (common/math/mask)
+// computes the same: the self-checks compare the two, and both with the reference
+// loops of common/reference.
+std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Projections& W, const Matrix& mask);
 
 // The causal mask on one sentence, and the other way of masking.
 struct Causal {
     QKV p;
     Matrix mask;                  // (n × n) lower_triangle_mask(n)
     MaskedAttentionSteps steps;   // masked_self_attention
-    MaskedLoops loops;            // the loop form, in double
     Matrix unmasked;              // (n × n) softmax over every key
     Matrix renormalised;          // (n × n) softmax, zero the hidden keys, divide by what is left
     std::vector<float> kept;      // per row: the weight the visible keys kept in `unmasked`
     // Rows whose kept weight is at least the smallest normal float (sound) or not
     // (broken: subnormal or 0, too few digits to divide by).
     std::vector<std::size_t> sound_rows, broken_rows;
+    double broken_lead = 0.0;     // the first broken row: how far its best hidden score leads (hidden_lead)
+
+    // Rows are queries, columns keys (both the sentence's tokens) or a value's slots.
+    MatrixList matrices() const {
+        return {{"Q", p.Q, "X · W_Q", "tokens", "query slots"},
+                {"K", p.K, "X · W_K", "tokens", "key slots"},
+                {"V", p.V, "X · W_V", "tokens", "value slots"},
+                {"mask", mask, "1 where j ≤ i", "tokens", "tokens"},
+                {"scores", steps.scores, "Q · Kᵀ", "tokens", "tokens"},
+                {"scaled_scores", steps.scaled_scores, "Q · Kᵀ / √d_k", "tokens", "tokens"},
+                {"masked_scores", steps.masked_scores, "Q · Kᵀ / √d_k, −inf where mask = 0", "tokens", "tokens"},
+                {"weights", steps.weights, "softmax(masked_scores)", "tokens", "tokens"},
+                {"output", steps.output, "weights · V", "tokens", "value slots"}};
+    }
 };
-Causal causal_attention(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
+Causal causal_attention(const Matrix& X, const Projections& W);
 
 // A batch of two sentences: `short_X` padded on the right to the length of the other.
 struct Padded {
@@ -90,10 +108,20 @@ struct Padded {
     MaskedAttentionSteps batch;    // masked
     AttentionSteps unmasked;       // the same batch without the mask
     AttentionSteps alone;          // short_X alone, no pads
-    MaskedLoops loops;             // the loop form of `batch`, in double
+    std::vector<float> pad_share;  // per query of `unmasked`: the weight it gives the pads, 1 − weight_on_first
+
+    // "sentences": the batch's two; "padded tokens": sentence 1 and its pads.
+    MatrixList matrices() const {
+        return {{"padding_mask", padding, "1 = real token, 0 = pad", "sentences", ""},
+                {"padded_X", X, "", "padded tokens", "dimensions"},
+                {"padded_mask", mask, "", "padded tokens", "padded tokens"},
+                {"padded_scores", batch.masked_scores, "Q · Kᵀ / √d_k, −inf at the pad keys", "padded tokens",
+                 "padded tokens"},
+                {"padded_weights", batch.weights, "softmax(padded_scores)", "padded tokens", "padded tokens"},
+                {"padded_output", batch.output, "padded_weights · V", "padded tokens", "value slots"}};
+    }
 };
-Padded padded_batch(const Matrix& short_X, std::size_t length, const Matrix& W_Q, const Matrix& W_K,
-                    const Matrix& W_V);
+Padded padded_batch(const Matrix& short_X, std::size_t length, const Projections& W);
 
 // short_X padded on the left by `pads` rows, with the causal and padding masks combined.
 struct LeftPadded {
@@ -102,7 +130,15 @@ struct LeftPadded {
     QKV p;
     MaskedAttentionSteps generation;    // masked
     MaskedAttentionSteps short_causal;  // short_X alone, causal
-    MaskedLoops loops;                  // the loop form of `generation`, in double
+
+    // "left tokens": the pads, then the sentence.
+    MatrixList matrices() const {
+        return {{"left_mask", mask, "causal · padding", "left tokens", "left tokens"},
+                {"left_X", X, "", "left tokens", "dimensions"},
+                {"left_scores", generation.masked_scores, "Q · Kᵀ / √d_k, −inf where left_mask = 0", "left tokens",
+                 "left tokens"},
+                {"left_weights", generation.weights, "softmax(left_scores)", "left tokens", "left tokens"},
+                {"left_output", generation.output, "left_weights · V", "left tokens", "value slots"}};
+    }
 };
-LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Matrix& W_Q, const Matrix& W_K,
-                       const Matrix& W_V);
+LeftPadded left_padded(const Matrix& short_X, std::size_t pads, const Projections& W);
