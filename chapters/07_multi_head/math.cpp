@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmanipulation.hpp>
@@ -9,7 +10,6 @@
 
 #include "common/math/attention.hpp"
 #include "common/math/matmul.hpp"
-#include "common/math/project_in_double.hpp"
 
 MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& random) {
     const std::size_t d_k = d_model / h;
@@ -78,44 +78,29 @@ MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, st
     r.summed = Matrix::from_shape({n, d_model});
     r.summed.fill(0.0f);
     for (std::size_t i = 0; i < h; ++i) r.summed += matmul(head_columns(r.concat, h, i), head_rows(W.W_O, h, i));
-    // pass 5: the definition again, as loops in double
-    r.by_loops = multi_head_by_loops(X, W, h);
     return r;
 }
 
-ByLoops multi_head_by_loops(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
-    const std::size_t n = rows(X), d_k = cols(W.W_Q) / h;
-    // X · W_Q, X · W_K, X · W_V in double; n rows of h·d_k
-    const auto Q = project_in_double(X, W.W_Q);
-    const auto K = project_in_double(X, W.W_K);
-    const auto V = project_in_double(X, W.W_V);
-    const auto Q_size = project_in_double(X, W.W_Q, true);
-    const auto K_size = project_in_double(X, W.W_K, true);
-    std::vector<std::vector<double>> concat(n, std::vector<double>(h * d_k, 0.0));
-    ByLoops r;
-    r.weights.assign(h, Matrix::from_shape({n, n}));
-    for (std::size_t i = 0; i < h; ++i)
-        for (std::size_t q = 0; q < n; ++q) {
-            std::vector<double> s(n);  // this query's scaled scores against every key
-            for (std::size_t j = 0; j < n; ++j) {
-                double dot = 0.0, size = 0.0;
-                for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c)
-                    dot += Q[q][c] * K[j][c], size += Q_size[q][c] * K_size[j][c];
-                s[j] = dot / std::sqrt(double(d_k));
-                r.score_size = std::max(r.score_size, size / std::sqrt(double(d_k)));
-            }
-            const double top = *std::max_element(s.begin(), s.end());
-            r.score_spread = std::max(r.score_spread, top - *std::min_element(s.begin(), s.end()));
-            double z = 0.0;
-            for (double& e : s) z += (e = std::exp(e - top));  // softmax: exp, sum, …
-            for (std::size_t j = 0; j < n; ++j) {              // … normalise, weigh the values
-                r.weights[i](q, j) = static_cast<float>(s[j] / z);
-                for (std::size_t c = i * d_k; c < (i + 1) * d_k; ++c) concat[q][c] += s[j] / z * V[j][c];
-            }
-        }
-    r.output = times_in_double(concat, W.W_O);                                // concat · W_O
-    r.value_size = largest_abs(V) * largest_column_sum(W.W_O);  // what the output's rounding is relative to
-    return r;
+MatrixList MultiHeadLesson::matrices() const {
+    MatrixList list;
+    for (std::size_t i = 0; i < h; ++i) {
+        const std::string head = "head" + std::to_string(i), columns = head + " columns";
+        const std::string slice = "[:, " + std::to_string(i * d_k) + ":" + std::to_string((i + 1) * d_k) + "]";
+        list.push_back({head + "_Q", heads[i].Q, "X · W_Q" + slice, "tokens", columns});
+        list.push_back({head + "_K", heads[i].K, "X · W_K" + slice, "tokens", columns});
+        list.push_back({head + "_V", heads[i].V, "X · W_V" + slice, "tokens", columns});
+        list.push_back({head + "_output", heads[i].output, head + "_weights · V_" + std::to_string(i), "tokens",
+                        columns});
+    }
+    for (std::size_t i = 0; i < h; ++i)  // the formula is said where they are shown
+        list.push_back({"head" + std::to_string(i) + "_weights", heads[i].weights, "", "tokens", "tokens"});
+    const std::string pieces = h == 1   ? "head0_output"
+                               : h == 2 ? "[head0_output, head1_output]"
+                                        : "[head0_output, …, head" + std::to_string(h - 1) + "_output]";
+    list.push_back({"concat", concat, pieces, "tokens", "head columns"});
+    list.push_back({"output", output, "concat · W_O", "tokens", "dimensions"});
+    list.push_back({"Q", Q, "X · W_Q", "tokens", "head columns"});
+    return list;
 }
 
 Cost multi_head_cost(std::size_t n, std::size_t d_model, std::size_t h) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/multi_head.hpp"
 #include "common/math/random.hpp"
 #include "common/math/random_embeddings.hpp"
@@ -23,6 +24,14 @@
 struct MultiHeadWeights {
     Matrix W_Q, W_K, W_V;  // (d_model × h·d_k) each; head i owns columns [i·d_k, (i+1)·d_k)
     Matrix W_O;            // (h·d_v × d_model); head i's output meets rows [i·d_v, (i+1)·d_v)
+
+    // "head columns": which head a column of W_Q (or a row of W_O) belongs to.
+    MatrixList matrices() const {
+        return {{"W_Q", W_Q, "", "dimensions", "head columns"},
+                {"W_K", W_K, "", "dimensions", "head columns"},
+                {"W_V", W_V, "", "dimensions", "head columns"},
+                {"W_O", W_O, "", "head columns", "dimensions"}};
+    }
 };
 
 // One head, computed on its own copied slice of the weights.
@@ -42,16 +51,6 @@ struct Cost {
     std::uint64_t total() const { return projections + scores + mix + output; }
 };
 
-// The definition in double, with nothing shared with the float code, and the sizes its
-// float rounding is relative to (the self-checks' tolerances follow them).
-struct ByLoops {
-    std::vector<Matrix> weights;  // h × (n × n)
-    Matrix output;                // (n × d_model)
-    double score_size = 0.0;      // max over heads, q, j of Σ_c |q_c|·|k_jc| / √d_k, |q_c| ≤ Σ_d |x_d w_dc|
-    double value_size = 0.0;      // max |V| · max over columns of Σ_c |W_O(c, d)|
-    double score_spread = 0.0;    // max over heads and queries of (largest − smallest scaled score)
-};
-
 // Everything the lesson shows, computed once.
 struct MultiHeadLesson {
     std::size_t h = 1, d_k = 1;
@@ -62,7 +61,11 @@ struct MultiHeadLesson {
     Heads Q_split;               // (h × n × d_k) split_into_heads(Q)
     MultiHeadSteps split;        // the same layer with one split matrix: split, attend, concat_heads
     Matrix summed;               // (n × d_model) Σ_i head_i · W_O[i·d_v : (i+1)·d_v, :]
-    ByLoops by_loops;            // the definition again, in double
+
+    // In the order the lesson shows them: each head's Q_i, K_i, V_i and output (columns
+    // "head i columns", the head's slice of "head columns"), every head's weights, concat,
+    // output and the one projection Q.
+    MatrixList matrices() const;
 };
 
 
@@ -76,12 +79,8 @@ Heads split_into_heads(const Matrix& m, std::size_t h);
 // (h × n × d_v) → (n × h·d_v): the inverse, the heads side by side ("concat").
 Matrix concat_heads(const Heads& heads);
 
-// The whole layer, both ways, and the definition as loops in double.
+// The whole layer, both ways.
 MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
-
-// Every head's weights and the layer's output, written out as loops in double with
-// nothing shared: Σ_j softmax_j(Σ_c q_c k_jc / √d_k) · v_j, then · W_O.
-ByLoops multi_head_by_loops(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
 
 // The cost of h heads over n tokens of width d_model, head by head.
 Cost multi_head_cost(std::size_t n, std::size_t d_model, std::size_t h);
