@@ -2,13 +2,12 @@
 //
 // The lesson: the cross-attention of math.cpp, shown step by step (the two
 // sequences, who asks and who answers, a rectangle of scores, the alignment, the
-// output, the encoder's tokens reversed), then checked against what it must be,
-// computed another way (the loop form in double, the reversed columns).
+// output, the encoder's tokens reversed), then checked (checks.cpp) against what it
+// must be, computed another way (the reference loops in double, the reversed columns).
 //
 // The states and projections are hand-made (data/translation/, see data/README.md)
 // so that the alignment a trained model learns is easy to read.
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,11 +15,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "chapters/08_cross_attention/checks.hpp"
 #include "chapters/08_cross_attention/math.hpp"
-#include "common/lesson/attention_tolerance.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/self_check.hpp"
 #include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/input_error.hpp"
@@ -29,11 +27,6 @@ namespace {
 
 const std::string default_source = "the black cat sat";  // English: what the encoder read
 const std::string default_target = "le chat noir";       // French: what the decoder has written so far
-
-// The French word → the English word it translates, for the alignment self-check.
-const std::map<std::string, std::string> translation_of = {
-    {"le", "the"},     {"chat", "cat"},   {"chien", "dog"},
-    {"noir", "black"}, {"blanc", "white"}, {"assis", "sat"}};
 
 // A sequence from a labelled CSV (--encoder/--decoder PATH) or from words looked up
 // in data/translation/<vocabulary>.
@@ -56,7 +49,7 @@ struct Weights {
 };
 
 // Step who-asks: the roles, the projections, Q, K and V.
-void show_roles(Lesson& lesson, const Sequence& enc, const Sequence& dec, const Weights& W, const CrossAttention& r) {
+void show_roles(Lesson& lesson, const CrossAttention& r) {
     const std::size_t m = rows(r.Q), n = rows(r.K), d_k = cols(r.Q), d_v = cols(r.V);
     lesson.table({"matrix", "comes from", "formula", "shape"},
                  {{"Q", "the decoder (it asks)", "X_dec · W_Q", fmt::format("({} × {})", m, d_k)},
@@ -68,14 +61,8 @@ void show_roles(Lesson& lesson, const Sequence& enc, const Sequence& dec, const 
         "colour, dark, action. W_Q ignores 'masculine': no English word can answer it.\n"
         "W_V chooses what the English word hands back: is it an article, which animal\n"
         "(+ cat, − dog), which shade (+ black, − white).");
-    lesson.show("W_Q", W.W_Q.values,
-                ShowAs("decoder dims → query slots").labels(W.W_Q.rows, W.W_Q.columns).decimals(1));
-    lesson.show("W_K", W.W_K.values, ShowAs("encoder dims → key slots").labels(W.W_K.rows, W.W_K.columns).decimals(1));
-    lesson.show("W_V", W.W_V.values,
-                ShowAs("encoder dims → value slots").labels(W.W_V.rows, W.W_V.columns).decimals(1));
-    lesson.show("Q", r.Q, ShowAs("X_dec · W_Q").labels(dec.tokens, W.W_Q.columns).decimals(2));
-    lesson.show("K", r.K, ShowAs("X_enc · W_K").labels(enc.tokens, W.W_K.columns).decimals(2));
-    lesson.show("V", r.V, ShowAs("X_enc · W_V").labels(enc.tokens, W.W_V.columns).decimals(2));
+    for (const char* name : {"W_Q", "W_K", "W_V"}) lesson.show(name, Style().decimals(1));
+    for (const char* name : {"Q", "K", "V"}) lesson.show(name, Style().decimals(2));
 }
 
 // The prose of the alignment step: it names only words of the two sentences, so
@@ -106,67 +93,10 @@ void show_alignment(Lesson& lesson, const Labels& english, const Labels& french,
     for (std::size_t i = 0; i < french.size(); ++i) {
         const std::size_t j = r.looks_at[i];
         alignment.push_back({fmt::format("{} {}", i, french[i]), fmt::format("{} {}", j, english[j]),
-                             fmt::format("{:.3f}", r.steps.weights(i, j))});
+                             format_number(r.steps.weights(i, j), 3)});
     }
     lesson.table({"French word (position)", "looks most at (position)", "weight"}, alignment);
     lesson.say("" + alignment_prose(english, french, r));
-}
-
-// The words between single quotes in `text`.
-std::vector<std::string> quoted_words(const std::string& text) {
-    std::vector<std::string> words;
-    for (std::size_t open = text.find('\''); open != std::string::npos; open = text.find('\'', open + 1)) {
-        const std::size_t close = text.find('\'', open + 1);
-        if (close == std::string::npos) break;
-        words.push_back(text.substr(open + 1, close - open - 1));
-        open = close;
-    }
-    return words;
-}
-
-// Each claim against something computed another way: the loop in double, the
-// reversed columns, the words of the sentences.
-void check(SelfChecks& check, const Labels& english, const Labels& french, bool own_states, const CrossAttention& r) {
-    const std::size_t m = french.size(), n = english.size(), d_k = cols(r.Q), d_v = cols(r.V);
-    const AttentionSteps& steps = r.steps;
-    check.that(fmt::format("the shapes: Q ({0} × {2}), K ({1} × {2}), V ({1} × {3}), weights ({0} × {1}), "
-                           "output ({0} × {3})",
-                           m, n, d_k, d_v),
-               rows(r.Q) == m && rows(r.K) == n && cols(r.K) == d_k && rows(r.V) == n && rows(steps.weights) == m &&
-                   cols(steps.weights) == n && rows(steps.output) == m && cols(steps.output) == d_v);
-    check.close("every row of weights sums to 1", worst_row_sum_error(steps.weights), row_sum_tolerance(n));
-    // The loop of the papers, one decoder token at a time, in double: it differs from the
-    // float matrix form by the latter's rounding (common/lesson/attention_tolerance.hpp).
-    const AttentionTolerance tolerance = attention_tolerance(r.Q, r.K, r.V);
-    check.close("a loop over decoder and encoder tokens gives the same weights",
-                max_abs_difference(r.loops.weights, steps.weights), tolerance.weights);
-    check.close("a loop over decoder and encoder tokens gives the same output",
-                max_abs_difference(r.loops.output, steps.output), tolerance.output);
-    // The alignment of every French word whose English translation is in the source once.
-    // It is built into the states and projections of data/translation/, so it is a
-    // claim about words looked up there, not about states from --encoder/--decoder.
-    const std::string alignment_claim = "each French word looks most at its translation";
-    std::vector<std::string> pairs;
-    bool aligned = true;
-    for (std::size_t i = 0; i < m; ++i) {
-        const auto found = translation_of.find(french[i]);
-        if (found == translation_of.end() || std::count(english.begin(), english.end(), found->second) != 1) continue;
-        aligned = aligned && english[r.looks_at[i]] == found->second;
-        pairs.push_back(french[i] + "→" + found->second);
-    }
-    if (own_states)
-        check.skip(alignment_claim, "states from --encoder/--decoder: the alignment is built into "
-                                    "data/translation/ only");
-    else if (!pairs.empty())
-        check.that(fmt::format("{}: {}", alignment_claim, fmt::join(pairs, ", ")), aligned);
-    bool named = true;
-    for (const std::string& word : quoted_words(alignment_prose(english, french, r)))
-        named = named && (index_of(english, word) < n || index_of(french, word) < m);
-    check.that("the alignment's text names only words of the two sentences", named);
-    check.close("reversing the encoder reverses the columns of weights",
-                max_abs_difference(r.reversed.weights, permute_columns(steps.weights, r.order)), 1e-6);
-    check.close("reversing the encoder leaves the output unchanged", max_abs_difference(r.reversed.output, steps.output),
-                scaled_tolerance(1e-6, steps.output));
 }
 
 // The flags: the two sequences, from files or from words.
@@ -226,10 +156,8 @@ void show_sequences(Lesson& lesson, const Sequence& enc, const Sequence& dec) {
         "the other, and has m = {} so far. The two need not have the same length, nor\n"
         "the same width (d_enc = {}, d_dec = {}): French has a gender that English has not.",
         enc.tokens.size(), dec.tokens.size(), cols(enc.X), cols(dec.X)));
-    lesson.show("X_enc", enc.X,
-                ShowAs("the encoder's states").labels(enc.tokens, enc.dimensions).decimals(1));  // (n × d_enc)
-    lesson.show("X_dec", dec.X,
-                ShowAs("the decoder's states").labels(dec.tokens, dec.dimensions).decimals(1));  // (m × d_dec)
+    lesson.show("X_enc", Style().decimals(1));  // (n × d_enc)
+    lesson.show("X_dec", Style().decimals(1));  // (m × d_dec)
 }
 
 // Step scores: the rectangle Q · Kᵀ, scaled, and its softmax.
@@ -239,16 +167,13 @@ void show_scores(Lesson& lesson, const Labels& english, const Labels& french, co
                            "decoder token has one score for each encoder token, however long the two\n"
                            "sentences are. Then the usual scaling by √d_k = √{} and a softmax per row.",
                            french.size(), english.size(), d_k));
-    lesson.show("scores", r.steps.scores, ShowAs("Q · Kᵀ").labels(french, english));
-    lesson.show("scaled_scores", r.steps.scaled_scores,
-                ShowAs(fmt::format("Q · Kᵀ / √{}", d_k)).labels(french, english));
-    lesson.show("weights", r.steps.weights,
-                ShowAs("softmax of each row").labels(french, english).heat_map());  // (m × n)
+    lesson.show("scores");
+    lesson.show("scaled_scores");
+    lesson.show("weights", Style().svg());  // (m × n)
 }
 
 // Step output: weights · V, in the encoder's value space.
-void show_output(Lesson& lesson, const Labels& english, const Labels& french, const Weights& W,
-                 const CrossAttention& r) {
+void show_output(Lesson& lesson, const Labels& english, const Labels& french, const CrossAttention& r) {
     const bool noir_and_black = index_of(french, "noir") < french.size() && index_of(english, "black") < english.size();
     lesson.say(fmt::format(
         "weights · V is (m × n) · (n × d_v) → ({} × {}): one row per decoder token, in the\n"
@@ -257,13 +182,11 @@ void show_output(Lesson& lesson, const Labels& english, const Labels& french, co
         french.size(), cols(r.V),
         noir_and_black ? ": 'noir' gets a positive v_shade from 'black',\nso it is dark, not 'blanc'."
                        : ". (In the default pair, 'noir' gets a positive\nv_shade from 'black', so it is dark, not 'blanc'.)"));
-    lesson.show("output", r.steps.output, ShowAs("weights · V").labels(french, W.W_V.columns));  // (m × d_v)
+    lesson.show("output");  // (m × d_v)
 }
 
 // Step shuffle: the encoder's tokens reversed.
-void show_shuffle(Lesson& lesson, const Labels& english, const Labels& french, const Weights& W,
-                  const CrossAttention& r) {
-    const Labels english_reversed = permute_labels(english, r.order);
+void show_shuffle(Lesson& lesson, const Labels& english_reversed) {
     lesson.say(fmt::format(
         "Give the encoder its tokens in the reverse order: {}.\n"
         "Each key stays paired with its own value, so the weights' columns are only\n"
@@ -271,10 +194,8 @@ void show_shuffle(Lesson& lesson, const Labels& english, const Labels& french, c
         "another order. For one query, the keys and values form a set: attention alone\n"
         "does not see their order.",
         join_elided(english_reversed, " ")));
-    lesson.show("weights_reversed", r.reversed.weights,
-                ShowAs("softmax(Q · K_reversedᵀ / √d_k)").labels(french, english_reversed).heat_map());
-    lesson.show("output_reversed", r.reversed.output,
-                ShowAs("weights_reversed · V_reversed").labels(french, W.W_V.columns));
+    lesson.show("weights_reversed", Style().svg());
+    lesson.show("output_reversed");
 }
 
 }  // namespace
@@ -287,22 +208,37 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(flags);
         const Weights& W = in.W;
-        const CrossAttention r = cross_attention(in.dec.X, in.enc.X, W.W_Q.values, W.W_K.values, W.W_V.values);
+        const Translation t{in.enc.X, in.dec.X, W.W_Q.values, W.W_K.values, W.W_V.values};
+        const CrossAttention r = cross_attention(t);
         const Labels& english = in.enc.tokens;
         const Labels& french = in.dec.tokens;
+        const Labels english_reversed = permute_labels(english, r.order);
         const bool own_states = !flags.encoder_path.empty() || !flags.decoder_path.empty();
+        lesson.labels("english", english);
+        lesson.labels("french", french);
+        lesson.labels("english reversed", english_reversed);
+        lesson.labels("encoder dims", in.enc.dimensions);
+        lesson.labels("decoder dims", in.dec.dimensions);
+        lesson.labels("query slots", W.W_Q.columns);
+        lesson.labels("key slots", W.W_K.columns);
+        lesson.labels("value slots", W.W_V.columns);
+        lesson.list(t.matrices());
+        lesson.list(r.matrices());
 
         lesson.step("sequences", "Two sequences: the encoder's and the decoder's",
                     [&] { show_sequences(lesson, in.enc, in.dec); });
         lesson.step("who-asks", "Queries from the decoder, keys and values from the encoder",
-                    [&] { show_roles(lesson, in.enc, in.dec, W, r); });
+                    [&] { show_roles(lesson, r); });
         lesson.step("scores", "Scores: one row per French word, one column per English word",
                     [&] { show_scores(lesson, english, french, r); });
         lesson.step("alignment", "Reading the weights: an alignment", [&] { show_alignment(lesson, english, french, r); });
         lesson.step("output", "The output: what each French word takes from the English sentence",
-                    [&] { show_output(lesson, english, french, W, r); });
-        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] { show_shuffle(lesson, english, french, W, r); });
-        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), english, french, own_states, r); });
+                    [&] { show_output(lesson, english, french, r); });
+        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] { show_shuffle(lesson, english_reversed); });
+        lesson.step("checks", "Self-checks", [&] {
+            check_cross_attention(lesson.checks(), english, french, own_states, r,
+                                  alignment_prose(english, french, r));
+        });
         lesson.present();
     });
 }

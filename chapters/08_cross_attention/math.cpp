@@ -1,38 +1,8 @@
 #include "chapters/08_cross_attention/math.hpp"
 
-#include <algorithm>
-#include <cmath>
-
 #include <xtensor/xbuilder.hpp>
 
 #include "common/math/matmul.hpp"
-
-// Q (m × d_k), K (n × d_k), V (n × d_v).
-LoopForm attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V) {
-    const std::size_t m = rows(Q), n = rows(K), d_k = cols(Q), d_v = cols(V);
-    LoopForm r{Matrix::from_shape({m, n}), Matrix::from_shape({m, d_v})};
-    for (std::size_t i = 0; i < m; ++i) {  // one decoder token at a time
-        // 1. its scaled score against every encoder token
-        std::vector<double> score(n);
-        for (std::size_t j = 0; j < n; ++j) {
-            double dot = 0.0;
-            for (std::size_t c = 0; c < d_k; ++c) dot += double(Q(i, c)) * K(j, c);
-            score[j] = dot / std::sqrt(double(d_k));
-        }
-        // 2. softmax, shifted by the maximum
-        const double top = *std::max_element(score.begin(), score.end());
-        double z = 0.0;
-        for (double& s : score) z += (s = std::exp(s - top));
-        for (std::size_t j = 0; j < n; ++j) r.weights(i, j) = static_cast<float>(score[j] / z);
-        // 3. the weighted sum of the encoder's values
-        for (std::size_t c = 0; c < d_v; ++c) {
-            double sum = 0.0;
-            for (std::size_t j = 0; j < n; ++j) sum += score[j] / z * V(j, c);
-            r.output(i, c) = static_cast<float>(sum);
-        }
-    }
-    return r;
-}
 
 Crossing first_crossing(const std::vector<std::size_t>& looks_at) {
     for (std::size_t b = 0; b < looks_at.size(); ++b)
@@ -41,8 +11,8 @@ Crossing first_crossing(const std::vector<std::size_t>& looks_at) {
     return {};
 }
 
-CrossAttention cross_attention(const Matrix& X_dec, const Matrix& X_enc, const Matrix& W_Q, const Matrix& W_K,
-                               const Matrix& W_V) {
+CrossAttention cross_attention(const Translation& t) {
+    const Matrix &X_dec = t.X_dec, &X_enc = t.X_enc, &W_Q = t.W_Q, &W_K = t.W_K, &W_V = t.W_V;
     CrossAttention r;
     // pass 1: the decoder asks, the encoder is found and answers
     // ┌ exercise cross-projections
@@ -52,7 +22,6 @@ CrossAttention cross_attention(const Matrix& X_dec, const Matrix& X_enc, const M
     // └ stub: r.Q = xt::zeros<float>({rows(X_dec), cols(W_Q)}), r.K = xt::zeros<float>({rows(X_enc), cols(W_K)}), r.V = xt::zeros<float>({rows(X_enc), cols(W_V)});
     // pass 2: a rectangle of scores (m × n), its softmax and the output (m × d_v)
     r.steps = scaled_dot_product_attention(r.Q, r.K, r.V);
-    r.loops = attention_by_loops(r.Q, r.K, r.V);
     // pass 3: the alignment, each decoder token's largest weight
     for (std::size_t i = 0; i < rows(X_dec); ++i) r.looks_at.push_back(argmax_of_row(r.steps.weights, i));
     r.crossing = first_crossing(r.looks_at);

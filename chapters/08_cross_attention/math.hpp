@@ -18,16 +18,31 @@
 #include <cstddef>
 #include <vector>
 
+#include <string>
+
 #include "common/math/attention.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/permutation.hpp"
 
-// The loop form, summed in double: the independent check of the matrix form.
-struct LoopForm {
-    Matrix weights;  // (m × n)
-    Matrix output;   // (m × d_v)
+// What cross-attention reads: the two sequences' states and the three projections.
+// Rows and columns: "english" and "french" tokens, the "encoder dims" and "decoder dims"
+// of the states, the "query slots", "key slots" and "value slots" of the projections.
+struct Translation {
+    Matrix X_enc;  // (n × d_enc)
+    Matrix X_dec;  // (m × d_dec)
+    Matrix W_Q;    // (d_dec × d_k)
+    Matrix W_K;    // (d_enc × d_k)
+    Matrix W_V;    // (d_enc × d_v)
+
+    MatrixList matrices() const {
+        return {{"X_enc", X_enc, "the encoder's states", "english", "encoder dims"},
+                {"X_dec", X_dec, "the decoder's states", "french", "decoder dims"},
+                {"W_Q", W_Q, "decoder dims → query slots", "decoder dims", "query slots"},
+                {"W_K", W_K, "encoder dims → key slots", "encoder dims", "key slots"},
+                {"W_V", W_V, "encoder dims → value slots", "encoder dims", "value slots"}};
+    }
 };
-LoopForm attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V);
 
 // Two alignment lines that cross: decoder token a < b looks most at encoder token
 // looks_at[a] > looks_at[b]. `found` is false when no two lines cross.
@@ -40,11 +55,25 @@ Crossing first_crossing(const std::vector<std::size_t>& looks_at);
 struct CrossAttention {
     Matrix Q, K, V;                     // (m × d_k), (n × d_k), (n × d_v)
     AttentionSteps steps;               // the matrix form (common/math/attention)
-    LoopForm loops;                     // the loop form
     std::vector<std::size_t> looks_at;  // per decoder token: the encoder token of its largest weight
     Crossing crossing;                  // of looks_at
     Order order;                        // the encoder's tokens reversed
     AttentionSteps reversed;            // attention to the reversed encoder
+
+    // Rows are decoder tokens ("french"), columns encoder tokens ("english", or
+    // "english reversed") or the slots of the projections.
+    MatrixList matrices() const {
+        const std::string scaled = "Q · Kᵀ / √" + std::to_string(cols(Q));
+        return {{"Q", Q, "X_dec · W_Q", "french", "query slots"},
+                {"K", K, "X_enc · W_K", "english", "key slots"},
+                {"V", V, "X_enc · W_V", "english", "value slots"},
+                {"scores", steps.scores, "Q · Kᵀ", "french", "english"},
+                {"scaled_scores", steps.scaled_scores, scaled, "french", "english"},
+                {"weights", steps.weights, "softmax of each row", "french", "english"},
+                {"output", steps.output, "weights · V", "french", "value slots"},
+                {"weights_reversed", reversed.weights, "softmax(Q · K_reversedᵀ / √d_k)", "french",
+                 "english reversed"},
+                {"output_reversed", reversed.output, "weights_reversed · V_reversed", "french", "value slots"}};
+    }
 };
-CrossAttention cross_attention(const Matrix& X_dec, const Matrix& X_enc, const Matrix& W_Q, const Matrix& W_K,
-                               const Matrix& W_V);
+CrossAttention cross_attention(const Translation& t);
