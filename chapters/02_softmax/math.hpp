@@ -16,7 +16,9 @@
 
 #include <vector>
 
+#include "common/math/input_error.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 // Everything the lesson shows, computed once.
 struct SoftmaxLesson {
@@ -44,6 +46,23 @@ struct SoftmaxLesson {
     std::vector<float> sweep;              // the temperatures swept, ascending (T among them)
     std::vector<double> sweep_entropy;     // mean row entropy of softmax_rows(scores / t)
     std::vector<double> sweep_largest;     // mean largest weight of softmax_rows(scores / t)
+
+    // In the order the lesson shows them; scores_x100, stable_weights and scaled are
+    // not printed (--dump writes them). The hand-made rows have labels of their own.
+    MatrixList matrices() const {
+        return {{"scores", scores, "X · Xᵀ", "tokens", "tokens"},
+                {"example_scores", example_scores, "", "example rows", "example keys"},
+                {"divided_by_sum", divided_by_sum, "s / Σ_j s", "example rows", "example keys"},
+                {"example_weights", example_weights, "exp(s) / Σ_j exp(s)", "example rows", "example keys"},
+                {"naive_weights", naive_weights, "exp(scores) / Σ_j exp(scores)", "tokens", "tokens"},
+                {"scores_x100", scores_x100, "100 · scores", "tokens", "tokens"},
+                {"naive_weights_x100", naive_weights_x100, "exp(100 · scores) / Σ_j exp(100 · scores)", "tokens",
+                 "tokens"},
+                {"stable_weights_x100", stable_weights_x100, "softmax(100 · scores)", "tokens", "tokens"},
+                {"stable_weights", stable_weights, "softmax(scores)", "tokens", "tokens"},
+                {"scores_over_T", scaled, describe("scores / ", temperature), "tokens", "tokens"},
+                {"weights", weights, describe("softmax_rows(scores / ", temperature, ")"), "tokens", "tokens"}};
+    }
 };
 
 // exp(s) / Σ exp(s), row by row, exactly as the formula reads. (n × m) → (n × m)
