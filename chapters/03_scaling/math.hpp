@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 // The variance of q · k measured over `pairs` random pairs of width d_k.
 struct VarianceRow {
@@ -49,6 +50,16 @@ struct ScalingLesson {
     Matrix classic_weights;              // (1 × 2) softmax_rows(classic_scaled)
     std::size_t saturation_queries = 256, saturation_keys = 16;
     std::vector<SaturationRow> saturation;  // one row per d_k
+
+    // The sample, in the order the lesson shows it; its tokens and dimensions are numbered.
+    MatrixList matrices() const {
+        return {{"Q", Q, "N(0, 1)", "tokens", "dimensions"},
+                {"K", K, "N(0, 1)", "tokens", "dimensions"},
+                {"scores", scores, "Q · Kᵀ", "tokens", "tokens"},
+                {"scaled_scores", scaled_scores, "Q · Kᵀ / √64", "tokens", "tokens"},
+                {"weights_unscaled", weights_unscaled, "softmax(Q · Kᵀ)", "tokens", "tokens"},
+                {"weights", weights, "softmax(Q · Kᵀ / √64)", "tokens", "tokens"}};
+    }
 };
 
 // The sample variance of xs (divided by count − 1), accumulated in double.
