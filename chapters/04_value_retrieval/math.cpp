@@ -71,6 +71,10 @@ Lookup lookup(const Matrix& keys, const Matrix& values, const Matrix& queries, f
     r.weights = softmax_rows(divide_by_temperature(r.scores, temperature));  // 3. every key a weight (q × m)
     r.soft = matmul(r.weights, values);                                  // 4. the blend (q × d_v)
     r.soft_by_loops = blend_by_loops(r.weights, values);                 //    the same, Σ_j w_ij v_j
+    for (std::size_t i = 0; i < rows(r.scores); ++i) {
+        r.best.push_back(argmax_of_row(r.hard_weights, i));
+        if (lead_in_row(r.scores, i) == 0.0f) r.tied.push_back(i);
+    }
     return r;
 }
 
@@ -98,6 +102,8 @@ Path path_between(const Matrix& keys, const Matrix& values, std::size_t from, st
     for (std::size_t s = 0; s <= path_steps; ++s) {
         p.soft_step.push_back(s == 0 ? 0.0f : row_distance(p.soft, s, p.soft, s - 1));
         p.hard_step.push_back(s == 0 ? 0.0f : row_distance(p.hard, s, p.hard, s - 1));
+        p.largest_soft_step = std::max(p.largest_soft_step, p.soft_step[s]);
+        if (p.hard_step[s] > p.largest_hard_step) p.largest_hard_step = p.hard_step[s], p.jump = s;
     }
     return p;
 }
@@ -128,6 +134,8 @@ TemperatureSweep sweep(const Lookup& book, const Matrix& values, float temperatu
 ValueRetrieval value_retrieval(const Matrix& keys, const Matrix& values, const Matrix& queries, const Matrix& X,
                                float temperature) {
     ValueRetrieval r;
+    r.temperature = temperature;
+    r.keys = keys, r.values = values, r.queries = queries;
     r.book = lookup(keys, values, queries, temperature);
     // The path runs between the two best keys of the most ambiguous query (the first two keys if none is).
     r.blend = most_ambiguous(r.book.scores);
@@ -142,8 +150,15 @@ ValueRetrieval value_retrieval(const Matrix& keys, const Matrix& values, const M
     r.sweep = sweep(r.book, values, temperature);
     // The sentence looks itself up: queries, keys and values are all X.
     const float root_d = std::sqrt(static_cast<float>(cols(X)));
-    const Matrix scores = matmul_transposed(X, X) / root_d;                        // (n × n)
-    r.sentence_weights = softmax_rows(divide_by_temperature(scores, temperature));  // (n × n)
-    r.output = matmul(r.sentence_weights, X);  // (n × d_model)
+    SentenceLookup& s = r.sentence;
+    s.temperature = temperature;
+    const Matrix scores = matmul_transposed(X, X) / root_d;               // (n × n)
+    s.weights = softmax_rows(divide_by_temperature(scores, temperature));  // (n × n)
+    s.output = matmul(s.weights, X);                                      // (n × d_model)
+    // How peaked the rows are: each row's best key, and its weight on average.
+    for (std::size_t i = 0; i < rows(X); ++i) {
+        s.best_key.push_back(argmax_of_row(s.weights, i));
+        s.mean_largest += s.weights(i, s.best_key[i]) / static_cast<float>(rows(X));
+    }
     return r;
 }

@@ -16,9 +16,12 @@
 // (n × n), output (n × d_model).
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "common/math/input_error.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 // Both lookups of a set of queries in a phonebook.
 struct Lookup {
@@ -28,6 +31,8 @@ struct Lookup {
     Matrix weights;        // (q × m)   softmax(scores / T), rows sum to 1
     Matrix soft;           // (q × d_v) weights · values, one matrix product
     Matrix soft_by_loops;  // (q × d_v) Σ_j weights[i, j] · values[j], the loop
+    std::vector<std::size_t> best;  // q: each query's best key (the first on a tie)
+    std::vector<std::size_t> tied;  // the queries whose best score is shared by another key
 };
 
 // A query sliding in a straight line from one key to another, in path_steps steps.
@@ -42,6 +47,8 @@ struct Path {
     Matrix hard;                   // (11 × d_v) the hard lookup of each q(t)
     std::vector<float> soft_step;  // ‖soft_s − soft_(s−1)‖ (0 for s = 0): how far the answer moved
     std::vector<float> hard_step;  // the same for the hard answer
+    float largest_soft_step = 0.0f, largest_hard_step = 0.0f;
+    std::size_t jump = 0;          // the step where the hard answer moves most (0: it never moves)
 };
 
 // The soft lookup at several temperatures, hottest first.
@@ -51,14 +58,63 @@ struct TemperatureSweep {
     Matrix distance;                  // (temperatures × q) ‖soft answer − hard answer‖
 };
 
+// " / T" for a temperature other than 1, as the formulas print it.
+inline std::string over_temperature(float temperature) {
+    return temperature == 1.0f ? "" : describe(" / ", temperature);
+}
+
+// The sentence looks itself up: queries, keys and values are all X.
+struct SentenceLookup {
+    float temperature = 1.0f;
+    Matrix weights;             // (n × n)       softmax(X · Xᵀ / √d_model / T)
+    Matrix output;              // (n × d_model) weights · X, one context vector per token
+    std::vector<std::size_t> best_key;  // n: the key of each row's largest weight
+    float mean_largest = 0.0f;          // the largest weight of a row, on average
+
+    MatrixList matrices() const {
+        return {{"weights", weights, "softmax(X · Xᵀ / √d_model" + over_temperature(temperature) + ")", "tokens",
+                 "tokens"},
+                {"output", output, "weights · V, with V = X", "tokens", "dimensions"}};
+    }
+};
+
 // Everything the lesson shows, computed once.
 struct ValueRetrieval {
+    float temperature = 1.0f;
+    Matrix keys, values, queries;  // the phonebook as given: (m × d_k), (m × d_v), (q × d_k)
     Lookup book;
     std::size_t blend = 0;     // the query whose two best keys are closest (not tied); q when none is
     Path path;                 // from that query's best key to its second best
     TemperatureSweep sweep;
-    Matrix sentence_weights;   // (n × n)       softmax(X · Xᵀ / √d_model / T)
-    Matrix output;             // (n × d_model) sentence_weights · X, one context vector per token
+    SentenceLookup sentence;
+
+    // The phonebook's, in the order the lesson shows them; the loop's answer, the path
+    // and the sweep are not printed as matrices (--dump writes them). Labels: "people"
+    // (the keys' rows), "key columns", "value columns", "queries", "path steps", "temperatures".
+    MatrixList matrices() const {
+        const std::string T = over_temperature(temperature);
+        return {{"phonebook_keys", keys, "", "people", "key columns"},
+                {"phonebook_values", values, "", "people", "value columns"},
+                {"phonebook_queries", queries, "", "queries", "key columns"},
+                {"phonebook_scores", book.scores, "queries · keysᵀ", "queries", "people"},
+                {"phonebook_hard_weights", book.hard_weights, "1 at argmax of each row of scores", "queries",
+                 "people"},
+                {"phonebook_hard", book.hard, "phonebook_hard_weights · values", "queries", "value columns"},
+                {"phonebook_weights", book.weights, "softmax(phonebook_scores" + T + ")", "queries", "people"},
+                {"phonebook_output", book.soft, "phonebook_weights · values", "queries", "value columns"},
+                {"phonebook_soft_by_loops", book.soft_by_loops, "Σ_j phonebook_weights[i, j] · values[j]", "queries",
+                 "value columns"},
+                {"path_queries", path.queries, "(1 − t)·k_from + t·k_to", "path steps", "key columns"},
+                {"path_scores", path.scores, "path_queries · keysᵀ", "path steps", "people"},
+                {"path_weights", path.weights, "softmax(path_scores" + T + ")", "path steps", "people"},
+                {"path_soft", path.soft, "path_weights · values", "path steps", "value columns"},
+                {"path_hard_weights", path.hard_weights, "1 at argmax of each row of path_scores", "path steps",
+                 "people"},
+                {"path_hard", path.hard, "path_hard_weights · values", "path steps", "value columns"},
+                {"temperature_best_weight", sweep.best_weight, "the weight on each query's best key", "temperatures",
+                 "queries"},
+                {"temperature_distance", sweep.distance, "‖soft answer − hard answer‖", "temperatures", "queries"}};
+    }
 };
 
 // One-hot rows: 1 at each row's largest score (the first on a tie), 0 elsewhere. (q × m)
