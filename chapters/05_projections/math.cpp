@@ -81,8 +81,19 @@ bool is_symmetric(const Matrix& m, float tolerance) {
     return true;
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> largest_entries(const Matrix& m, std::size_t count) {
+    std::vector<std::pair<std::size_t, std::size_t>> entries;
+    for (std::size_t a = 0; a < rows(m); ++a)
+        for (std::size_t b = 0; b < cols(m); ++b) entries.emplace_back(a, b);
+    std::stable_sort(entries.begin(), entries.end(),
+                     [&](const auto& x, const auto& y) { return m(x.first, x.second) > m(y.first, y.second); });
+    entries.resize(std::min(count, entries.size()));
+    return entries;
+}
+
 Projected project_and_attend(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
     Projected r;
+    r.W_Q = W_Q, r.W_K = W_K, r.W_V = W_V;
     // pass 1: three views of each token, (n × d_model) · (d_model × d_k) → (n × d_k)
     r.Q = project(X, W_Q);
     r.K = project(X, W_K);
@@ -97,11 +108,13 @@ Projected project_and_attend(const Matrix& X, const Matrix& W_Q, const Matrix& W
     r.not_self = queries_preferring_another(r.attention.scores);
     r.W_QK = matmul_transposed(W_Q, W_K);  // (d_model × d_k) · (d_k × d_model) → (d_model × d_model)
     r.qk_symmetric = is_symmetric(r.W_QK, 1e-6f);
+    r.strongest = largest_entries(r.W_QK, 5);
     return r;
 }
 
 RawAndProjected raw_and_projected(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V) {
     RawAndProjected r;
+    r.X = X;
     // without projections (chapters 01–04): softmax(X · Xᵀ / √d_model)
     r.raw_scores = matmul_transposed(X, X);
     r.raw_weights = softmax_rows(r.raw_scores / std::sqrt(static_cast<float>(cols(X))));

@@ -18,9 +18,13 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 #include "common/math/attention.hpp"
+#include "common/math/input_error.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 // A projection of the sequence: X (n × d_model) · W (d_model × d_out) → (n × d_out).
 // Q = project(X, W_Q), K = project(X, W_K), V = project(X, W_V).
@@ -35,7 +39,8 @@ struct LoopForm {
 };
 
 // output_i = Σ_j softmax_j(q_i · k_j / √d_k) v_j with nothing but loops, summed in
-// double (rounded to float at the end): the independent check of the matrix form.
+// double (rounded to float at the end): the papers' form, one query at a time. The
+// self-checks compare it, and the matrix form, with common/reference/'s loops.
 LoopForm attention_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V);
 
 // The terms of query i's sum: row j is weights(i, j) · v_j. (m × d_v)
@@ -54,8 +59,12 @@ std::size_t queries_preferring_another(const Matrix& scores);
 // m (d × d) equals its transpose, entry by entry, within `tolerance`.
 bool is_symmetric(const Matrix& m, float tolerance);
 
+// The (row, column) of m's `count` largest entries, largest first (equal entries in row order).
+std::vector<std::pair<std::size_t, std::size_t>> largest_entries(const Matrix& m, std::size_t count);
+
 // Everything the lesson shows of one sequence.
 struct Projected {
+    Matrix W_Q, W_K, W_V;      // the projections as given: (d_model × d_k), (d_model × d_k), (d_model × d_v)
     Matrix Q, K, V;            // (n × d_k), (n × d_k), (n × d_v)
     AttentionSteps attention;  // the matrix form (common/math/attention)
     LoopForm loops;            // the loop form
@@ -64,14 +73,53 @@ struct Projected {
     std::size_t not_self = 0;  // queries whose best key is another token
     Matrix W_QK;               // (d_model × d_model) W_Q · W_Kᵀ
     bool qk_symmetric = false;  // W_QK = W_QKᵀ
+    std::vector<std::pair<std::size_t, std::size_t>> strongest;  // W_QK's 5 largest entries, largest first
+
+    // In the order the lesson shows them; the loop form is printed for the last query only
+    // (--dump writes all of it). Labels: "tokens", "dimensions" (W's rows), and the
+    // columns of each W: "query columns", "key columns", "value columns".
+    MatrixList matrices() const {
+        return {{"W_Q", W_Q, "", "dimensions", "query columns"},
+                {"W_K", W_K, "", "dimensions", "key columns"},
+                {"W_V", W_V, "", "dimensions", "value columns"},
+                {"Q", Q, "X · W_Q", "tokens", "query columns"},
+                {"K", K, "X · W_K", "tokens", "key columns"},
+                {"V", V, "X · W_V", "tokens", "value columns"},
+                {"scores", attention.scores, "Q · Kᵀ", "tokens", "tokens"},
+                {"scaled_scores", attention.scaled_scores, describe("scores / √", cols(K)), "tokens", "tokens"},
+                {"weights", attention.weights, "softmax(scaled_scores)", "tokens", "tokens"},
+                {"output", attention.output, "weights · V", "tokens", "value columns"},
+                {"loops_scores", loops.scores, "q_i · k_j", "tokens", "tokens"},
+                {"loops_scaled_scores", loops.scaled_scores, "q_i · k_j / √d_k", "tokens", "tokens"},
+                {"loops_weights", loops.weights, "softmax_j(q_i · k_j / √d_k)", "tokens", "tokens"},
+                {"loops_output", loops.output, "Σ_j softmax_j(q_i · k_j / √d_k) v_j", "tokens", "value columns"},
+                {"last_query_terms", last_query_terms, "weights(n − 1, j) · v_j", "tokens", "value columns"},
+                {"W_QK", W_QK, "W_Q · W_Kᵀ", "dimensions", "dimensions"}};
+    }
 };
 Projected project_and_attend(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
 
 // The same sentence without projections and with them.
 struct RawAndProjected {
+    Matrix X;                   // (n × d_model) the sentence
     Matrix raw_scores;          // (n × n)  X · Xᵀ
     Matrix raw_weights;         // (n × n)  softmax(X · Xᵀ / √d_model)
     Matrix Q, K, V;             // (n × d_k), (n × d_k), (n × d_v)
     AttentionSteps projected;   // softmax(Q · Kᵀ / √d_k) · V
+
+    // The law sentence's, named law_…: the lesson prints the row of "its" and draws the
+    // two maps of weights (--svg); --dump writes them all. Its tokens are "law tokens".
+    MatrixList matrices() const {
+        return {{"law_X", X, "", "law tokens", "dimensions"},
+                {"law_scores_raw", raw_scores, "law_X · law_Xᵀ", "law tokens", "law tokens"},
+                {"law_scores", projected.scores, "law_Q · law_Kᵀ", "law tokens", "law tokens"},
+                {"law_scaled_scores", projected.scaled_scores, "law_scores / √d_k", "law tokens", "law tokens"},
+                {"law_weights_raw", raw_weights, "softmax(law_X · law_Xᵀ / √d_model)", "law tokens", "law tokens"},
+                {"law_Q", Q, "law_X · W_Q", "law tokens", "query columns"},
+                {"law_K", K, "law_X · W_K", "law tokens", "key columns"},
+                {"law_V", V, "law_X · W_V", "law tokens", "value columns"},
+                {"law_weights", projected.weights, "softmax(law_Q · law_Kᵀ / √d_k)", "law tokens", "law tokens"},
+                {"law_output", projected.output, "law_weights · law_V", "law tokens", "value columns"}};
+    }
 };
 RawAndProjected raw_and_projected(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V);
