@@ -38,17 +38,6 @@ TEST_CASE("the causal mask is the lower triangle, diagonal included") {
     CHECK(causal_mask(1) == Matrix{{1}});
 }
 
-TEST_CASE("the padding mask has one row per sentence: ones, then zeros for the pads") {
-    const Matrix padding = padding_mask({3, 1, 4}, 4);
-    const Matrix expected = {{1, 1, 1, 0}, {1, 0, 0, 0}, {1, 1, 1, 1}};
-    CHECK(padding == expected);
-    // every query of sentence 0 sees the same three keys
-    const Matrix keys = key_mask(padding, 0);
-    const Matrix expected_keys = {{1, 1, 1, 0}, {1, 1, 1, 0}, {1, 1, 1, 0}, {1, 1, 1, 0}};
-    CHECK(keys == expected_keys);
-    CHECK_THROWS_AS(padding_mask({5}, 4), InputError);
-}
-
 TEST_CASE("apply_mask puts −inf where the mask is 0 and keeps the other scores") {
     const Matrix scores = {{0.5f, -2.0f}, {3.0f, 0.0f}};
     const Matrix masked = apply_mask(scores, Matrix{{1, 0}, {0, 1}});
@@ -77,7 +66,10 @@ TEST_CASE("masked weights are exactly 0 and every row sums to 1 (random inputs)"
         CAPTURE(n);
         const Matrix Q = random.normal_matrix(n, 3, 2.0f), K = random.normal_matrix(n, 3, 2.0f),
                      V = random.normal_matrix(n, 2);
-        for (const Matrix& mask : {causal_mask(n), key_mask(padding_mask({(n + 1) / 2}, n), 0)}) {
+        Matrix first_half = Matrix::from_shape({n, n});  // every query sees the first (n + 1) / 2 keys
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) first_half(i, j) = j < (n + 1) / 2 ? 1.0f : 0.0f;
+        for (const Matrix& mask : {causal_mask(n), first_half}) {
             const MaskedAttentionSteps a = masked_attention(Q, K, V, mask);
             for (std::size_t i = 0; i < n; ++i) {
                 double sum = 0.0;

@@ -94,9 +94,8 @@ void show_law(Lesson& lesson, const LawSentence& law, const Weights& W, const Ra
         "k_law = x_law · W_K: q_its · k_law = {}.",
         law_sentence, format_number(r.raw_scores(its, law_index), 2),
         format_number(r.projected.scores(its, law_index), 2)));
-    for (const ListedMatrix& m : r.matrices())  // the whole 12 × 12 maps go to --svg; the row of "its" is printed
-        if (m.name == "law_weights_raw" || m.name == "law_weights")
-            lesson.picture(m.name, *m.matrix, ShowAs(m.formula).labels(tokens, tokens).decimals(2));
+    for (const char* name : {"law_weights_raw", "law_weights"})  // the whole 12 × 12 maps go to --svg;
+        lesson.draw(name, Style().decimals(2));                    // the row of "its" is printed
     std::vector<TextRow> table;
     for (std::size_t j = 0; j < tokens.size(); ++j)
         table.push_back({tokens[j], format_number(raw(its, j), 3), format_number(projected(its, j), 3)});

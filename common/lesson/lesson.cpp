@@ -189,6 +189,10 @@ void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
     show_side_by_side(shown);
 }
 
+void Lesson::draw(const std::string& name, const Style& style) {
+    picture(name, *listed_.find(name).matrix, as_listed(name, style));
+}
+
 // Every listed matrix, shown or not, for --dump and ./tutorial check.
 void Lesson::keep_listed() {
     for (const ListedMatrix& m : listed_.all())

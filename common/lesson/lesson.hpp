@@ -152,6 +152,8 @@ public:
         Style style;
     };
     void show_side_by_side(const std::vector<Named>& matrices);
+    // With --svg, draws the listed matrix `name` as <name>.svg without printing it.
+    void draw(const std::string& name, const Style& style = Style());
     // Prints a matrix as a heat map of text, one character per entry (common/lesson/heat_map_text.hpp):
     // a whole attention map fits the line, where show() would elide its middle. Kept for
     // --dump and drawn with --svg as show() does; the ShowAs decimals are the scale's ends'.

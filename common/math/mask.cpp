@@ -22,24 +22,6 @@ Matrix causal_mask(std::size_t n) {
     return mask;
 }
 
-Matrix padding_mask(const std::vector<std::size_t>& lengths, std::size_t n) {
-    Matrix mask = Matrix::from_shape({lengths.size(), n});
-    for (std::size_t s = 0; s < lengths.size(); ++s) {
-        if (lengths[s] > n)
-            throw InputError(describe("padding mask: sentence ", s, " has ", lengths[s], " tokens, more than the padded length ", n));
-        for (std::size_t j = 0; j < n; ++j) mask(s, j) = j < lengths[s] ? 1.0f : 0.0f;
-    }
-    return mask;
-}
-
-Matrix key_mask(const Matrix& padding, std::size_t s) {
-    const std::size_t n = cols(padding);
-    Matrix mask = Matrix::from_shape({n, n});
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) mask(i, j) = padding(s, j);
-    return mask;
-}
-
 Matrix apply_mask(const Matrix& scores, const Matrix& mask) {
     require_same_shape(scores, mask, "apply_mask");
     const float minus_infinity = -std::numeric_limits<float>::infinity();

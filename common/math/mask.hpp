@@ -8,27 +8,18 @@
 // other weights of the row still sum to 1.
 //
 //   causal   (n × n)  a token may not look ahead: 1 on and below the diagonal
-//   padding  (b × n)  a batch of b sentences padded to n tokens: 1 for a real
-//                     token, 0 for a pad (what Hugging Face calls attention_mask)
+//
+// (The padding mask of a batch is chapter 06's to build: its math.cpp, an exercise.)
 //
 // Masks combine by multiplying them entry by entry: a key is visible only if
 // every mask lets it through.
 #pragma once
 
-#include <vector>
 
 #include "common/math/matrix.hpp"
 
 // (n × n): mask(i, j) = 1 when j ≤ i.
 Matrix causal_mask(std::size_t n);
-
-// (b × n): row s has lengths[s] ones, then zeros for the pads. Throws InputError
-// when a length is larger than n.
-Matrix padding_mask(const std::vector<std::size_t>& lengths, std::size_t n);
-
-// (n × n): the keys that row s of a padding mask lets through, for every query.
-// Pad queries get the same row: they may look at the real tokens.
-Matrix key_mask(const Matrix& padding, std::size_t s);
 
 // scores (n × m), mask (n × m) → scores with −inf where mask is 0.
 Matrix apply_mask(const Matrix& scores, const Matrix& mask);
