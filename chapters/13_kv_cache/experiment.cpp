@@ -31,6 +31,8 @@ std::vector<MeasuredToken> measure_per_token(const std::vector<std::size_t>& len
         const Matrix cached = with_cache(), recomputed = recomputing();  // once here: `measure` may time elsewhere
         MeasuredToken m;
         m.n = n;
+        const TokenCost cost = token_cost(n, d_model, d, d);
+        m.flops_ratio = cost.flops_recomputed / cost.flops_cached;
         m.cached_s = measure([&] { with_cache(); });
         m.recomputed_s = measure([&] { recomputing(); });
         for (std::size_t c = 0; c < d; ++c)

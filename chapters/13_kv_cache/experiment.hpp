@@ -15,6 +15,7 @@ struct MeasuredToken {
     std::size_t n = 0;
     double cached_s = 0, recomputed_s = 0;
     double difference = 0;  // max |cached output − recomputed output| of the token
+    double flops_ratio = 0;  // FLOPs recomputing / FLOPs with the cache (token_cost)
 };
 std::vector<MeasuredToken> measure_per_token(const std::vector<std::size_t>& lengths, std::size_t d_model,
                                              std::size_t d, const Measure& measure);

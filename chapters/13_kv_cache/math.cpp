@@ -74,6 +74,17 @@ static MaskedAttentionSteps prompt_attention(const Matrix& X, const Projections&
     return masked_attention(matmul(X_p, W.W_Q), K_p, V_p, mask);
 }
 
+std::vector<std::size_t> keys_tied_for_most(const Matrix& strip, int decimals) {
+    const double unit = std::pow(10.0, decimals);
+    const auto rounded = [&](std::size_t j) { return std::round(double(strip(0, j)) * unit); };
+    double most = rounded(0);
+    for (std::size_t j = 1; j < cols(strip); ++j) most = std::max(most, rounded(j));
+    std::vector<std::size_t> tied;
+    for (std::size_t j = 0; j < cols(strip); ++j)
+        if (rounded(j) == most) tied.push_back(j);
+    return tied;
+}
+
 Decoding decode_with_cache(const Matrix& X, const Projections& W, std::size_t prefill) {
     const std::size_t n = rows(X), d_v = cols(W.W_V);
     Decoding r;
@@ -154,12 +165,84 @@ FullAttention full_attention(const Matrix& X, const Projections& W, std::size_t 
     return r;
 }
 
+std::vector<std::size_t> steps_in_full(std::size_t count) {
+    std::vector<std::size_t> steps;
+    for (std::size_t step = 0; step < count; ++step)
+        if (count <= 4 || step < 2 || step + 2 >= count) steps.push_back(step);
+    return steps;
+}
+
+KVCacheLesson kv_cache_lesson(const Matrix& X, const Projections& W, std::size_t prefill, std::size_t window) {
+    KVCacheLesson r;
+    r.W = W;
+    r.dec = decode_with_cache(X, W, prefill);
+    r.win = decode_with_window(X, W, prefill, window);
+    r.full = full_attention(X, W, window);
+    r.K_prefill = first_rows(r.dec.cache.K, prefill);  // rows [0, p) never change after the prefill
+    r.V_prefill = first_rows(r.dec.cache.V, prefill);
+    for (const std::size_t step : steps_in_full(r.dec.strips.size())) {
+        const std::size_t t = prefill + step;
+        r.in_full.push_back({t, step, first_rows(r.dec.cache.K, t + 1), first_rows(r.dec.cache.V, t + 1)});
+    }
+    r.band = band_mask(rows(X), window);
+    r.window_K = first_rows(r.win.buffer.K, r.win.buffer.length);
+    r.window_V = first_rows(r.win.buffer.V, r.win.buffer.length);
+    return r;
+}
+
+MatrixList KVCacheLesson::matrices() const {
+    MatrixList list = {{"W_Q", W.W_Q, "", "dimensions", "query dims"},
+                       {"W_K", W.W_K, "", "dimensions", "key dims"},
+                       {"W_V", W.W_V, "", "dimensions", "value dims"}};
+    const auto add = [&list](const MatrixList& more) { list.insert(list.end(), more.begin(), more.end()); };
+    if (dec.prefill > 0) {
+        const std::string last = std::to_string(dec.prefill - 1);
+        add({{"prefill_weights", dec.prompt.weights, "softmax(Q · Kᵀ / √d_k), causal", "prompt", "prompt"},
+             {"prefill_output", dec.prompt.output, "prefill_weights · V", "prompt", "value dims"},
+             {"K_cache_" + last, K_prefill, "after the prefill", "prompt", "key dims"},
+             {"V_cache_" + last, V_prefill, "after the prefill", "prompt", "value dims"}});
+    }
+    for (const StepInFull& s : in_full) {
+        const std::string t = std::to_string(s.t), token = "token " + t, seen = "tokens to " + t;
+        const TokenQKV& qkv = dec.tokens[s.step];
+        const Strip& strip = dec.strips[s.step];
+        add({{"q_new_" + t, qkv.q, "x · W_Q", token, "query dims"},
+             {"k_new_" + t, qkv.k, "x · W_K", token, "key dims"},
+             {"v_new_" + t, qkv.v, "x · W_V", token, "value dims"},
+             {"K_cache_" + t, s.K_cache, "+ k_new_" + t + " as row " + t, seen, "key dims"},
+             {"V_cache_" + t, s.V_cache, "+ v_new_" + t + " as row " + t, seen, "value dims"},
+             {"strip_" + t, strip.weights, "softmax(q_new_" + t + " · K_cache_" + t + "ᵀ / √d_k)", token, seen},
+             {"output_new_" + t, strip.output, "strip_" + t + " · V_cache_" + t, token, "value dims"}});
+    }
+    add({{"cached_weights", dec.weights, "prefill rows, then one strip per step", "tokens", "tokens"},
+         {"output_cached", dec.output, "each token's output, step by step", "tokens", "value dims"},
+         {"output_full", full.causal.output, "masked_attention(X·W_Q, X·W_K, X·W_V, causal)", "tokens", "value dims"},
+         {"K_cache", dec.cache.K, "after the last step", "tokens", "key dims"},
+         {"V_cache", dec.cache.V, "after the last step", "tokens", "value dims"},
+         {"full_weights", full.causal.weights, "softmax(Q · Kᵀ / √d_k), causal", "tokens", "tokens"},
+         {"band_mask", band, "1 where max(0, i−w+1) ≤ j ≤ i", "tokens", "tokens"},
+         {"window_K_cache", window_K, "slot: token", "slots", "key dims"},
+         {"window_V_cache", window_V, "slot: token", "slots", "value dims"},
+         {"window_weights", win.weights, "row t: the strip of token t, by position", "tokens", "tokens"},
+         {"output_window_cached", win.output, "windowed, step by step", "tokens", "value dims"},
+         {"output_window_full", full.windowed.output, "masked_attention(…, band_mask)", "tokens", "value dims"}});
+    return list;
+}
+
+std::vector<TokenCost> token_costs(const std::vector<std::size_t>& lengths, std::size_t d_model, std::size_t d_k,
+                                   std::size_t d_v) {
+    std::vector<TokenCost> costs;
+    for (const std::size_t n : lengths) costs.push_back(token_cost(n, d_model, d_k, d_v));
+    return costs;
+}
+
 TokenCost token_cost(std::size_t n, std::size_t d_model, std::size_t d_k, std::size_t d_v) {
     TokenCost c;
     c.n = n;
     const double project_one = 2.0 * double(d_model) * double(2 * d_k + d_v);  // q, k, v of one token
     const double weights = double(d_model) * double(2 * d_k + d_v);            // floats of W_Q, W_K, W_V
     // with the cache: one token's projections, then one query over the n cached rows
+    c.flops_projections = project_one;
     c.flops_cached = project_one + 2.0 * double(n) * double(d_k + d_v);
     c.bytes_cached = 4.0 * (weights + double(d_model) + double(n) * double(d_k + d_v));
     // recomputing: every token's projections, then each query i over its i keys and values
@@ -192,4 +275,14 @@ std::uint64_t cache_bytes(const ModelShape& m, std::uint64_t tokens, std::uint64
         total += one_tensor + one_tensor;  // this layer's K and its V, (kv_heads × kept × head_width) each
     }
     return total;
+}
+
+std::vector<ModelCache> model_caches(const Matrix& table, std::uint64_t tokens, std::uint64_t bytes_per_number) {
+    std::vector<ModelCache> models;
+    for (std::size_t row = 0; row < rows(table); ++row) {
+        const ModelShape m = model_shape(table, row);
+        models.push_back({m, cache_bytes(m, 1, bytes_per_number), cache_bytes(m, tokens, bytes_per_number),
+                          cache_bytes(m, m.context, bytes_per_number)});
+    }
+    return models;
 }

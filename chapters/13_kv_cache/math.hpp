@@ -33,6 +33,7 @@
 
 #include "common/math/mask.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 struct Projections {
     Matrix W_Q, W_K, W_V;  // (d_model × d_k), (d_model × d_k), (d_model × d_v)
@@ -58,6 +59,10 @@ struct Strip {
     Matrix weights;  // (1 × length) softmax(q · K_cacheᵀ / √d_k)
     Matrix output;   // (1 × d_v) weights · V_cache
 };
+// The keys of a strip (1 × t) whose weight ties with the largest once both are rounded to
+// `decimals` decimals, in order (at least the largest itself).
+std::vector<std::size_t> keys_tied_for_most(const Matrix& strip, int decimals);
+
 // One decode step: k and v become row `length` of the cache, then q attends over
 // rows 0 … length (all of them: no mask).
 Strip decode_step(KVCache& cache, const TokenQKV& token);
@@ -100,21 +105,61 @@ struct FullAttention {
 };
 FullAttention full_attention(const Matrix& X, const Projections& W, std::size_t w);
 
+// The decode steps a lesson prints in full: every one of up to 4, else the first two and
+// the last two (the steps between get one line each).
+std::vector<std::size_t> steps_in_full(std::size_t count);
+
+// A decode step printed in full, with the cache as it holds tokens 0 … t.
+struct StepInFull {
+    std::size_t t = 0;     // the token's position
+    std::size_t step = 0;  // its index in Decoding::tokens and Decoding::strips
+    Matrix K_cache, V_cache;  // (t+1 × d_k), (t+1 × d_v) rows 0 … t of the cache
+};
+
+// Everything the lesson shows, computed once.
+struct KVCacheLesson {
+    Projections W;
+    Decoding dec;
+    WindowDecoding win;
+    FullAttention full;
+    Matrix K_prefill, V_prefill;      // (p × d_k), (p × d_v) the cache after the prefill
+    std::vector<StepInFull> in_full;  // the steps printed in full
+    Matrix band;                      // (n × n) band_mask(n, w)
+    Matrix window_K, window_V;        // (min(n, w) × d_k), (… × d_v) the rolling buffer's filled slots
+
+    // In the order the lesson shows them. Rows are "tokens", the "prompt", one "token t"
+    // or "tokens to t" (0 … t), or the buffer's "slots"; columns "dimensions" and the
+    // projections' "query dims", "key dims" and "value dims". A step printed in full
+    // names its matrices after its token: q_new_7, K_cache_7, strip_7, …; the cache after
+    // the prefill is K_cache_{p−1}.
+    MatrixList matrices() const;
+};
+
+// X (n × d_model), 0 ≤ prefill < n, window w ≥ 1.
+KVCacheLesson kv_cache_lesson(const Matrix& X, const Projections& W, std::size_t prefill, std::size_t window);
+
 // The n × n float matrices this lesson holds at its peak, counted from the structs above, so
 // that an --input too long for memory is refused before anything is computed:
 //   FullAttention: scores, scaled, masked and weights, causal and windowed       8
-//   Decoding and WindowDecoding weights, the two loop forms' weights              4
+//   Decoding and WindowDecoding weights, the lesson's band, the self-checks'
+//   causal and windowed weights by loops in double                               5
 //   the strips (1 × t+1 each, n(n+1)/2 in all)                                   ½
-//   a mask being built (causal_mask, band_mask) or shown, and the loops' rows    1½
-constexpr std::uint64_t square_matrices_held = 14;
+//   a mask being built (causal_mask, band_mask), and the loops' rows             1½
+constexpr std::uint64_t square_matrices_held = 15;
 
 // FLOPs and bytes read to generate the token at position n − 1 (n keys), float32.
 struct TokenCost {
     std::size_t n = 0;
     double flops_cached = 0, flops_recomputed = 0;
     double bytes_cached = 0, bytes_recomputed = 0;
+    double flops_projections = 0;  // the new token's q, k, v: the same at every n
+    double flops_per_float_cached() const { return flops_cached / (bytes_cached / 4.0); }  // per float read
 };
 TokenCost token_cost(std::size_t n, std::size_t d_model, std::size_t d_k, std::size_t d_v);
+
+// The cost at each length of `lengths`.
+std::vector<TokenCost> token_costs(const std::vector<std::size_t>& lengths, std::size_t d_model, std::size_t d_k,
+                                   std::size_t d_v);
 
 // A model's attention, one row of data/kv_cache_models.csv.
 struct ModelShape {
@@ -125,3 +170,11 @@ ModelShape model_shape(const Matrix& table, std::size_t row);
 // Bytes of the cache after `tokens` tokens, layer by layer: one K and one V of
 // (kv_heads × kept × head_width) each, kept = min(tokens, window) with a window.
 std::uint64_t cache_bytes(const ModelShape& m, std::uint64_t tokens, std::uint64_t bytes_per_number);
+
+// Each model of the table (rows of model_shape) and its cache: per token, after `tokens`
+// tokens, and at its context length.
+struct ModelCache {
+    ModelShape shape;
+    std::uint64_t per_token, at_tokens, at_context;  // bytes
+};
+std::vector<ModelCache> model_caches(const Matrix& table, std::uint64_t tokens, std::uint64_t bytes_per_number);

@@ -26,11 +26,25 @@ def check(dump, expect, softmax):
         expect(f"{tag}: output_full == causal attention", d["output_full"], causal @ V)
         expect(f"{tag}: output_cached == causal attention", d["output_cached"], causal @ V)
         expect(f"{tag}: cached_weights == causal weights (strips stacked)", d["cached_weights"], causal)
-        expect(f"{tag}: q_new, k_new, v_new are the last token's", np.concatenate([d["q_new"], d["k_new"], d["v_new"]]),
-               np.stack([Q[-1], K[-1], V[-1]]))
-        expect(f"{tag}: strip == softmax(q_new @ K_cache.T / sqrt(d_k))", d["strip"],
-               softmax(d["q_new"] @ d["K_cache"].T / np.sqrt(d_k)))
-        expect(f"{tag}: output_new == strip @ V_cache", d["output_new"], d["strip"] @ d["V_cache"])
+        # every step printed in full (the first two and the last two) is dumped under its token's position
+        steps = sorted(int(name[len("q_new_"):]) for name in d if name.startswith("q_new_"))
+        p = int(args[args.index("--prefill") + 1]) if "--prefill" in args else 7
+        expect(f"{tag}: the steps printed in full", steps, [t for t in range(p, n) if n - p <= 4 or t < p + 2 or t >= n - 2],
+               tol=0)
+        for t in steps:
+            expect(f"{tag}: q_new_{t}, k_new_{t}, v_new_{t} are token {t}'s",
+                   np.concatenate([d[f"q_new_{t}"], d[f"k_new_{t}"], d[f"v_new_{t}"]]), np.stack([Q[t], K[t], V[t]]))
+            expect(f"{tag}: K_cache_{t}, V_cache_{t} == rows 0 … {t} of K and V",
+                   np.concatenate([d[f"K_cache_{t}"], d[f"V_cache_{t}"]]), np.concatenate([K[:t + 1], V[:t + 1]]))
+            expect(f"{tag}: strip_{t} == softmax(q_new_{t} @ K_cache_{t}.T / sqrt(d_k))", d[f"strip_{t}"],
+                   softmax(d[f"q_new_{t}"] @ d[f"K_cache_{t}"].T / np.sqrt(d_k)))
+            expect(f"{tag}: output_new_{t} == strip_{t} @ V_cache_{t}", d[f"output_new_{t}"],
+                   d[f"strip_{t}"] @ d[f"V_cache_{t}"])
+        if p > 0:
+            expect(f"{tag}: K_cache_{p - 1}, V_cache_{p - 1} == the prompt's K and V (the cache after the prefill)",
+                   np.concatenate([d[f"K_cache_{p - 1}"], d[f"V_cache_{p - 1}"]]), np.concatenate([K[:p], V[:p]]))
+            expect(f"{tag}: prefill_weights == causal weights of the prompt", d["prefill_weights"],
+                   masked_softmax(Q[:p] @ K[:p].T / np.sqrt(d_k), np.tril(np.ones((p, p)))))
         expect(f"{tag}: band_mask", d["band_mask"], band(n, w), tol=0)
         windowed = masked_softmax(Q @ K.T / np.sqrt(d_k), band(n, w))
         expect(f"{tag}: window_weights == band-masked weights", d["window_weights"], windowed)
