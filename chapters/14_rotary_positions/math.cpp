@@ -68,50 +68,6 @@ Matrix sinusoids_at(std::size_t n, std::size_t offset, std::size_t d_model, doub
     return PE;
 }
 
-RopeByLoops rope_by_loops(const Matrix& Q, const Matrix& K, std::size_t offset, double base) {
-    const std::size_t n = rows(Q), d_k = cols(Q);
-    RopeByLoops r;
-    // pass 1: each pair times its rotation matrix R = [[cos, −sin], [sin, cos]], in double
-    std::vector<std::vector<double>> Qr(n, std::vector<double>(d_k)), Kr = Qr;
-    for (std::size_t t = 0; t < n; ++t)
-        for (std::size_t p = 0; p + 1 < d_k; p += 2) {
-            const double angle = double(offset + t) * std::exp(-double(p) / double(d_k) * std::log(base));
-            const double R[2][2] = {{std::cos(angle), -std::sin(angle)}, {std::sin(angle), std::cos(angle)}};
-            for (int row = 0; row < 2; ++row) {
-                Qr[t][p + row] = R[row][0] * Q(t, p) + R[row][1] * Q(t, p + 1);
-                Kr[t][p + row] = R[row][0] * K(t, p) + R[row][1] * K(t, p + 1);
-            }
-            r.pair_size = std::max({r.pair_size, std::hypot(double(Q(t, p)), double(Q(t, p + 1))),
-                                    std::hypot(double(K(t, p)), double(K(t, p + 1)))});
-        }
-    r.Q_rot = Matrix::from_shape({n, d_k});
-    r.K_rot = Matrix::from_shape({n, d_k});
-    for (std::size_t t = 0; t < n; ++t)
-        for (std::size_t c = 0; c < d_k; ++c) r.Q_rot(t, c) = float(Qr[t][c]), r.K_rot(t, c) = float(Kr[t][c]);
-    // pass 2: scores and weights, one query at a time; the closed form from Q and K unrotated
-    r.scores = r.weights = r.closed_form = Matrix::from_shape({n, n});
-    for (std::size_t m = 0; m < n; ++m) {
-        std::vector<double> s(n);
-        for (std::size_t j = 0; j < n; ++j) {
-            double closed = 0.0, size = 0.0;
-            for (std::size_t c = 0; c < d_k; ++c) s[j] += Qr[m][c] * Kr[j][c];
-            for (std::size_t p = 0; p + 1 < d_k; p += 2) {  // q · R(φ) k, φ = (j − m) θ: no offset in it
-                size += std::hypot(double(Q(m, p)), double(Q(m, p + 1))) * std::hypot(double(K(j, p)), double(K(j, p + 1)));
-                const double phi = (double(j) - double(m)) * std::pow(base, -double(p) / double(d_k));
-                closed += (double(Q(m, p)) * K(j, p) + double(Q(m, p + 1)) * K(j, p + 1)) * std::cos(phi) +
-                          (double(Q(m, p + 1)) * K(j, p) - double(Q(m, p)) * K(j, p + 1)) * std::sin(phi);
-            }
-            r.scores(m, j) = float(s[j]), r.closed_form(m, j) = float(closed);
-            r.score_size = std::max(r.score_size, size);
-        }
-        const double top = *std::max_element(s.begin(), s.end());
-        double z = 0.0;
-        for (double& e : s) z += (e = std::exp((e - top) / std::sqrt(double(d_k))));
-        for (std::size_t j = 0; j < n; ++j) r.weights(m, j) = float(s[j] / z);
-    }
-    return r;
-}
-
 // max |a − b| over the entries of two matrices of one shape.
 static float largest_change(const Matrix& a, const Matrix& b) {
     float worst = 0.0f;
@@ -142,7 +98,23 @@ RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, st
     r.scores = matmul_transposed(r.Q_rot, r.K_rot);  // (n × d_k) · (d_k × n) → (n × n)
     const float scale = 1.0f / std::sqrt(float(d_k));  // softmax(scores / √d_k)
     r.weights = softmax_rows(Matrix(r.scores * scale));
-    r.by_loops = rope_by_loops(r.Q, r.K, offset, base);
+    r.offset = offset, r.base = base;
+    r.W_Q = W_Q, r.W_K = W_K;
+    // the query whose shortest pair is longest: every pair has something to turn
+    double best = -1.0;
+    for (std::size_t t = 0; t < n; ++t) {
+        double shortest = HUGE_VAL;
+        for (std::size_t i = 0; i < r.theta.size(); ++i)
+            shortest = std::min(shortest, std::hypot(double(r.Q(t, 2 * i)), double(r.Q(t, 2 * i + 1))));
+        if (shortest > best) best = shortest, r.example = t;
+    }
+    for (std::size_t i = 0; i < r.theta.size(); ++i) {
+        const std::size_t t = r.example;
+        const float a = r.Q(t, 2 * i), b = r.Q(t, 2 * i + 1), alpha = r.angles(t, i);
+        const float a_rot = r.Q_rot(t, 2 * i), b_rot = r.Q_rot(t, 2 * i + 1);
+        r.example_pairs.push_back(
+            {a, b, alpha, std::cos(alpha), std::sin(alpha), a_rot, b_rot, std::hypot(a, b), std::hypot(a_rot, b_rot)});
+    }
     // pass 2: every position shifted by P: RoPE's scores against X + PE's
     r.offsets = {1, 10, 1000, 100000, 1000000};
     if (offset != 0 && std::find(r.offsets.begin(), r.offsets.end(), offset) == r.offsets.end())
@@ -169,25 +141,54 @@ RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, st
     r.K_rot_mixed = rotate_split_halves(r.K, offset, r.theta);
     r.scores_mixed = matmul_transposed(r.Q_rot_mixed, r.K_rot_mixed);
     r.weights_mixed = softmax_rows(Matrix(r.scores_mixed * scale));
+    r.halves_change = largest_change(r.scores_halves, r.scores);
+    r.mixed_change = largest_change(r.scores_mixed, r.scores);
+    r.mixed_weight_change = largest_change(r.weights_mixed, r.weights);
     // pass 4: the long-range decay, q = k = (1, …, 1) of width decay_d at distance Δ
     const std::vector<double> theta_d = rope_frequencies(decay_d, base);
     const Matrix ones = xt::ones<float>({max_distance + 1, decay_d});  // (distances × decay_d)
     const Matrix ones_rot = rotate_interleaved(ones, 0, theta_d);
     r.decay = Matrix::from_shape({max_distance + 1, 2});
-    r.decay_closed_form = Matrix::from_shape({max_distance + 1, 1});
+    r.decay_d = decay_d;
     const double bound_at_0 = double(theta_d.size()) * double(theta_d.size() + 1) / 2.0;  // Σ_j j
     for (std::size_t delta = 0; delta <= max_distance; ++delta) {
-        double dot = 0.0, bound = 0.0, closed = 0.0;
+        double dot = 0.0, bound = 0.0;
         std::complex<double> S = 0.0;  // S_j = Σ_{i<j} e^{iΔθ_i}; the bound is Σ_j |S_j|
         for (std::size_t c = 0; c < decay_d; ++c) dot += double(ones_rot(0, c)) * ones_rot(delta, c);
         for (const double th : theta_d) {
             S += std::polar(1.0, double(delta) * th);
             bound += std::abs(S);
-            closed += 2.0 * std::cos(double(delta) * th) / double(decay_d);
         }
         r.decay(delta, 0) = float(dot / double(decay_d));
         r.decay(delta, 1) = float(bound / bound_at_0);
-        r.decay_closed_form(delta, 0) = float(closed);
+        r.distances.push_back(double(delta)), r.decay_ones.push_back(r.decay(delta, 0));
+        r.decay_bound.push_back(r.decay(delta, 1));
     }
     return r;
+}
+
+MatrixList RopeLesson::matrices() const {
+    const std::string at_offset = "(X + PE) W_Q · ((X + PE) W_K)ᵀ, offset " + std::to_string(offset);
+    return {{"W_Q", W_Q, "", "dimensions", "query dims"},
+            {"W_K", W_K, "", "dimensions", "key dims"},
+            {"Q", Q, "X · W_Q", "positions", "query dims"},
+            {"K", K, "X · W_K", "positions", "key dims"},
+            {"angles", angles, "position · θ_i (radians)", "positions", "angles"},
+            {"Q_rot", Q_rot, "Q, each pair turned by position · θ_i", "positions", "query dims"},
+            {"K_rot", K_rot, "K, each pair turned by position · θ_i", "positions", "key dims"},
+            {"scores", scores, "Q_rot · K_rotᵀ", "positions", "positions"},
+            {"weights", weights, "softmax(scores / √d_k)", "positions", "positions"},
+            {"scores_pe", pe_scores, at_offset, "positions", "positions"},
+            {"scores_pe_0", pe_scores_0, "(X + PE) W_Q · ((X + PE) W_K)ᵀ, offset 0", "positions", "positions"},
+            {"offset_changes", offset_changes, "max |scores(offset P) − scores(offset 0)|: RoPE, X + PE"},
+            {"Q_halves", Q_halves, "Q, columns in halves order"},
+            {"K_halves", K_halves, "K, columns in halves order"},
+            {"Q_rot_halves", Q_rot_halves, "split halves of Q_halves", "positions", "halves"},
+            {"K_rot_halves", K_rot_halves, "split halves of K_halves"},
+            {"scores_halves", scores_halves, "Q_rot_halves · K_rot_halvesᵀ", "positions", "positions"},
+            {"Q_rot_mixed", Q_rot_mixed, "split halves of Q"},
+            {"K_rot_mixed", K_rot_mixed, "split halves of K"},
+            {"scores_mixed", scores_mixed, "split halves on the interleaved layout", "positions", "positions"},
+            {"weights_mixed", weights_mixed, "softmax(scores_mixed / √d_k)", "positions", "positions"},
+            {"decay", decay, "q = k = ones: score / d, RoFormer's bound / its value at 0"}};
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/permutation.hpp"
 
 // θ_i = base^(−2i/d_k) for i = 0 … d_k/2 − 1: the angle pair i turns by per position.
@@ -48,26 +49,24 @@ Order halves_order(std::size_t d);
 // The sinusoidal encoding of chapter 09 at the positions offset … offset+n−1 (n × d_model).
 Matrix sinusoids_at(std::size_t n, std::size_t offset, std::size_t d_model, double base);
 
-// Q_rot, K_rot by explicit 2×2 rotation matrices in double, θ_i by exp and log, the
-// scores Σ_c q_rot·k_rot and weights softmax(scores/√d_k) as loops; and the closed form
-// of each score from the unrotated Q, K: a function of the distance alone.
-struct RopeByLoops {
-    Matrix Q_rot, K_rot;      // (n × d_k)
-    Matrix scores, weights;   // (n × n)
-    Matrix closed_form;       // (n × n) Σ_i q_pair_i · R((n − m)θ_i) k_pair_i
-    double score_size = 0.0;  // max Σ_i |q_pair_i|·|k_pair_i|: what rounding in a score is relative to
-    double pair_size = 0.0;   // the longest pair (a, b) of Q or K: what rounding in a rotation is relative to
+// One pair (a, b) of a query turned by α: what the one-rotation step's table shows.
+struct PairTurn {
+    float a, b, alpha, cos_alpha, sin_alpha, a_rot, b_rot;  // (a, b) → (a_rot, b_rot) by α
+    float length, length_rot;                               // |(a, b)| and |(a_rot, b_rot)|
 };
-RopeByLoops rope_by_loops(const Matrix& Q, const Matrix& K, std::size_t offset, double base);
 
 // Everything the lesson shows, computed once.
 struct RopeLesson {
+    std::size_t offset = 0;             // the first position
+    double base = 10000.0;              // of θ_i = base^(−2i/d_k)
+    Matrix W_Q, W_K;                    // (d_model × d_k) the projections
     std::vector<double> theta;          // (d_k/2) the frequencies
     Matrix Q, K;                        // (n × d_k) X · W_Q, X · W_K
     Matrix angles;                      // (n × d_k/2) positions · θ
     Matrix Q_rot, K_rot;                // (n × d_k) interleaved, at positions offset + t
     Matrix scores, weights;             // (n × n) Q_rot · K_rotᵀ, softmax(scores / √d_k)
-    RopeByLoops by_loops;               // the same, another way
+    std::size_t example = 0;            // the query the one-rotation step turns: its shortest pair is longest
+    std::vector<PairTurn> example_pairs;  // (d_k/2) its pairs, turned
     std::vector<std::size_t> offsets;   // the offsets P compared with offset 0
     Matrix offset_changes;              // (offsets × 2) max |scores(P) − scores(0)|: RoPE, X + PE
     Matrix pe_scores_0, pe_scores;      // (n × n) (X + PE) W_Q · ((X + PE) W_K)ᵀ at offset 0 and offset
@@ -76,17 +75,26 @@ struct RopeLesson {
     Matrix scores_halves;               // (n × n) Q_rot_halves · K_rot_halvesᵀ
     Matrix Q_rot_mixed, K_rot_mixed;    // (n × d_k) split-halves rotation of Q, K as they are
     Matrix scores_mixed, weights_mixed; // (n × n) what the mixed-up pairing scores
+    float halves_change = 0, mixed_change = 0, mixed_weight_change = 0;  // max |… − scores|, |… − weights|
     Matrix decay;                       // (distances × 2) q = k = ones: score / d, RoFormer's bound / its value at 0
-    Matrix decay_closed_form;           // (distances × 1) (2/d) Σ_i cos(Δ·θ_i) in double
+    std::size_t decay_d = 0;            // the width of the decay's vectors
+    std::vector<double> distances, decay_ones, decay_bound;  // decay's columns as curves: 0 … max_distance
+
+    // In the order the lesson shows them. Rows are "positions" (each token at its
+    // position) or "dimensions"; columns the projections' "query dims" and "key dims",
+    // the queries' in halves order ("halves"), or the "angles" pos·θ_i. The other layouts'
+    // matrices that no step prints, offset_changes and decay are numbered.
+    MatrixList matrices() const;
 };
 
 // The n × n float matrices this lesson holds at its peak, counted from the structs above, so
 // that an --input too long for memory is refused before anything is computed:
 //   RopeLesson: scores, weights, pe_scores_0, pe_scores, scores_halves, scores_mixed,
 //   weights_mixed                                                                  7
-//   RopeByLoops: scores, weights, closed_form                                      3
-//   scores at another offset being compared, and the scaled scores a softmax reads 2
-constexpr std::uint64_t square_matrices_held = 12;
+//   the self-checks' references, one at a time: the largest, the scores summed in
+//   double (2 floats each)                                                          2
+//   a margin (while rope_lesson compares the offsets it holds 7 at most)            1
+constexpr std::uint64_t square_matrices_held = 10;
 
 // X (n × d_model), W_Q and W_K (d_model × d_k, d_k even), the first position `offset`,
 // base > 1; the decay curves for vectors of width decay_d at distances 0 … max_distance.
