@@ -101,3 +101,44 @@ TEST_CASE("reference: heads read their own columns; grouped heads share their gr
     for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t d = 0; d < 2; ++d) CHECK(mh.output(i, 2 + d) == one.output(i, d));
 }
+
+TEST_CASE("reference: a centred window of w keys, shifted inward at the ends; w ≥ m sees every key") {
+    // Equal scores: each query's weights are 1/w on its window's keys, 0 elsewhere.
+    const Matrix Q = filled(7, 2, 0.5f), K = filled(7, 2, 0.5f), V = counting(7, 1);
+    const AttentionByLoops r = attention_by_loops(Q, K, V, KeysSeen::centred_window(3, 7));
+    // By hand, b = min(max(i − 1, 0), 4): queries 0 and 1 see 0–2, query 3 sees 2–4, 5 and 6 see 4–6.
+    const std::size_t first_key[7] = {0, 0, 1, 2, 3, 4, 4};
+    for (std::size_t i = 0; i < 7; ++i) {
+        for (std::size_t j = 0; j < 7; ++j) {
+            const bool inside = first_key[i] <= j && j < first_key[i] + 3;
+            CHECK(r.weights(i, j) == doctest::Approx(inside ? 1.0 / 3.0 : 0.0));
+        }
+        CHECK(r.output(i, 0) == doctest::Approx(double(first_key[i]) + 1.0));  // the mean of three keys
+    }
+    const KeysSeen even = KeysSeen::centred_window(4, 7);  // b = i − 2: query 3 sees 1–4
+    CHECK((!even.sees(3, 0) && even.sees(3, 1) && even.sees(3, 4) && !even.sees(3, 5)));
+    const KeysSeen wide = KeysSeen::centred_window(9, 7);
+    for (std::size_t j = 0; j < 7; ++j) CHECK(wide.times(3, j) == 1);
+}
+
+TEST_CASE("reference: LongNet's dilated segments, a key seen through two pairs counting twice") {
+    // Pairs (2, 1) and (4, 2) over 4 keys. Through (2, 1): segments {0, 1} and {2, 3}. Through
+    // (4, 2): one segment whose tokens 0 and 2 see each other. So query 0 sees key 0 twice
+    // (both pairs), key 1 once, key 2 once; query 1 sees keys 0 and 1; query 3 sees 2 and 3.
+    const std::vector<DilatedPair> pairs = {{2, 1}, {4, 2}};
+    const KeysSeen seen = KeysSeen::dilated(pairs, 4);
+    const std::size_t expected[4][4] = {{2, 1, 1, 0}, {1, 1, 0, 0}, {1, 0, 2, 1}, {0, 0, 1, 1}};
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 4; ++j) CHECK(seen.times(i, j) == expected[i][j]);
+    // Equal scores: query 0's weights are 2/4, 1/4, 1/4, 0 (one softmax over its four entries).
+    const AttentionByLoops r = attention_by_loops(filled(4, 2, 0.5f), filled(4, 2, 0.5f), counting(4, 1), seen);
+    CHECK(r.weights(0, 0) == doctest::Approx(0.5));
+    CHECK(r.weights(0, 1) == doctest::Approx(0.25));
+    CHECK(r.weights(0, 2) == doctest::Approx(0.25));
+    CHECK(r.weights(0, 3) == 0.0f);
+    CHECK(r.output(0, 0) == doctest::Approx(0.5 * 0 + 0.25 * 1 + 0.25 * 2));
+    // One pair (w ≥ m, r = 1) is every key once: full attention.
+    const std::vector<DilatedPair> one = {{8, 1}};
+    const KeysSeen all = KeysSeen::dilated(one, 4);
+    for (std::size_t j = 0; j < 4; ++j) CHECK(all.times(2, j) == 1);
+}

@@ -3,23 +3,57 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
+#include <fmt/format.h>
+#include <xtensor/xview.hpp>
+
+#include "common/lesson/machine_memory.hpp"
+#include "common/lesson/measure_in_child.hpp"
+#include "common/lesson/print.hpp"
+#include "common/lesson/self_check.hpp"
+#include "common/math/input_error.hpp"
 #include "common/math/memory_budget.hpp"
 #include "common/math/random.hpp"
 
 namespace {
 
-// max |a − b| over all entries (infinity when a NaN appears).
-double max_abs_difference_of(const Matrix& a, const Matrix& b) {
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const double e = std::abs(double(a.flat(i)) - double(b.flat(i)));
-        worst = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(worst, e);
+// "256" → 256; 0 for anything but plain digits (std::stoul would read "-1" as 2^64 − 1).
+std::size_t positive_integer(const std::string& text) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoul(text);
+}
+
+// "256:1,1024:4" → {(256, 1), (1024, 4)}
+std::vector<DilatedPair> parse_pairs(const std::string& text) {
+    std::vector<DilatedPair> pairs;
+    std::stringstream all(text);
+    std::string item;
+    while (std::getline(all, item, ',')) {
+        const auto colon = item.find(':');
+        const std::size_t w = colon == std::string::npos ? 0 : positive_integer(item.substr(0, colon));
+        const std::size_t r = colon == std::string::npos ? 0 : positive_integer(item.substr(colon + 1));
+        if (w == 0 || r == 0)
+            throw InputError(fmt::format("--pairs {}: expected segment:dilation pairs of positive integers "
+                                         "separated by commas, like 256:1,1024:4 (\"{}\" is not one)",
+                                         text, item));
+        pairs.push_back({w, r});
     }
-    return worst;
+    if (pairs.empty()) throw InputError(fmt::format("--pairs {}: give at least one pair, like 256:1", text));
+    if (std::none_of(pairs.begin(), pairs.end(), [](const DilatedPair& p) { return p.dilation == 1; }))
+        throw InputError(fmt::format("--pairs {}: one pair needs dilation 1, or some tokens attend to nothing", text));
+    return pairs;
 }
 
 }  // namespace
+
+std::string time_text(double s) {
+    if (s < 1e-3) return format_number(float(s * 1e6), 1) + " µs";
+    if (s < 1.0) return format_number(float(s * 1e3), 2) + " ms";
+    return format_number(float(s), 2) + " s";
+}
+std::string memory_text(double bytes) { return bytes <= 0 ? "—" : format_bytes(std::uint64_t(bytes)); }
+std::string power(double exponent) { return std::isnan(exponent) ? "n^?" : "n^" + format_number(float(exponent), 2); }
 
 double Sweep::slope(const std::vector<double>& y, double from) const {
     std::vector<double> xs, ys;
@@ -30,6 +64,13 @@ double Sweep::slope(const std::vector<double>& y, double from) const {
         ys = {y[n.size() - 2], y.back()};
     }
     return loglog_slope(xs, ys);
+}
+
+Sweep Sweep::memory_in_mib() const {
+    Sweep measured{name, {}, {}, {}};
+    for (std::size_t i = 0; i < n.size(); ++i)
+        if (bytes[i] > 0) measured.n.push_back(n[i]), measured.bytes.push_back(bytes[i] / (1024.0 * 1024.0));
+    return measured;
 }
 
 namespace {
@@ -44,7 +85,7 @@ void sweep_materialised(LongSequences& r, const Settings& s, const Measure& meas
     for (std::size_t n = 256; n <= s.max_n; n *= 2) {
         const std::uint64_t need = add_bytes(materialised_extra_bytes(n, n, s.d), bytes_of_floats({3, n, s.d}));
         if (!fits_in_memory(need, s.memory_limit)) {  // refused before allocating
-            r.refused_n = n, r.refused_bytes = need;
+            r.refused_n = n, r.refused_bytes = need, r.refused_weights_bytes = bytes_of_floats({n, n});
             return;
         }
         const Inputs in = random_inputs(n, s.d, 1);
@@ -103,8 +144,8 @@ LongSequences measure_long_sequences(const Settings& s, const Measure& measure) 
     r.n_check = std::min<std::size_t>(1000, s.max_n);  // not a multiple of the blocks
     const Inputs c = random_inputs(r.n_check, s.d, 7);
     r.tiled_error =
-        max_abs_difference_of(streaming_attention(c.Q, c.K, c.V, s.blocks), materialised_attention(c.Q, c.K, c.V));
-    r.causal_error = max_abs_difference_of(streaming_attention(c.Q, c.K, c.V, s.blocks, true),
+        max_abs_difference(streaming_attention(c.Q, c.K, c.V, s.blocks), materialised_attention(c.Q, c.K, c.V));
+    r.causal_error = max_abs_difference(streaming_attention(c.Q, c.K, c.V, s.blocks, true),
                                            materialised_attention(c.Q, c.K, c.V, true));
     sweep_streaming_and_sparse(r, s, measure);
     // 5. the price of fewer keys: their error against exact attention
@@ -114,8 +155,8 @@ LongSequences measure_long_sequences(const Settings& s, const Measure& measure) 
         const Matrix exact = streaming_attention(in.Q, in.K, in.V, s.blocks);
         const Matrix w = sliding_window_attention(in.Q, in.K, in.V, s.window, s.blocks);
         const Matrix g = dilated_attention(in.Q, in.K, in.V, s.pairs, s.blocks);
-        r.errors.push_back({name, max_abs_difference_of(w, exact), relative_error(w, exact),
-                            max_abs_difference_of(g, exact), relative_error(g, exact)});
+        r.errors.push_back({name, max_abs_difference(w, exact), relative_error(w, exact),
+                            max_abs_difference(g, exact), relative_error(g, exact)});
     }
     // 6. every method on one small input
     r.small = random_inputs(32, s.d, 3);
@@ -125,4 +166,35 @@ LongSequences measure_long_sequences(const Settings& s, const Measure& measure) 
     r.output_window = sliding_window_attention(x.Q, x.K, x.V, r.small_window, s.blocks);
     r.output_dilated = dilated_attention(x.Q, x.K, x.V, r.small_pairs, s.blocks);
     return r;
+}
+
+StreamingOnly measure_streaming_only(const Settings& s) {
+    StreamingOnly r;
+    r.in = random_inputs(s.max_n, s.d, 1);
+    const std::size_t kept = std::min<std::size_t>(4, s.max_n);  // a few queries, to check the result
+    r.first_queries = xt::view(r.in.Q, xt::range(0, kept), xt::all());
+    const double start = cpu_seconds();
+    streaming_attention_in_place(r.in.Q, r.in.K, r.in.V, s.blocks);  // the output overwrites Q
+    r.seconds = cpu_seconds() - start;
+    r.gflops = exact_attention_flops(s.max_n, s.max_n, s.d) / r.seconds / 1e9;
+    r.peak = peak_resident_bytes();
+    r.tile = clamped_blocks(s.blocks, s.max_n, s.max_n);
+    return r;
+}
+
+Settings checked_settings(Settings s) {
+    s.pairs = parse_pairs(s.pairs_flag);
+    s.memory_limit = memory_limit_bytes();
+    const AttentionBlocks tile = clamped_blocks(s.blocks, s.max_n, s.max_n);
+    require_memory(fmt::format("--max-n {}: streaming attention at n = {}, d = {}, in tiles of {} × {} (--block-q, "
+                               "--block-k)",
+                               s.max_n, s.max_n, s.d, tile.q, tile.k),
+                   add_bytes(bytes_of_floats({3, s.max_n, s.d}), streaming_extra_bytes(s.max_n, s.d, s.blocks)),
+                   s.memory_limit);
+    return s;
+}
+
+Cost measure_in_a_child(const std::function<void()>& work) {
+    const Measured m = measure_in_child(work);
+    return Cost{m.seconds, double(m.peak_bytes)};
 }

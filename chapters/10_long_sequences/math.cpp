@@ -63,60 +63,20 @@ OnlineTrace online_softmax_one_query(const Matrix& Q, std::size_t row, const Mat
 
 namespace {
 
-// Σ_j e_j v_j / Σ_j e_j over the keys `keys(i)` of each query, e_j = exp(q_i·k_j/√d − max), in double.
-template <typename Keys>
-Matrix softmax_loops(const Matrix& Q, const Matrix& K, const Matrix& V, Keys keys) {
-    const std::size_t n = rows(Q), d = cols(Q);
-    Matrix out = xt::zeros<float>({n, cols(V)});
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::vector<std::size_t> js = keys(i);
-        std::vector<double> s(js.size(), 0.0), o(cols(V), 0.0);
-        double top = -std::numeric_limits<double>::infinity(), z = 0.0;
-        for (std::size_t t = 0; t < js.size(); ++t) {
-            for (std::size_t c = 0; c < d; ++c) s[t] += double(Q(i, c)) * double(K(js[t], c));
-            s[t] /= std::sqrt(double(d));
-            top = std::max(top, s[t]);
-        }
-        for (std::size_t t = 0; t < js.size(); ++t) {
-            const double e = std::exp(s[t] - top);
-            z += e;
-            for (std::size_t c = 0; c < cols(V); ++c) o[c] += e * double(V(js[t], c));
-        }
-        for (std::size_t c = 0; c < cols(V); ++c) out(i, c) = static_cast<float>(o[c] / z);
-    }
-    return out;
-}
-
-std::vector<std::size_t> range(std::size_t begin, std::size_t end, std::size_t step = 1) {
+std::vector<std::size_t> range(std::size_t begin, std::size_t end) {
     std::vector<std::size_t> r;
-    for (std::size_t j = begin; j < end; j += step) r.push_back(j);
+    for (std::size_t j = begin; j < end; ++j) r.push_back(j);
     return r;
 }
 
 }  // namespace
 
-Matrix window_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w) {
-    const std::size_t n = rows(K);
-    return softmax_loops(Q, K, V, [&](std::size_t i) {
-        // ┌ exercise window-keys
-        if (w >= n) return range(0, n);
-        const std::size_t b = std::min(i >= w / 2 ? i - w / 2 : 0, n - w);  // centred, shifted inward at the ends
-        return range(b, b + w);
-        // └ stub: return range(0, std::min(w, n));
-    });
-}
-
-Matrix dilated_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const std::vector<DilatedPair>& pairs) {
-    const std::size_t n = rows(K);
-    return softmax_loops(Q, K, V, [&](std::size_t i) {
-        std::vector<std::size_t> keys;  // a key seen through two pairs counts twice, as in the mixture
-        for (const DilatedPair& p : pairs) {
-            const std::size_t w = std::min(p.segment, n), s0 = i / w * w;
-            if ((i - s0) % p.dilation != 0) continue;  // i is not one of this pair's tokens
-            for (const std::size_t j : range(s0, std::min(s0 + w, n), p.dilation)) keys.push_back(j);
-        }
-        return keys;
-    });
+std::vector<std::size_t> window_keys(std::size_t i, std::size_t n, std::size_t w) {
+    // ┌ exercise window-keys
+    if (w >= n) return range(0, n);
+    const std::size_t b = std::min(i >= w / 2 ? i - w / 2 : 0, n - w);  // centred, shifted inward at the ends
+    return range(b, b + w);
+    // └ stub: return range(0, std::min(w, n));
 }
 
 double relative_error(const Matrix& a, const Matrix& b) {

@@ -18,8 +18,8 @@
 // Tiled over blocks of queries and keys (FlashAttention-2's order) it is exact
 // streaming attention in O(n·d) memory. Fewer keys: a sliding window of w keys,
 // [b, b + w) with b = i − w/2 shifted inward at the ends; LongNet's dilated
-// segments. The kernels are common/math/long_attention.hpp; this file writes the
-// definitions as loops to check them (experiment.hpp measures them).
+// segments. The kernels are common/math/long_attention.hpp (experiment.hpp measures
+// them); this file writes the online softmax for one query, and a window's keys.
 #pragma once
 
 #include <cstdint>
@@ -50,12 +50,9 @@ struct OnlineTrace {
 };
 OnlineTrace online_softmax_one_query(const Matrix& Q, std::size_t row, const Matrix& K, const Matrix& V);
 
-// The definitions by loops in double, independent of the kernels: softmax over the keys each
-// query sees, then the weighted sum of values. (Plain attention's is the reference's,
-// common/reference/attention_by_loops.hpp; these two are this chapter's patterns.)
-Matrix window_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t w);  // keys [b, b + w)
-// LongNet's mixture = one softmax over every (pair, key) entry that includes the query.
-Matrix dilated_by_loops(const Matrix& Q, const Matrix& K, const Matrix& V, const std::vector<DilatedPair>& pairs);
+// The keys query i of n sees in a sliding window of w: [b, b + w), b = i − ⌊w/2⌋ shifted
+// inward at the ends so that every query sees exactly w keys; every key when w ≥ n.
+std::vector<std::size_t> window_keys(std::size_t i, std::size_t n, std::size_t w);
 
 // ‖a − b‖ / ‖b‖ over all entries.
 double relative_error(const Matrix& a, const Matrix& b);

@@ -1,16 +1,32 @@
 #include "common/reference/attention_by_loops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
-bool KeysSeen::sees(std::size_t i, std::size_t j) const {
+std::size_t KeysSeen::times(std::size_t i, std::size_t j) const {
     switch (kind) {
-        case Kind::all: return true;
-        case Kind::causal: return j <= i;
-        case Kind::window: return j <= i && i - j < window;
-        case Kind::mask: return (*mask)(i, j) != -std::numeric_limits<float>::infinity();
+        case Kind::all: return 1;
+        case Kind::causal: return j <= i ? 1 : 0;
+        case Kind::window: return j <= i && i - j < window ? 1 : 0;
+        case Kind::mask: return (*mask)(i, j) != -std::numeric_limits<float>::infinity() ? 1 : 0;
+        case Kind::centred_window: {
+            if (window >= keys) return 1;
+            const std::size_t centred = i >= window / 2 ? i - window / 2 : 0;  // i − ⌊w/2⌋, not below 0
+            const std::size_t b = std::min(centred, keys - window);           // nor past the last key
+            return b <= j && j < b + window ? 1 : 0;
+        }
+        case Kind::dilated: {
+            std::size_t seen = 0;
+            for (const DilatedPair& p : *pairs) {
+                const std::size_t w = std::min(p.segment, keys), start = i / w * w;  // i's segment
+                const bool together = j / w == i / w;  // j in the same segment
+                if (together && (i - start) % p.dilation == 0 && (j - start) % p.dilation == 0) ++seen;
+            }
+            return seen;
+        }
     }
-    return true;
+    return 1;
 }
 
 double KeysSeen::added(std::size_t i, std::size_t j) const {
@@ -43,10 +59,12 @@ double one_head(const Matrix& Q, const Matrix& K, const Matrix& V, std::size_t q
             score_size = std::max(score_size, size * scale);
             largest = std::max(largest, e[j]);
         }
-        // 2. exp(s − largest) and their sum; a query that sees no key keeps a row of 0
+        // 2. exp(s − largest), once per time the key is seen, and their sum; a query that
+        //    sees no key keeps a row of 0
         double sum = 0.0;
         for (std::size_t j = 0; j < m; ++j) {
-            e[j] = seen.sees(i, j) ? std::exp(e[j] - largest) : 0.0;
+            const std::size_t times = seen.times(i, j);
+            e[j] = times > 0 ? double(times) * std::exp(e[j] - largest) : 0.0;
             sum += e[j];
         }
         if (sum == 0.0) sum = 1.0;

@@ -6,9 +6,14 @@
 //   output(i, :)  = Σ_j weights(i, j) · v_j
 //
 // Which keys a query sees (KeysSeen): all of them (an encoder), j ≤ i (causal), the last w
-// of them (a causal window), or those where an additive mask is not −∞ (the mask is added to
-// the scores, as chapter 06 does). A query that sees no key has no weights to normalise: its
-// rows of weights and of output are 0, the convention of common/math/softmax.hpp.
+// of them (a causal window), those where an additive mask is not −∞ (the mask is added to
+// the scores, as chapter 06 does), w keys centred on the query (a sliding window, chapter 10),
+// or LongNet's dilated segments (chapter 10). A query that sees no key has no weights to
+// normalise: its rows of weights and of output are 0, the convention of common/math/softmax.hpp.
+//
+// In LongNet's pattern a key may be seen through several (segment, dilation) pairs: the
+// pairs' outputs mixed by their softmax denominators are one softmax over every (pair, key)
+// entry, so such a key counts as many times as it is seen (times(i, j) = 2: e^s twice).
 //
 // With heads, query head i reads columns [i·d_k, (i+1)·d_k) of Q and the columns of its group
 // g = i / (h / kv_heads) of K and V; kv_heads = h is multi-head attention, kv_heads = 1
@@ -18,21 +23,33 @@
 #include <cstddef>
 #include <vector>
 
+#include "common/math/long_attention.hpp"
 #include "common/math/matrix.hpp"
 
 // Which keys each query sees.
 struct KeysSeen {
-    enum class Kind { all, causal, window, mask };
+    enum class Kind { all, causal, window, mask, centred_window, dilated };
     Kind kind = Kind::all;
-    std::size_t window = 0;       // Kind::window: keys i − w < j ≤ i
+    std::size_t window = 0;       // Kind::window: keys i − w < j ≤ i; Kind::centred_window: w keys
     const Matrix* mask = nullptr;  // Kind::mask: (n × m) added to the scores; −∞ hides a key
+    std::size_t keys = 0;          // Kind::centred_window and Kind::dilated: m, the number of keys
+    const std::vector<DilatedPair>* pairs = nullptr;  // Kind::dilated
 
     static KeysSeen all_keys() { return {}; }
     static KeysSeen causal() { return {Kind::causal, 0, nullptr}; }
     static KeysSeen causal_window(std::size_t w) { return {Kind::window, w, nullptr}; }
     static KeysSeen masked(const Matrix& additive_mask) { return {Kind::mask, 0, &additive_mask}; }
+    // Keys [b, b + w), b = i − ⌊w/2⌋ shifted inward at the ends so that every query sees
+    // exactly w keys (all m of them when w ≥ m).
+    static KeysSeen centred_window(std::size_t w, std::size_t m) { return {Kind::centred_window, w, nullptr, m}; }
+    // For each pair (w, r): the segments [s·w, s·w + w) of the m keys, in which the tokens
+    // s·w, s·w + r, s·w + 2r, … see each other. `dilated_pairs` must outlive the KeysSeen.
+    static KeysSeen dilated(const std::vector<DilatedPair>& dilated_pairs, std::size_t m) {
+        return {Kind::dilated, 0, nullptr, m, &dilated_pairs};
+    }
 
-    bool sees(std::size_t i, std::size_t j) const;
+    bool sees(std::size_t i, std::size_t j) const { return times(i, j) > 0; }
+    std::size_t times(std::size_t i, std::size_t j) const;  // how often query i sees key j: 0, 1, or more (dilated)
     double added(std::size_t i, std::size_t j) const;  // the mask's term of s_ij (0 unless Kind::mask)
 };
 
