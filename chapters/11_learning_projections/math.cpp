@@ -38,7 +38,7 @@ double sentence_loss(const Matrix& output, const Matrix& target) {
 // the h² term, which do not shrink with the entry.
 FiniteDifferences check_matrix(const std::vector<Sentence>& data, const Weights& w, Matrix Weights::*parameter,
                                const Matrix& analytic, const char* name, double floor) {
-    FiniteDifferences r{name};
+    FiniteDifferences r{name, analytic};
     for (std::size_t i = 0; i < analytic.size(); ++i) {
         Weights plus = w, minus = w;
         (plus.*parameter).flat(i) += finite_difference_h;
@@ -244,8 +244,17 @@ Learning learn_projections(const Sentence& shown, std::uint64_t seed, std::size_
             if (t == 0) r.after_one_step = w;
         }
     }
+    r.loss = Matrix::from_shape({r.curve.size(), 1});
+    for (std::size_t t = 0; t < r.curve.size(); ++t) r.loss(t, 0) = r.curve[t];
     r.trained_shown = forward(shown.X, w);
+    const std::size_t n = rows(shown.X);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t top = argmax_of_row(r.trained_shown.weights, i);
+        r.fetched.push_back({top, r.trained_shown.weights(i, top), argmax_of_row(r.trained_shown.output, i),
+                             shown.right[i] == n ? d_v : argmax_of_row(shown.target, i)});
+    }
     r.W_QK = matmul_transposed(w.W_Q, w.W_K);  // (d_model × d_k) · (d_k × d_model) → (d_model × d_model)
+    for (std::size_t a = 0; a < d_model; ++a) r.looks_for.push_back(argmax_of_row(r.W_QK, a));
     r.right_after = weight_on_right_key(r.data, w), r.right_held_out = weight_on_right_key(r.held_out, w);
     r.colour_after = right_colour_share(r.data, w), r.colour_held_out = right_colour_share(r.held_out, w);
     stack_training_set(r);

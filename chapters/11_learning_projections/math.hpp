@@ -25,6 +25,7 @@
 
 #include "common/math/attention_backward.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/random.hpp"
 
 // Nine named embedding dimensions: the kind of a noun, the three pronouns, and
@@ -92,8 +93,17 @@ float right_colour_share(const std::vector<Sentence>& data, const Weights& w);
 // Every analytic gradient entry against its central difference.
 struct FiniteDifferences {
     std::string name;               // "d_W_Q"
+    Matrix analytic;                // the gradient checked
     double max_abs_error = 0.0;     // max |analytic − numeric|
     double max_relative_error = 0.0;  // relative to max(|a|, |numeric|, 1% of the largest of all three)
+};
+
+// What one token of the shown sentence fetched after training.
+struct Fetched {
+    std::size_t looks_at;  // the key of its largest weight
+    float weight;          // that weight
+    std::size_t output;    // the colour of its largest output
+    std::size_t target;    // the colour it must fetch (d_v: none)
 };
 
 struct TrainingRow {
@@ -124,10 +134,41 @@ struct Learning {
     std::vector<TrainingRow> table;        // about ten rows of the curve
     Weights trained;
     AttentionForward trained_shown;
+    std::vector<Fetched> fetched;          // one per token of the shown sentence
     Matrix W_QK;                           // (d_model × d_model) W_Q · W_Kᵀ
+    std::vector<std::size_t> looks_for;    // the column of the largest entry of each row of W_QK
     float right_after = 0.0f, right_held_out = 0.0f;  // weight on the noun after training
     float colour_after = 0.0f, colour_held_out = 0.0f;  // share of the right colours after training
     Matrix X_train, target_train, lengths;  // (Σn × d_model), (Σn × d_v), (B × 1)
+    Matrix loss;                           // (steps + 1 × 1) the curve, as a column
+
+    // Labels: "tokens" (the shown sentence), "first tokens" (the first training sentence),
+    // "dimensions", "colours" and "k" (the columns of W_Q and W_K).
+    MatrixList matrices() const {
+        const AttentionGradients& g = first_backward;
+        return {{"X", shown.X, "one token per row", "tokens", "dimensions"},
+                {"target", shown.target, "the colour each token must fetch", "tokens", "colours"},
+                {"weights_raw", raw_shown.weights, "softmax(X · Xᵀ / √d_model)", "tokens", "tokens"},
+                {"W_Q_before", before.W_Q, "random", "dimensions", "k"},
+                {"W_K_before", before.W_K, ""},
+                {"W_V_before", before.W_V, ""},
+                {"d_weights", g.d_weights, "d_output · Vᵀ", "first tokens", "first tokens"},
+                {"d_scaled_scores", g.d_scaled_scores, "P ⊙ (dP − rowsum(dP ⊙ P))", "first tokens", "first tokens"},
+                {"d_W_Q", start.d_W_Q, ""},  // the full-batch gradients of Adam's first step
+                {"d_W_K", start.d_W_K, ""},
+                {"d_W_V", start.d_W_V, ""},
+                {"loss", loss, ""},
+                {"weights_before", start_shown.weights, "at the start", "tokens", "tokens"},
+                {"weights", trained_shown.weights, "after training", "tokens", "tokens"},
+                {"output", trained_shown.output, "weights · X · W_V", "tokens", "colours"},
+                {"W_QK", W_QK, "W_Q · W_Kᵀ", "dimensions", "dimensions"},
+                {"W_V", trained.W_V, "learned", "dimensions", "colours"},
+                {"W_Q", trained.W_Q, ""},
+                {"W_K", trained.W_K, ""},
+                {"X_train", X_train, ""},
+                {"target_train", target_train, ""},
+                {"lengths", lengths, ""}};
+    }
 };
 
 Learning learn_projections(const Sentence& shown, std::uint64_t seed, std::size_t d_k, int steps, float lr);

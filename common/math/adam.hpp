@@ -14,6 +14,8 @@
 #include <vector>
 
 #include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xnoalias.hpp>
 
 #include "common/math/matrix.hpp"
 
@@ -32,16 +34,12 @@ public:
         ++t_;
         const float correction1 = 1.0f - std::pow(beta1_, static_cast<float>(t_));
         const float correction2 = 1.0f - std::pow(beta2_, static_cast<float>(t_));
-        for (std::size_t k = 0; k < parameters.size(); ++k) {
-            Matrix& w = *parameters[k];
+        for (std::size_t k = 0; k < parameters.size(); ++k) {  // whole matrices at once (chapter 11: a loop)
             const Matrix& g = *gradients[k];
-            for (std::size_t i = 0; i < w.size(); ++i) {
-                float& m = m_[k].flat(i);
-                float& v = v_[k].flat(i);
-                m = beta1_ * m + (1.0f - beta1_) * g.flat(i);
-                v = beta2_ * v + (1.0f - beta2_) * g.flat(i) * g.flat(i);
-                w.flat(i) -= lr_ * (m / correction1) / (std::sqrt(v / correction2) + epsilon_);
-            }
+            Matrix &w = *parameters[k], &m = m_[k], &v = v_[k];
+            xt::noalias(m) = beta1_ * m + (1.0f - beta1_) * g;
+            xt::noalias(v) = beta2_ * v + (1.0f - beta2_) * g * g;
+            xt::noalias(w) -= lr_ * (m / correction1) / (xt::sqrt(v / correction2) + epsilon_);
         }
     }
 

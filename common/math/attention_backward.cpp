@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <xtensor/xmanipulation.hpp>
+#include <xtensor/xmath.hpp>
 
 #include "common/math/attention.hpp"
 #include "common/math/input_error.hpp"
@@ -37,15 +38,12 @@ AttentionForward attention_forward(const Matrix& X, const Matrix& W_Q, const Mat
 
 Matrix softmax_rows_backward(const Matrix& weights, const Matrix& d_weights) {
     // For one row p = softmax(s): ∂p_j/∂s_k = p_j (δ_jk − p_k), so
-    // ds_k = Σ_j dp_j p_j (δ_jk − p_k) = p_k (dp_k − Σ_j dp_j p_j).
-    Matrix d_scores = Matrix::from_shape(weights.shape());
-    for (std::size_t i = 0; i < rows(weights); ++i) {
-        float dot = 0.0f;  // rowsum(dP ⊙ P) for row i
-        for (std::size_t j = 0; j < cols(weights); ++j) dot += d_weights(i, j) * weights(i, j);
-        for (std::size_t j = 0; j < cols(weights); ++j)
-            d_scores(i, j) = weights(i, j) * (d_weights(i, j) - dot);  // 0 where a key is masked (p = 0)
-    }
-    return d_scores;
+    // ds_k = Σ_j dp_j p_j (δ_jk − p_k) = p_k (dp_k − Σ_j dp_j p_j): every row at once
+    // (chapter 11 writes the same line as a loop, row by row).
+    // The row sums are stored before they are used (a lazy keep_dims reducer broadcasts
+    // wrongly in xtensor 0.24).
+    const Matrix row_dot = xt::sum(d_weights * weights, {1}, xt::keep_dims | xt::evaluation_strategy::immediate);  // (n × 1)
+    return weights * (d_weights - row_dot);  // (n × m), 0 where a key is masked (p = 0)
 }
 
 AttentionGradients attention_backward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
