@@ -1,11 +1,11 @@
 #include "chapters/15_grouped_query/math.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "common/math/attention.hpp"
+#include "common/math/input_error.hpp"
 #include "common/math/matmul.hpp"
-#include "common/math/project_in_double.hpp"
 
 GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random) {
     const std::size_t d_k = d_model / h;
@@ -25,6 +25,15 @@ std::size_t kv_head_of(std::size_t i, std::size_t h, std::size_t g) {
 }
 
 std::size_t kv_head_tiled(std::size_t i, std::size_t g) { return i % g; }
+
+void check_heads(std::size_t d_model, std::size_t h, std::size_t g, const std::string& width) {
+    if (d_model % h != 0)
+        throw InputError(describe("--heads ", h, " does not divide ", width, " ", d_model,
+                                  ": each query head gets d_model / h columns, so h must divide d_model"));
+    if (h % g != 0)
+        throw InputError(describe("--kv-heads ", g, " does not divide --heads ", h,
+                                  ": each key–value head serves h / g query heads, so g must divide h"));
+}
 
 // The attention of one group: each query head i of `members` against the key–value head
 // they share, K_j and V_j (n × d_k each). Fills weights[i] (n × n) and head i's columns
@@ -80,6 +89,15 @@ Matrix repeat_kv_columns(const Matrix& W, std::size_t g, std::size_t h) {
     return R;
 }
 
+// The largest |a − b| over the entries (NaN, when one is).
+static float largest_change(const Matrix& a, const Matrix& b) {
+    float most = 0.0f;
+    for (std::size_t t = 0; t < rows(a); ++t)
+        for (std::size_t c = 0; c < cols(a); ++c)
+            if (const float d = std::abs(a(t, c) - b(t, c)); !(d <= most)) most = d;
+    return most;
+}
+
 GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g) {
     GroupedLesson r;
     r.h = h, r.g = g, r.d_k = cols(X) / h;
@@ -89,50 +107,48 @@ GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size
     r.W_K_repeated = repeat_kv_columns(W.W_K, g, h);
     r.W_V_repeated = repeat_kv_columns(W.W_V, g, h);
     r.as_multi_head = multi_head_attention(X, W.W_Q, r.W_K_repeated, r.W_V_repeated, W.W_O, h);
-    r.by_loops = grouped_by_loops(X, W, h, g, Mapping::interleave);
-    r.tiled_by_loops = grouped_by_loops(X, W, h, g, Mapping::tiling);
+    // what reading the same weights with i mod g changes
+    for (std::size_t i = 0; i < h; ++i)
+        r.weights_moved.push_back(largest_change(r.tiled.weights[i], r.grouped.weights[i]));
+    r.output_moved = largest_change(r.tiled.output, r.grouped.output);
     return r;
 }
 
-ByLoops grouped_by_loops(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g, Mapping mapping) {
-    const std::size_t n = rows(X), d_k = cols(W.W_Q) / h, per_group = h / g;
-    // X · W_Q, X · W_K, X · W_V in double; h·d_k, g·d_k, g·d_v
-    const auto Q = project_in_double(X, W.W_Q);
-    const auto K = project_in_double(X, W.W_K);
-    const auto V = project_in_double(X, W.W_V);
-    const auto Q_size = project_in_double(X, W.W_Q, true);
-    const auto K_size = project_in_double(X, W.W_K, true);
-    std::vector<std::vector<double>> concat(n, std::vector<double>(h * d_k, 0.0));
-    ByLoops r;
-    r.weights.assign(h, Matrix::from_shape({n, n}));
-    for (std::size_t j = 0; j < g; ++j)  // key–value head j …
-        for (std::size_t m = 0; m < per_group; ++m) {  // … and the m-th query head of its group
-            const std::size_t i = mapping == Mapping::interleave ? j * per_group + m : m * g + j;
-            for (std::size_t q = 0; q < n; ++q) {
-                std::vector<double> s(n);  // query q of head i against every key of head j
-                for (std::size_t t = 0; t < n; ++t) {
-                    double dot = 0.0, size = 0.0;
-                    for (std::size_t c = 0; c < d_k; ++c)
-                        dot += Q[q][i * d_k + c] * K[t][j * d_k + c],
-                            size += Q_size[q][i * d_k + c] * K_size[t][j * d_k + c];
-                    s[t] = dot / std::sqrt(double(d_k));
-                    r.score_size = std::max(r.score_size, size / std::sqrt(double(d_k)));
-                }
-                const double top = *std::max_element(s.begin(), s.end());
-                double z = 0.0;
-                for (double& e : s) z += (e = std::exp(e - top));  // softmax: exp, sum, …
-                for (std::size_t t = 0; t < n; ++t) {               // … normalise, weigh head j's values
-                    r.weights[i](q, t) = static_cast<float>(s[t] / z);
-                    for (std::size_t c = 0; c < d_k; ++c) concat[q][i * d_k + c] += s[t] / z * V[t][j * d_k + c];
-                }
-            }
-        }
-    r.output = times_in_double(concat, W.W_O);                                // concat · W_O
-    r.value_size = largest_abs(V) * largest_column_sum(W.W_O);  // what the output's rounding is relative to
-    return r;
+MatrixList GroupedLesson::matrices() const {
+    MatrixList list = {{"Q", grouped.Q, "X · W_Q", "tokens", "query columns"},
+                       {"K", grouped.K, "X · W_K", "tokens", "kv columns"},
+                       {"V", grouped.V, "X · W_V", "tokens", "kv columns"}};
+    for (std::size_t i = 0; i < h; ++i)  // the formula is said where they are shown
+        list.push_back({"head" + std::to_string(i) + "_weights", grouped.weights[i], "", "tokens", "tokens"});
+    list.push_back({"concat", grouped.concat, "[head0_output, …]", "tokens", "query columns"});
+    list.push_back({"output", grouped.output, "concat · W_O", "tokens", "dimensions"});
+    list.push_back({"W_K_repeated", W_K_repeated, "W_K, each head's block h/g times", "dimensions", "query columns"});
+    list.push_back({"W_V_repeated", W_V_repeated, "W_V, each head's block h/g times", "dimensions", "query columns"});
+    list.push_back({"output_multi_head", as_multi_head.output,
+                    "multi_head_attention(X, W_Q, W_K_repeated, W_V_repeated, W_O)", "tokens", "dimensions"});
+    for (std::size_t i = 0; i < h; ++i)
+        list.push_back({"head" + std::to_string(i) + "_weights_tiled", tiled.weights[i], "", "tokens", "tokens"});
+    list.push_back({"output_tiled", tiled.output, "the same weights read with i mod g", "tokens", "dimensions"});
+    return list;
 }
 
 std::uint64_t kv_cache_bytes_per_token(std::uint64_t layers, std::uint64_t g, std::uint64_t d_k,
                                        std::uint64_t bytes_per_number) {
     return 2 * layers * g * d_k * bytes_per_number;  // K and V, in every layer, for each key–value head
+}
+
+std::vector<ModelCache> real_models() {
+    std::vector<ModelCache> models = {
+        {"Mistral 7B", 32, 32, 8, 128, "Jiang et al. 2023, \"Mistral 7B\", Table 1", 0, 0, 0},
+        {"Llama 2 70B", 80, 64, 8, 128,
+         "Touvron et al. 2023, \"Llama 2\", §2.2 and A.2.1 (GQA, 8 key–value heads);\n"
+         "               80 layers, 64 heads of 128: Llama 1 65B's (\"LLaMA\", Table 2), kept",
+         0, 0, 0},
+    };
+    for (ModelCache& m : models) {
+        m.with_h = kv_cache_bytes_per_token(m.layers, m.h, m.d_k, 2);
+        m.with_g = kv_cache_bytes_per_token(m.layers, m.g, m.d_k, 2);
+        m.with_1 = kv_cache_bytes_per_token(m.layers, 1, m.d_k, 2);
+    }
+    return models;
 }

@@ -19,9 +19,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/multi_head.hpp"
 #include "common/math/random.hpp"
 #include "common/math/random_embeddings.hpp"
@@ -31,6 +33,14 @@ struct GroupedWeights {
     Matrix W_Q;       // (d_model × h·d_k); query head i owns columns [i·d_k, (i+1)·d_k)
     Matrix W_K, W_V;  // (d_model × g·d_k); key–value head j owns columns [j·d_k, (j+1)·d_k)
     Matrix W_O;       // (h·d_v × d_model); query head i's output meets rows [i·d_v, (i+1)·d_v)
+
+    // Columns (and W_O's rows) are labelled by head: "query columns" q0:0, …; "kv columns" kv0:0, ….
+    MatrixList matrices() const {
+        return {{"W_Q", W_Q, "", "dimensions", "query columns"},
+                {"W_K", W_K, "", "dimensions", "kv columns"},
+                {"W_V", W_V, "", "dimensions", "kv columns"},
+                {"W_O", W_O, "", "query columns", "dimensions"}};
+    }
 };
 
 // Which key–value head a query head reads.
@@ -49,15 +59,6 @@ struct GroupedAttention {
     Matrix output;                   // (n × d_model) concat · W_O
 };
 
-// The definition in double, with nothing shared with the float code, and the sizes its
-// float rounding is relative to (the self-checks' tolerances follow them).
-struct ByLoops {
-    std::vector<Matrix> weights;  // h × (n × n)
-    Matrix output;                // (n × d_model)
-    double score_size = 0.0;      // max over heads, q, j of Σ_c |q_c|·|k_jc| / √d_k, |q_c| ≤ Σ_d |x_d w_dc|
-    double value_size = 0.0;      // max |V| · max over columns of Σ_c |W_O(c, d)|
-};
-
 // Everything the lesson shows, computed once.
 struct GroupedLesson {
     std::size_t h = 1, g = 1, d_k = 1;
@@ -66,18 +67,29 @@ struct GroupedLesson {
     Matrix W_K_repeated;          // (d_model × h·d_k) key–value head j's columns h/g times in a row
     Matrix W_V_repeated;          // (d_model × h·d_v) the same for W_V
     MultiHeadSteps as_multi_head; // chapter 07's multi_head_attention on W_Q, the repeated W_K, W_V, W_O
-    ByLoops by_loops;             // the definition again, in double (interleave)
-    ByLoops tiled_by_loops;       // and with the tiling
+    std::vector<float> weights_moved;  // h: largest |tiled.weights[i] − grouped.weights[i]| of each head
+    float output_moved = 0.0f;         // largest |tiled.output − grouped.output|
+
+    // Q, K, V, each head's weights, concat and output; the repeated weights and the
+    // multi-head output; the tiling's weights and output. Rows of weights are queries,
+    // columns keys: both the sequence's tokens.
+    MatrixList matrices() const;
 };
 
 // The n × n float matrices this lesson holds at its peak with h query heads, counted from
 // the structs above, so that an --input too long for memory is refused before anything is
-// computed: h weights each in grouped, tiled, as_multi_head, by_loops and tiled_by_loops,
-// and one head's scores, scaled scores and weights being computed (3).
+// computed: h weights each in grouped, tiled and as_multi_head, and in the self-checks'
+// two references (common/reference's heads_by_loops, with each mapping), and one head's
+// scores, scaled scores and weights being computed (3).
 constexpr std::uint64_t square_matrices_held(std::size_t h) { return 5 * h + 3; }
 
 // W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
 GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random);
+
+// h must divide d_model (each query head gets d_model / h columns) and g must divide h (each
+// key–value head serves h / g query heads); else an InputError naming `width`, where d_model
+// comes from ("--d-model", or the width of an --input file).
+void check_heads(std::size_t d_model, std::size_t h, std::size_t g, const std::string& width);
 
 // The key–value head of query head i: ⌊i / (h/g)⌋.
 std::size_t kv_head_of(std::size_t i, std::size_t h, std::size_t g);
@@ -93,13 +105,21 @@ GroupedAttention grouped_query_attention(const Matrix& X, const GroupedWeights& 
 // (d_model × h·d_k), so that multi-head attention on it is grouped-query attention.
 Matrix repeat_kv_columns(const Matrix& W, std::size_t g, std::size_t h);
 
-// Everything: both mappings, the multi-head equivalent, the loops in double.
+// Everything: both mappings and the multi-head equivalent.
 GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g);
-
-// The definition as loops in double with nothing shared: each key–value head j serves
-// the query heads of its group (i = j·(h/g) + r, or i = r·g + j for the tiling).
-ByLoops grouped_by_loops(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g, Mapping mapping);
 
 // KV-cache bytes per token: 2 (K and V) × layers × g × d_k × bytes per number.
 std::uint64_t kv_cache_bytes_per_token(std::uint64_t layers, std::uint64_t g, std::uint64_t d_k,
                                        std::uint64_t bytes_per_number);
+
+// A real model's attention shape, where the numbers come from, and its KV cache per token
+// with 2 bytes a number (float16 or bfloat16, as the models are served).
+struct ModelCache {
+    std::string name;
+    std::uint64_t layers, h, g, d_k;
+    std::string source;
+    std::uint64_t with_h, with_g, with_1;  // bytes a token with g = h (multi-head), the model's g, g = 1
+};
+
+// Mistral 7B and Llama 2 70B.
+std::vector<ModelCache> real_models();
