@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "common/math/adam.hpp"
 
@@ -175,7 +176,75 @@ void name_and_ablate(Induction& r, const std::vector<Tokens>& held_out) {
     r.without_previous = without(r.previous_heads), r.without_induction = without(r.induction_heads);
 }
 
+// A sequence of tokens as a (1 × n) row of numbers.
+Matrix token_row(const Tokens& t) {
+    Matrix m = Matrix::from_shape({1, t.size()});
+    for (std::size_t i = 0; i < t.size(); ++i) m(0, i) = float(t[i]);
+    return m;
+}
+
+// The numbers the lesson shows or keeps as matrices: the sequence, the curves, the scores,
+// the accuracy and the generated sequence.
+void as_matrices(Induction& r) {
+    r.tokens = token_row(r.shown);
+    r.loss_first_half = Matrix::from_shape({r.curve.size(), 1});
+    r.loss_second_half = Matrix::from_shape({r.curve.size(), 1});
+    for (std::size_t i = 0; i < r.curve.size(); ++i) {
+        r.loss_first_half(i, 0) = float(r.curve[i].loss_first);
+        r.loss_second_half(i, 0) = float(r.curve[i].loss_second);
+    }
+    const std::size_t H = r.scores_after.induction.size();
+    r.score_table = Matrix::from_shape({H, 4});  // (heads × 4)
+    for (std::size_t k = 0; k < H; ++k) {
+        r.score_table(k, 0) = float(r.scores_before.previous_token[k]);
+        r.score_table(k, 1) = float(r.scores_after.previous_token[k]);
+        r.score_table(k, 2) = float(r.scores_before.induction[k]);
+        r.score_table(k, 3) = float(r.scores_after.induction[k]);
+    }
+    r.accuracy = Matrix::from_shape({1, 2});
+    r.accuracy(0, 0) = float(r.after.accuracy_first), r.accuracy(0, 1) = float(r.after.accuracy_second);
+    Tokens sequence = r.generation.prompt;
+    sequence.insert(sequence.end(), r.generation.generated.begin(), r.generation.generated.end());
+    r.generated_tokens = token_row(sequence);
+}
+
 }  // namespace
+
+std::string head_name(const Settings& s, std::size_t k) {
+    return "L" + std::to_string(k / s.heads + 1) + "H" + std::to_string(k % s.heads);
+}
+
+Labels head_names(const Settings& s) {
+    Labels labels;
+    for (std::size_t k = 0; k < s.layers * s.heads; ++k) labels.push_back(head_name(s, k));
+    return labels;
+}
+
+MatrixList Induction::matrices() const {
+    MatrixList list = {{"tokens", tokens, ""},
+                       {"loss_first_half", loss_first_half, ""},
+                       {"loss_second_half", loss_second_half, ""},
+                       {"E", trained.E, ""},
+                       {"P", trained.P, ""},
+                       {"U", trained.U, ""}};
+    for (std::size_t k = 0; k < settings.layers * settings.heads; ++k) {
+        const std::string suffix =
+            "_L" + std::to_string(k / settings.heads + 1) + "_H" + std::to_string(k % settings.heads);
+        list.push_back({"W_Q" + suffix, trained.W_Q[k], ""});
+        list.push_back({"W_K" + suffix, trained.W_K[k], ""});
+        list.push_back({"W_V" + suffix, trained.W_V[k], ""});
+        list.push_back({"W_O" + suffix, trained.W_O[k], ""});
+        list.push_back({"weights" + suffix + "_before", shown_before.weights[k], "at the start", "tokens", "tokens"});
+        list.push_back({"weights" + suffix, shown_after.weights[k],
+                        "head " + head_name(settings, k) + " after training", "tokens", "tokens"});
+    }
+    list.push_back({"head_scores", score_table, "", "heads", "scores"});
+    list.push_back({"accuracy", accuracy, "", "trained", "halves"});
+    list.push_back({"generated_tokens", generated_tokens, ""});
+    list.push_back({"cached_logits", generation.cached_logits, ""});
+    list.push_back({"full_logits", generation.full_logits, ""});
+    return list;
+}
 
 Induction train_induction(const Settings& s, const Progress& progress) {
     Induction r;
@@ -221,5 +290,7 @@ Induction train_induction(const Settings& s, const Progress& progress) {
     Random small(s.seed + 101);
     const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
     r.check_small = gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7)), tiny, 1e-5);
+    for (const Mat<float>* w : weights) r.parameter_count += w->size();
+    as_matrices(r);
     return r;
 }

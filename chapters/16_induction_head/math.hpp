@@ -32,6 +32,7 @@
 
 #include "common/math/attention_only_model.hpp"
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 #include "common/math/random.hpp"
 
 struct Settings {
@@ -110,7 +111,25 @@ struct Induction {
     std::size_t drop_step = 0;                 // first logged step with second-half loss < half of ln V
     Generation generation;
     GradientCheck check_small;                 // on a small random model in double
+    std::size_t parameter_count = 0;           // numbers in E, P (when learned), U and every head's weights
+
+    // The same numbers as matrices, for the list (numbers of tokens and steps as floats):
+    Matrix tokens;                             // (1 × n) the shown sequence
+    Matrix loss_first_half, loss_second_half;  // (logged steps × 1) the curve
+    Matrix score_table;                        // (heads × 4) previous-token, start and trained; induction, same
+    Matrix accuracy;                           // (1 × 2) trained, held out: first half, second half
+    Matrix generated_tokens;                   // (1 × n) the prompt, then the generated tokens
+
+    // In the order the lesson shows them: the shown sequence, the curves, the trained parameters
+    // and every head's weights on the sequence (rows and columns "tokens"), the scores (rows
+    // "heads", columns "scores"), the accuracy ("trained" × "halves"), the generation.
+    MatrixList matrices() const;
 };
+
+// A head's name: "L1H0" is head 0 of layer 1 (k = l·heads + h).
+std::string head_name(const Settings& s, std::size_t k);
+// Every head's, in the order k = 0, 1, …: the labels of the rows of head_scores.
+Labels head_names(const Settings& s);
 
 using Progress = std::function<void(int step, int steps, const LoggedStep&)>;
 Induction train_induction(const Settings& s, const Progress& progress);
