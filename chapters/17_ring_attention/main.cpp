@@ -13,14 +13,11 @@
 
 #include <fmt/format.h>
 
+#include "chapters/17_ring_attention/checks.hpp"
 #include "chapters/17_ring_attention/math.hpp"
 #include "chapters/17_ring_attention/ring.hpp"
-#include "common/lesson/attention_tolerance.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/long_attention.hpp"
-#include "common/math/random.hpp"
 
 namespace {
 
@@ -35,17 +32,12 @@ struct Flags {
 struct Shown {
     const Flags& f;
     std::size_t P;
-    Matrix Q, K, V;                   // (n × d) each, from the seed, the same on every rank
-    RingRun contiguous, striped;      // the ring with each layout
-    Matrix reference;                 // (n × d) chapter 10's materialised attention
-    Matrix in_double;                 // (n × d) the loops in double (empty when n is large)
-    std::vector<SoftmaxStats> first;  // [rank] its first query's m and ℓ, in double
-    std::vector<std::uint64_t> causal_contiguous, causal_striped;  // [rank] pairs of a causal ring
+    const Rings& rings;            // the ring with each layout
+    const CausalBalance& balance;  // a causal ring's pairs per rank, with each layout
 };
 
-constexpr std::size_t max_n_in_double = 4096;  // beyond it the loops in double take minutes
-
 std::string rank_name(std::size_t r) { return fmt::format("r{}", r); }
+std::string three(double seconds) { return format_number(float(seconds), 3); }
 
 // "0–3", or "1, 5, 9, 13", or "1, 5, …, 16381" (a rank's rows, short).
 std::string rows_text(const Rows& at, Layout layout) {
@@ -79,13 +71,11 @@ void show_split(Lesson& lesson, const Shown& s) {
         body.push_back({rank_name(r), rows_text(rows_of(Layout::contiguous, r, n, s.P), Layout::contiguous),
                         rows_text(rows_of(Layout::striped, r, n, s.P), Layout::striped)});
     lesson.table({"rank", "contiguous rows", "striped rows"}, body);
-    lesson.show("Q", s.Q, ShowAs().labels(numbered("t", n), numbered("d", s.f.d)).decimals(2));
-    lesson.keep_for_dump("K", s.K, numbered("t", n), numbered("d", s.f.d));
-    lesson.keep_for_dump("V", s.V, numbered("t", n), numbered("d", s.f.d));
+    lesson.show("Q", Style().decimals(2));
 }
 
 void show_timeline(Lesson& lesson, const Shown& s) {
-    const RingRun& run = s.contiguous;
+    const RingRun& run = s.rings.contiguous;
     lesson.say(
         fmt::format("At step t rank r holds the K/V block that rank (r − t) mod P started with, merges it\n"
                     "into its running result, and passes it to rank r + 1 while the next arrives from r − 1.\n"
@@ -105,7 +95,7 @@ void show_timeline(Lesson& lesson, const Shown& s) {
 }
 
 void show_running(Lesson& lesson, const Shown& s) {
-    const RingRun& run = s.contiguous;
+    const RingRun& run = s.rings.contiguous;
     lesson.say(
         fmt::format("Each rank's first query, as blocks arrive: its running max m and denominator ℓ (\"m / ℓ\").\n"
                     "When a block brings a larger score, m jumps and the old ℓ is rescaled by exp(m_old − m)\n"
@@ -117,7 +107,8 @@ void show_running(Lesson& lesson, const Shown& s) {
     for (std::size_t t = 0; t < s.P; ++t) {
         TextRow row{fmt::format("{}", t)};
         for (const std::size_t r : ranks)
-            row.push_back(run.l[r][t] == 0.0f ? "−∞ / 0" : fmt::format("{:.3f} / {:.3f}", run.m[r][t], run.l[r][t]));
+            row.push_back(run.l[r][t] == 0.0f ? "−∞ / 0"
+                                              : format_number(run.m[r][t], 3) + " / " + format_number(run.l[r][t], 3));
         body.push_back(row);
     }
     TextRow header{"step"};
@@ -133,9 +124,7 @@ void show_output(Lesson& lesson, const Shown& s) {
                     "softmax(Q · Kᵀ / √d{}) · V. The ring held at most two blocks of K and V on a rank:\n"
                     "the one it computes with and the one arriving.",
                     s.f.causal ? " + causal mask" : ""));
-    lesson.show("output", s.contiguous.output,
-                ShowAs("ring attention, gathered").labels(numbered("t", s.f.n), numbered("d", s.f.d)));
-    lesson.keep_for_dump("output_striped", s.striped.output, numbered("t", s.f.n), numbered("d", s.f.d));
+    lesson.show("output");
 }
 
 void show_traffic(Lesson& lesson, const Shown& s) {
@@ -148,10 +137,9 @@ void show_traffic(Lesson& lesson, const Shown& s) {
                                  : "\nWith uneven blocks the bytes differ by rank."));
     std::vector<TextRow> body;
     for (std::size_t r = 0; r < s.P; ++r) {
-        std::uint64_t pairs = 0;
-        for (const std::uint64_t p : s.contiguous.pairs[r]) pairs += p;
-        body.push_back({rank_name(r), fmt::format("{}", s.P - 1), grouped(s.contiguous.bytes_sent[r]), grouped(pairs),
-                        grouped(std::uint64_t(block_flops(pairs, d)))});
+        const std::uint64_t pairs = s.rings.contiguous.pairs_of(r);
+        body.push_back({rank_name(r), fmt::format("{}", s.P - 1), grouped(s.rings.contiguous.bytes_sent[r]),
+                        grouped(pairs), grouped(std::uint64_t(block_flops(pairs, d)))});
     }
     lesson.table({"rank", "blocks sent", "bytes sent", "pairs", "FLOPs"}, body);
 }
@@ -165,11 +153,8 @@ void show_scaling(Lesson& lesson, const Shown& s) {
                     "blocks are large. At P = {}, d = {}:",
                     P, d));
     std::vector<TextRow> body;
-    for (std::uint64_t n = 1024; n <= (1u << 20); n *= 4) {
-        const std::uint64_t b = n / P;
-        body.push_back({grouped(n), grouped(b), grouped(block_bytes(b, d)),
-                        grouped(std::uint64_t(block_flops(b * b, d))), grouped(b / 2)});
-    }
+    for (const StepCost& c : step_costs(P, d))
+        body.push_back({grouped(c.n), grouped(c.b), grouped(c.bytes), grouped(c.flops), grouped(c.b / 2)});
     lesson.table({"n", "b = n/P", "bytes per step", "FLOPs per step", "FLOPs per byte"}, body);
 }
 
@@ -181,12 +166,9 @@ void show_balance(Lesson& lesson, const Shown& s) {
         s.f.causal ? " (what this --causal run computed)" : " if this run were --causal"));
     std::vector<TextRow> body;
     for (std::size_t r = 0; r < s.P; ++r)
-        body.push_back({rank_name(r), grouped(s.causal_contiguous[r]), grouped(s.causal_striped[r])});
-    const auto spread = [](const std::vector<std::uint64_t>& w) {
-        return fmt::format("{:.2f}", double(*std::max_element(w.begin(), w.end())) /
-                                         double(std::max<std::uint64_t>(1, *std::min_element(w.begin(), w.end()))));
-    };
-    body.push_back({"max/min", spread(s.causal_contiguous), spread(s.causal_striped)});
+        body.push_back({rank_name(r), grouped(s.balance.contiguous[r]), grouped(s.balance.striped[r])});
+    body.push_back({"max/min", format_number(float(s.balance.contiguous_ratio), 2),
+                    format_number(float(s.balance.striped_ratio), 2)});
     lesson.table({"rank", "contiguous", "striped"}, body);
 }
 
@@ -196,81 +178,15 @@ void show_measured(Lesson& lesson, const Shown& s) {
                     "computing and waiting for blocks. P = {} process{} on this machine's cores.",
                     s.P, s.P == 1 ? "" : "es"));
     std::vector<TextRow> body;
-    for (const RingRun* run : {&s.contiguous, &s.striped})
+    for (const RingRun* run : {&s.rings.contiguous, &s.rings.striped})
         for (std::size_t r = 0; r < s.P; ++r)
-            body.push_back({run == &s.contiguous ? "contiguous" : "striped", rank_name(r),
-                            fmt::format("{:.3f}", run->seconds[r]), fmt::format("{:.3f}", run->compute_seconds[r]),
-                            fmt::format("{:.3f}", run->wait_seconds[r])});
+            body.push_back({run->layout == Layout::contiguous ? "contiguous" : "striped", rank_name(r),
+                            three(run->seconds[r]), three(run->compute_seconds[r]), three(run->wait_seconds[r])});
     lesson.table({"layout", "rank", "seconds", "computing", "waiting"}, body);
     lesson.say_under(
-        fmt::format("ring time (slowest rank) at P = {}, n = {}, d = {}{}: contiguous {:.3f} s, striped {:.3f} s", s.P,
-                    s.f.n, s.f.d, s.f.causal ? ", causal" : "",
-                    *std::max_element(s.contiguous.seconds.begin(), s.contiguous.seconds.end()),
-                    *std::max_element(s.striped.seconds.begin(), s.striped.seconds.end())));
-}
-
-void check(SelfChecks& check, const Shown& s) {
-    const AttentionTolerance tol = attention_tolerance(s.Q, s.K, s.V);
-    const std::string causal = s.f.causal ? " (causal)" : "";
-    for (const RingRun* run : {&s.contiguous, &s.striped}) {
-        const std::string name = run == &s.contiguous ? "contiguous" : "striped";
-        check.close("ring, " + name + " = chapter 10's materialised attention" + causal,
-                    max_abs_difference(run->output, s.reference), tol.output);
-        if (s.in_double.size() == 0)
-            check.skip("ring, " + name + " = the loops in double",
-                       fmt::format("n > {}: they would take minutes", max_n_in_double));
-        else
-            check.close("ring, " + name + " = the loops in double" + causal,
-                        max_abs_difference(run->output, s.in_double), tol.output);
-        bool counted = true;
-        for (std::size_t r = 0; r < s.P; ++r)
-            for (std::size_t t = 0; t < s.P; ++t)
-                counted = counted && run->pairs[r][t] ==
-                                         visible_pairs(rows_of(run->layout, r, s.f.n, s.P),
-                                                       rows_of(run->layout, run->held[r][t], s.f.n, s.P), s.f.causal);
-        check.that("ring, " + name + ": every rank computed the pairs the mask lets through, no more", counted);
-    }
-    double m_error = 0.0, l_error = 0.0;
-    for (std::size_t r = 0; r < s.P; ++r) {
-        m_error = std::max(m_error, std::abs(double(s.contiguous.m[r].back()) - s.first[r].m));
-        l_error = std::max(l_error, std::abs(double(s.contiguous.l[r].back()) - s.first[r].l) / s.first[r].l);
-    }
-    // A score is off by at most tol.weights (see attention_tolerance.hpp); ℓ by twice that
-    // (relative), plus the rounding of its n terms.
-    check.close("each rank's final m = its first query's max score, in double", m_error, tol.weights);
-    check.close("each rank's final ℓ = Σ exp(s − m) in double (relative)", l_error,
-                2.0 * tol.weights + row_sum_tolerance(s.f.n));
-    bool bytes = true;
-    for (std::size_t r = 0; r < s.P; ++r) {
-        std::uint64_t expected = 0;  // the blocks it forwards: its own, then those of r − 1, …, r − (P − 2)
-        for (std::size_t t = 0; t + 1 < s.P; ++t)
-            expected += block_bytes(rows_of(Layout::contiguous, owner_at(r, t, s.P), s.f.n, s.P).size(), s.f.d);
-        bytes = bytes && s.contiguous.bytes_sent[r] == expected &&
-                (s.f.n % s.P != 0 || expected == (s.P - 1) * 2 * (s.f.n / s.P) * s.f.d * 4);
-    }
-    check.that("each rank sent (P − 1)·2·(n/P)·d·4 bytes (its blocks' sizes, when n/P is uneven)", bytes);
-    // The ring's two buffers: the block a rank computes with and the one arriving, each at most
-    // ⌈n/P⌉ rows of K and of V.
-    const std::uint64_t two_blocks = 2 * 2 * ((s.f.n + s.P - 1) / s.P) * s.f.d;
-    const std::uint64_t most_held =
-        *std::max_element(s.contiguous.most_floats_held.begin(), s.contiguous.most_floats_held.end());
-    check.that(fmt::format("no rank's ring held more than two blocks of K and V at once: {} ≤ 2·2·⌈n/P⌉·d = {} floats",
-                           grouped(most_held), grouped(two_blocks)),
-               most_held <= two_blocks);
-    const auto spread = [](const std::vector<std::uint64_t>& w) {
-        return *std::max_element(w.begin(), w.end()) - *std::min_element(w.begin(), w.end());
-    };
-    if (s.P == 1)
-        check.skip("striped rows even out causal work", "one rank: nothing to even out");
-    else
-        // Ranks r < r' hold rows r + uP and r' + uP: each pair of rows differs by < P keys, over
-        // ⌊n/P⌋ rows (< n), plus at most one extra row (≤ n keys). With n/P even, contiguous
-        // rows spread b·b·(P − 1) pairs against striped b·(P − 1); with remainders, for a short
-        // sequence (n = 5, P = 4), contiguous may spread less.
-        check.that(fmt::format("striped rows even out causal work: spread {} ≤ 2n = {} pairs (contiguous: {})",
-                               spread(s.causal_striped), 2 * s.f.n, spread(s.causal_contiguous)),
-                   spread(s.causal_striped) <= 2 * s.f.n &&
-                       (s.f.n % s.P != 0 || spread(s.causal_striped) <= spread(s.causal_contiguous)));
+        fmt::format("ring time (slowest rank) at P = {}, n = {}, d = {}{}: contiguous {} s, striped {} s", s.P, s.f.n,
+                    s.f.d, s.f.causal ? ", causal" : "", three(s.rings.contiguous.slowest()),
+                    three(s.rings.striped.slowest())));
 }
 
 void add_flags(CLI::App& cli, Flags& f) {
@@ -288,33 +204,6 @@ void add_flags(CLI::App& cli, Flags& f) {
                              ranks_per_core));
 }
 
-// The chapter's results on rank 0: the inputs, both rings, the references.
-Shown compute(const Flags& f, const Mpi& mpi) {
-    Shown s{f,
-            mpi.size(),
-            Random(f.seed).normal_matrix(f.n, f.d),
-            Random(f.seed + 1).normal_matrix(f.n, f.d),
-            Random(f.seed + 2).normal_matrix(f.n, f.d),
-            {},
-            {},
-            {},
-            {},
-            {},
-            {},
-            {}};
-    s.contiguous = ring_attention(mpi, s.Q, s.K, s.V, Layout::contiguous, f.causal);
-    s.striped = ring_attention(mpi, s.Q, s.K, s.V, Layout::striped, f.causal);
-    if (mpi.rank() != 0) return s;
-    s.reference = materialised_attention(s.Q, s.K, s.V, f.causal);
-    if (f.n <= max_n_in_double) s.in_double = attention_in_double(s.Q, s.K, s.V, f.causal);
-    for (std::size_t r = 0; r < s.P; ++r)
-        s.first.push_back(
-            softmax_stats_in_double(s.Q, rows_of(Layout::contiguous, r, f.n, s.P).front(), s.K, f.causal));
-    s.causal_contiguous = work_per_rank(Layout::contiguous, f.n, s.P, true);
-    s.causal_striped = work_per_rank(Layout::striped, f.n, s.P, true);
-    return s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -324,24 +213,21 @@ int main(int argc, char** argv) {
     Flags f;
     add_flags(lesson.cli(), f);
     return lesson.run(argc, argv, [&] {
-        if (!Mpi::launched()) {
-            // The launcher's check, in one process before mpirun starts any: the flags (parsed
-            // above, as every rank will) and the number of processes, TUTORIAL_CHECK_RANKS.
-            if (const char* ranks = std::getenv("TUTORIAL_CHECK_RANKS")) {
-                ranks_to_start(ranks, f.n, f.allow_many_ranks);
-                return;
-            }
-            throw InputError(
-                fmt::format("runs as several processes: start it with `./tutorial run 17 [--ranks P]` or "
-                            "`mpirun -n 4 {}` (see docs/ch17_ring_attention.md)",
-                            argv[0]));
-        }
+        // started alone: the launcher's check of the flags (parsed above, as every rank will)
+        if (!Mpi::launched()) return check_before_launch(argv[0], f.n, f.allow_many_ranks);
         mpi.join();
         if (f.n < mpi.size())
             mpi.refuse(
                 fmt::format("--n {} is fewer tokens than the {} ranks: each rank needs a query", f.n, mpi.size()));
-        const Shown s = compute(f, mpi);
+        const RingInputs in = ring_inputs(f.n, f.d, f.seed);
+        const Rings rings = both_rings(mpi, in, f.causal);
         if (mpi.rank() != 0) return;  // rank 0 prints, and writes the files
+        const CausalBalance balance = causal_balance(f.n, mpi.size());
+        const Shown s{f, mpi.size(), rings, balance};
+        lesson.labels("tokens", numbered("t", f.n));
+        lesson.labels("dimensions", numbered("d", f.d));
+        lesson.list(in.matrices());
+        lesson.list(rings.matrices());
         lesson.step("split", "Who holds what", [&] { show_split(lesson, s); });
         lesson.step("timeline", "The ring: which block each rank merges at each step",
                     [&] { show_timeline(lesson, s); });
@@ -352,7 +238,7 @@ int main(int argc, char** argv) {
         lesson.step("balance", "Causal work per rank: contiguous against striped", [&] { show_balance(lesson, s); });
         if (f.measure)
             lesson.step("measured", "Measured: the ring's time on this machine", [&] { show_measured(lesson, s); });
-        lesson.step("checks", "Self-checks", [&] { check(lesson.checks(), s); });
+        lesson.step("checks", "Self-checks", [&] { check_ring(lesson.checks(), in, rings, f.causal, balance); });
         lesson.present();
     });
 }

@@ -7,6 +7,7 @@
 #include <xtensor/xview.hpp>
 
 #include "common/math/matmul.hpp"
+#include "common/math/random.hpp"
 
 namespace {
 
@@ -19,6 +20,11 @@ Matrix row_range(const Matrix& X, std::size_t begin, std::size_t end) {
 }
 
 }  // namespace
+
+RingInputs ring_inputs(std::size_t n, std::size_t d, std::uint64_t seed) {
+    return {Random(seed).normal_matrix(n, d), Random(seed + 1).normal_matrix(n, d),
+            Random(seed + 2).normal_matrix(n, d)};
+}
 
 Rows rows_of(Layout layout, std::size_t rank, std::size_t n, std::size_t P) {
     Rows at;
@@ -116,45 +122,17 @@ std::uint64_t visible_pairs(const Rows& q_rows, const Rows& k_rows, bool causal)
     return count;
 }
 
-Matrix attention_in_double(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal) {
-    const std::size_t n = rows(Q), d = cols(Q), dv = cols(V);
-    Matrix out = xt::zeros<float>({n, dv});
-    std::vector<double> s(rows(K));
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t seen = causal ? std::min(i + 1, rows(K)) : rows(K);
-        double top = -std::numeric_limits<double>::infinity(), z = 0.0;
-        for (std::size_t j = 0; j < seen; ++j) {
-            s[j] = 0.0;
-            for (std::size_t c = 0; c < d; ++c) s[j] += double(Q(i, c)) * double(K(j, c));
-            s[j] /= std::sqrt(double(d));
-            top = std::max(top, s[j]);
-        }
-        std::vector<double> o(dv, 0.0);
-        for (std::size_t j = 0; j < seen; ++j) {
-            const double e = std::exp(s[j] - top);
-            z += e;
-            for (std::size_t c = 0; c < dv; ++c) o[c] += e * double(V(j, c));
-        }
-        for (std::size_t c = 0; c < dv; ++c) out(i, c) = static_cast<float>(o[c] / z);
-    }
-    return out;
-}
-
 std::uint64_t block_bytes(std::size_t b, std::size_t d) { return 2ull * b * d * sizeof(float); }
 
 double block_flops(std::uint64_t pairs, std::size_t d) { return 4.0 * double(pairs) * double(d); }
 
-SoftmaxStats softmax_stats_in_double(const Matrix& Q, std::size_t i, const Matrix& K, bool causal) {
-    const std::size_t seen = causal ? std::min(i + 1, rows(K)) : rows(K);
-    std::vector<double> s(seen, 0.0);
-    for (std::size_t j = 0; j < seen; ++j) {
-        for (std::size_t c = 0; c < cols(Q); ++c) s[j] += double(Q(i, c)) * double(K(j, c));
-        s[j] /= std::sqrt(double(cols(Q)));
+std::vector<StepCost> step_costs(std::size_t P, std::size_t d) {
+    std::vector<StepCost> costs;
+    for (std::uint64_t n = 1024; n <= (1u << 20); n *= 4) {
+        const std::uint64_t b = n / P;
+        costs.push_back({n, b, block_bytes(b, d), std::uint64_t(block_flops(b * b, d))});
     }
-    const double m = *std::max_element(s.begin(), s.end());
-    double l = 0.0;
-    for (const double x : s) l += std::exp(x - m);
-    return {m, l};
+    return costs;
 }
 
 std::vector<std::uint64_t> work_per_rank(Layout layout, std::size_t n, std::size_t P, bool causal) {
@@ -163,4 +141,15 @@ std::vector<std::uint64_t> work_per_rank(Layout layout, std::size_t n, std::size
         for (std::size_t s = 0; s < P; ++s)
             work[r] += visible_pairs(rows_of(layout, r, n, P), rows_of(layout, s, n, P), causal);
     return work;
+}
+
+CausalBalance causal_balance(std::size_t n, std::size_t P) {
+    CausalBalance b{work_per_rank(Layout::contiguous, n, P, true), work_per_rank(Layout::striped, n, P, true)};
+    const auto uneven = [](const std::vector<std::uint64_t>& work, double& ratio, std::uint64_t& spread) {
+        const auto [least, most] = std::minmax_element(work.begin(), work.end());
+        ratio = double(*most) / double(std::max<std::uint64_t>(1, *least)), spread = *most - *least;
+    };
+    uneven(b.contiguous, b.contiguous_ratio, b.contiguous_spread);
+    uneven(b.striped, b.striped_ratio, b.striped_spread);
+    return b;
 }

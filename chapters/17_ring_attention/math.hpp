@@ -25,8 +25,22 @@
 #include <vector>
 
 #include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
 
 using Rows = std::vector<std::size_t>;  // global token positions, increasing
+
+// The inputs, drawn from the seed: the same on every rank, which keeps only its rows.
+struct RingInputs {
+    Matrix Q, K, V;  // (n × d) each
+
+    // Rows are tokens t0, t1, …; columns dimensions d0, d1, ….
+    MatrixList matrices() const {
+        return {{"Q", Q, "", "tokens", "dimensions"},
+                {"K", K, "", "tokens", "dimensions"},
+                {"V", V, "", "tokens", "dimensions"}};
+    }
+};
+RingInputs ring_inputs(std::size_t n, std::size_t d, std::uint64_t seed);
 
 enum class Layout { contiguous, striped };
 
@@ -62,22 +76,26 @@ void put_rows(Matrix& X, const Rows& at, const Matrix& block);
 // step, counted straight from the rule j ≤ i (n·n pairs without causal).
 std::uint64_t visible_pairs(const Rows& q_rows, const Rows& k_rows, bool causal);
 
-// The definition by loops in double: Σ_j softmax_j(q_i · k_j / √d) v_j over the keys
-// query i sees (all, or j ≤ i). Independent of the blocks, the merge and BLAS.
-Matrix attention_in_double(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal);
-
 // Traffic and work of the ring, per rank and step (float32, d_k = d_v = d):
 //   bytes sent per step = 2·b·d·4 (one block of K and one of V), (P − 1) steps;
 //   FLOPs per step      = 4·b·b·d (S = Q·Kᵀ and O = P·V, 2 per multiply–add).
 std::uint64_t block_bytes(std::size_t b, std::size_t d);
 double block_flops(std::uint64_t pairs, std::size_t d);
-
-// Query i's largest score m and denominator ℓ = Σ_j exp(s_ij − m) over the keys it sees,
-// in double: where the ring's running m and ℓ must end.
-struct SoftmaxStats {
-    double m, l;
+// One step of a ring of P ranks at n = 1 024, 4 096, …, 1 048 576 tokens: b = n/P rows a block,
+// the bytes it moves and the FLOPs of its b·b pairs (b/2 FLOPs per byte).
+struct StepCost {
+    std::uint64_t n, b, bytes, flops;
 };
-SoftmaxStats softmax_stats_in_double(const Matrix& Q, std::size_t i, const Matrix& K, bool causal);
+std::vector<StepCost> step_costs(std::size_t P, std::size_t d);
 
 // The (query, key) pairs each rank computes over the whole ring: [rank], counted.
 std::vector<std::uint64_t> work_per_rank(Layout layout, std::size_t n, std::size_t P, bool causal);
+
+// A causal ring's work per rank with each layout, and how uneven it is: the busiest rank's
+// pairs over the idlest's (at least 1), and the busiest's minus the idlest's.
+struct CausalBalance {
+    std::vector<std::uint64_t> contiguous, striped;  // [rank] pairs
+    double contiguous_ratio = 1, striped_ratio = 1;
+    std::uint64_t contiguous_spread = 0, striped_spread = 0;
+};
+CausalBalance causal_balance(std::size_t n, std::size_t P);

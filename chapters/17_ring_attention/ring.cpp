@@ -249,3 +249,20 @@ RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const M
     }
     return run;
 }
+
+void check_before_launch(const std::string& program, std::size_t n, bool allow_many) {
+    if (const char* ranks = std::getenv("TUTORIAL_CHECK_RANKS")) {
+        ranks_to_start(ranks, n, allow_many);
+        return;
+    }
+    throw InputError(fmt::format("runs as several processes: start it with `./tutorial run 17 [--ranks P]` or "
+                                 "`mpirun -n 4 {}` (see docs/ch17_ring_attention.md)",
+                                 program));
+}
+
+Rings both_rings(const Mpi& mpi, const RingInputs& in, bool causal) {
+    Rings rings;
+    rings.contiguous = ring_attention(mpi, in.Q, in.K, in.V, Layout::contiguous, causal);
+    rings.striped = ring_attention(mpi, in.Q, in.K, in.V, Layout::striped, causal);
+    return rings;
+}

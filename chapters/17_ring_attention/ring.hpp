@@ -11,7 +11,9 @@
 // last step it divides by ℓ; rank 0 gathers everything the lesson shows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,10 @@ constexpr std::size_t ranks_per_core = 4;
 std::size_t ranks_to_start(const std::string& text, std::size_t n, bool allow_many);
 // The cores this process may run on (as nproc counts them).
 std::size_t usable_cores();
+// The program started alone, not by mpirun. As the launcher's check, in one process before
+// mpirun starts any (TUTORIAL_CHECK_RANKS set), it checks that number of processes
+// (ranks_to_start) and returns; otherwise an InputError says how to start it.
+void check_before_launch(const std::string& program, std::size_t n, bool allow_many);
 
 // What the ring did, gathered on rank 0 (the other ranks hold only their own row of each).
 struct RingRun {
@@ -66,7 +72,23 @@ struct RingRun {
     std::vector<std::uint64_t> bytes_sent;                       // [rank] K and V blocks sent, in bytes
     std::vector<std::uint64_t> most_floats_held;                 // [rank] the most its K/V buffers held at once
     std::vector<double> seconds, compute_seconds, wait_seconds;  // [rank] the ring's wall time, split
+
+    // The pairs rank r computed over the whole ring, and the ring's time on its slowest rank.
+    std::uint64_t pairs_of(std::size_t r) const { return std::accumulate(pairs[r].begin(), pairs[r].end(), 0ull); }
+    double slowest() const { return *std::max_element(seconds.begin(), seconds.end()); }
 };
 
 // Ring attention of Q, K, V (n × d each, the same on every rank) over the ranks of `mpi`.
 RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const Matrix& V, Layout layout, bool causal);
+
+// The ring with each layout, on the same inputs.
+struct Rings {
+    RingRun contiguous, striped;
+
+    // Their outputs as gathered on rank 0, (n × d): rows "tokens", columns "dimensions".
+    MatrixList matrices() const {
+        return {{"output", contiguous.output, "ring attention, gathered", "tokens", "dimensions"},
+                {"output_striped", striped.output, "ring attention, striped rows, gathered", "tokens", "dimensions"}};
+    }
+};
+Rings both_rings(const Mpi& mpi, const RingInputs& in, bool causal);
