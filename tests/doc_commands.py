@@ -59,7 +59,7 @@ EXPECTED = {
     # ch05: "which self-check fails?"
     "./tutorial run 05 --w-q my_W_Q.csv": (1, "self-checks failed"),
     # ch05: "two self-checks fail, exit code 1"
-    "./tutorial run 05 --w-k data/projections/W_Q.csv": (1, "2 of 6 self-checks failed"),
+    "./tutorial run 05 --w-k data/projections/W_Q.csv": (1, "2 of 8 self-checks failed"),
     # exercises.md: check exits 1 on a file that does not pass, here the file as given
     "./tutorial check 01": (1, "✗ not yet"),
     "./tutorial check [NAME]": (1, "✗ not yet"),

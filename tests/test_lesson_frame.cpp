@@ -35,14 +35,17 @@ std::string printed_by_lesson(const std::vector<std::string>& args, const std::f
 TEST_CASE("blocks are separated by one empty line, and the first sits right under the heading") {
     const Matrix m = {{1.0f, 2.0f}};
     const std::string text = printed_by_lesson({}, [&](Lesson& lesson) {
+        lesson.labels("r", {"r"});
+        lesson.labels("ab", {"a", "b"});
+        lesson.list({{"m", m, "", "r", "ab"}, {"numbered", m, ""}});
         lesson.step("one", "First", [&] {
             lesson.say("A paragraph.");
             lesson.say_under("Its caption.");
-            lesson.show("m", m, ShowAs().labels({"r"}, {"a", "b"}).decimals(1));
+            lesson.show("m", Style().decimals(1));
             lesson.say("A table ends in a newline; no second one is added:\n" + format_table({"x"}, {{"1"}}));
         });
         lesson.step("two", "Second", [&] {
-            lesson.show("m", m);
+            lesson.show("numbered");
             lesson.table({"x"}, {{"1"}});
         });
         lesson.present();
@@ -67,7 +70,7 @@ TEST_CASE("blocks are separated by one empty line, and the first sits right unde
           "\n"
           "Step 2. Second\n"
           "──────────────\n"
-          "m   (1 × 2)\n"
+          "numbered   (1 × 2)\n"
           "       0      1\n"
           "0  1.000  2.000\n"
           "\n"
@@ -112,9 +115,8 @@ TEST_CASE("matrices side by side are printed in one row and each kept for --dump
     std::filesystem::create_directories(dir);
     const Matrix a = {{1.0f}}, b = {{2.0f}};
     const std::string text = printed_by_lesson({"--dump", dir.string()}, [&](Lesson& lesson) {
-        lesson.step("s", "Side by side", [&] {
-            lesson.show_side_by_side({{"left", a, ShowAs("one")}, {"right", b, ShowAs("two")}});
-        });
+        lesson.list({{"left", a, "one"}, {"right", b, "two"}});
+        lesson.step("s", "Side by side", [&] { lesson.show_side_by_side({{"left", Style()}, {"right", Style()}}); });
         lesson.present();
     });
     CHECK(text.find("left = one   (1 × 1)    right = two   (1 × 1)\n") != std::string::npos);
@@ -124,7 +126,7 @@ TEST_CASE("matrices side by side are printed in one row and each kept for --dump
     const std::string nothing = printed_by_lesson(
         {},
         [&](Lesson& lesson) {
-            lesson.step("s", "Nothing", [&] { lesson.show_side_by_side(std::vector<Lesson::Named>{}); });
+            lesson.step("s", "Nothing", [&] { lesson.show_side_by_side({}); });
             lesson.present();
         },
         &code);

@@ -319,11 +319,18 @@ TEST_CASE("--svg writes the pictured matrices and the plots at the end, and noth
     Matrix big = Matrix::from_shape({65, 2});
     big.fill(0.5f);
     const auto body = [&](Lesson& lesson) {
-        lesson.show("scores", m, ShowAs().labels({"a", "b"}, {"a", "b"}));              // no picture
-        lesson.show("weights", m, ShowAs().labels({"a", "b"}, {"a", "b"}).heat_map());  // a picture
-        lesson.show("X", m, ShowAs().labels({"a", "b"}, {"p", "q"}).decimals(1).heat_map());
-        lesson.show("mask", m, ShowAs().labels({"a", "b"}, {"a", "b"}));  // the name decides nothing
-        lesson.show("big_weights", big, ShowAs().heat_map());             // too big to draw
+        lesson.labels("ab", {"a", "b"});
+        lesson.labels("pq", {"p", "q"});
+        lesson.list({{"scores", m, "", "ab", "ab"}, {"weights", m, "", "ab", "ab"}, {"X", m, "", "ab", "pq"},
+                     {"mask", m, "", "ab", "ab"}, {"big_weights", big, ""}});
+        lesson.step("s", "Shown", [&] {
+            lesson.show("scores");                       // no picture
+            lesson.show("weights", Style().svg());       // a picture
+            lesson.show("X", Style().decimals(1).svg());
+            lesson.show("mask");                         // the name decides nothing
+            lesson.show("big_weights", Style().svg());   // too big to draw
+        });
+        lesson.present();
         lesson.plot("loss", "Loss", {"step"}, {"loss"}, {{"train", {0, 1}, {2, 1}}});
     };
     CHECK(run_lesson({"--svg", dir.string()}, body) == 0);
@@ -340,8 +347,12 @@ TEST_CASE("--svg writes the pictured matrices and the plots at the end, and noth
     // A body that stops on bad input writes no picture at all.
     const auto failed = dir / "failed";
     CHECK(run_lesson({"--svg", failed.string()}, [&](Lesson& lesson) {
-              lesson.show("weights", m, ShowAs().heat_map());
-              throw InputError("--flag: bad");
+              lesson.list({{"weights", m, ""}});
+              lesson.step("s", "Shown", [&] {
+                  lesson.show("weights", Style().svg());
+                  throw InputError("--flag: bad");
+              });
+              lesson.present();
           }) == 2);
     CHECK(std::filesystem::is_empty(failed));
 

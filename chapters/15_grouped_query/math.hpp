@@ -79,9 +79,9 @@ struct GroupedLesson {
 // The n × n float matrices this lesson holds at its peak with h query heads, counted from
 // the structs above, so that an --input too long for memory is refused before anything is
 // computed: h weights each in grouped, tiled and as_multi_head, and in the self-checks'
-// two references (common/reference's heads_by_loops, with each mapping), and one head's
+// reference (common/reference's heads_by_loops, one mapping at a time), and one head's
 // scores, scaled scores and weights being computed (3).
-constexpr std::uint64_t square_matrices_held(std::size_t h) { return 5 * h + 3; }
+constexpr std::uint64_t square_matrices_held(std::size_t h) { return 4 * h + 3; }
 
 // W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
 GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random);

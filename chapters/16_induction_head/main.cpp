@@ -145,7 +145,6 @@ void show_training(Lesson& lesson, const Induction& r) {
 
 void show_heads(Lesson& lesson, const Induction& r) {
     const Settings& s = r.settings;
-    const Labels labels = token_labels(r.shown);
     const std::size_t L = s.half_length;
     lesson.say(fmt::format(
         "Every head's weights on the held-out sequence after training, one character per weight\n"
@@ -156,7 +155,7 @@ void show_heads(Lesson& lesson, const Induction& r) {
     for (std::size_t k = 0; k < s.layers * s.heads; ++k) {
         const std::string name = fmt::format("weights_L{}_H{}", k / s.heads + 1, k % s.heads);
         // with --svg, the map at the start too (listed, so dumped, with the trained parameters)
-        lesson.picture(name + "_before", r.shown_before.weights[k], ShowAs("at the start").labels(labels, labels));
+        lesson.draw(name + "_before");
         lesson.heat_map(name, Style().decimals(1).svg());
     }
 }

@@ -168,60 +168,45 @@ void Lesson::labels(const std::string& kind, Labels words) { listed_.labels(kind
 
 void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
-ShowAs Lesson::as_listed(const std::string& name, const Style& style) const {
-    const ListedMatrix& m = listed_.find(name);
-    ShowAs as(m.formula);
-    as.labels(listed_.row_labels(m), listed_.col_labels(m));
-    as.decimals(style.decimal_places);
-    if (style.drawn) as.heat_map();
-    return as;
-}
-
-void Lesson::show(const std::string& name, const Style& style) { show(name, *listed_.find(name).matrix, as_listed(name, style)); }
+void Lesson::show(const std::string& name, const Style& style) { page_.block(matrix_text(listed_.find(name), style)); }
 
 void Lesson::heat_map(const std::string& name, const Style& style) {
-    heat_map_block(name, *listed_.find(name).matrix, as_listed(name, style));
+    const ListedMatrix& m = listed_.find(name);
+    if (style.drawn) draw(name, style);
+    page_.block(heat_map_text(m.name, m.formula, *m.matrix, listed_.row_labels(m), style.decimal_places,
+                              page_.style().line_width));
 }
 
 void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
-    std::vector<Shown> shown;
-    for (const Named& n : matrices) shown.push_back({n.name, *listed_.find(n.name).matrix, as_listed(n.name, n.style)});
-    show_side_by_side(shown);
+    if (matrices.empty()) return;
+    std::vector<std::string> blocks;
+    for (const Named& n : matrices) blocks.push_back(matrix_text(listed_.find(n.name), n.style));
+    const std::string text = side_by_side(blocks, page_.style().line_width);
+    page_.block(text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
+}
+
+// A listed matrix's printed text; drawn too when its style asks.
+std::string Lesson::matrix_text(const ListedMatrix& m, const Style& style) {
+    if (style.drawn) draw(m.name, style);
+    PrintStyle print = page_.style();
+    print.decimals = style.decimal_places;
+    return format_matrix(m.name, m.formula, *m.matrix, listed_.row_labels(m), listed_.col_labels(m), print);
 }
 
 void Lesson::draw(const std::string& name, const Style& style) {
-    picture(name, *listed_.find(name).matrix, as_listed(name, style));
+    const ListedMatrix& m = listed_.find(name);
+    constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
+    if (!files_.drawing() || rows(*m.matrix) > largest || cols(*m.matrix) > largest) return;
+    files_.keep_picture(name, heat_map_svg(name, m.formula, *m.matrix, listed_.row_labels(m), listed_.col_labels(m),
+                                           style.decimal_places));
 }
 
 // Every listed matrix, shown or not, for --dump and ./tutorial check.
 void Lesson::keep_listed() {
-    for (const ListedMatrix& m : listed_.all())
-        keep_for_dump(m.name, *m.matrix, listed_.row_labels(m), listed_.col_labels(m));
-}
-
-// A matrix's printed text; the matrix is kept for --dump, and drawn when `as` asks.
-std::string Lesson::matrix_text(const std::string& name, const Matrix& m, const ShowAs& as) {
-    keep_for_dump(name, m, as.row_labels, as.col_labels);
-    if (as.drawn) picture(name, m, as);
-    PrintStyle style = page_.style();
-    style.decimals = as.decimal_places;
-    return format_matrix(name, as.formula, m, as.row_labels, as.col_labels, style);
-}
-
-void Lesson::show(const std::string& name, const Matrix& m, const ShowAs& as) { page_.block(matrix_text(name, m, as)); }
-
-void Lesson::heat_map_block(const std::string& name, const Matrix& m, const ShowAs& as) {
-    keep_for_dump(name, m, as.row_labels, as.col_labels);
-    if (as.drawn) picture(name, m, as);
-    page_.block(heat_map_text(name, as.formula, m, as.row_labels, as.decimal_places, page_.style().line_width));
-}
-
-void Lesson::show_side_by_side(const std::vector<Shown>& matrices) {
-    if (matrices.empty()) return;
-    std::vector<std::string> blocks;
-    for (const Shown& s : matrices) blocks.push_back(matrix_text(s.name, s.m, s.as));
-    const std::string text = side_by_side(blocks, page_.style().line_width);
-    page_.block(text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
+    for (const ListedMatrix& m : listed_.all()) {
+        grading_.compare(m.name, *m.matrix, listed_.row_labels(m), listed_.col_labels(m));
+        files_.keep_matrix(m.name, *m.matrix);
+    }
 }
 
 void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows) {
@@ -232,13 +217,6 @@ void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std:
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
     page_.block(format_table(header, shown, page_.style().line_width));
-}
-
-void Lesson::picture(const std::string& name, const Matrix& m, const ShowAs& as) {
-    if (!is_file_name(name)) throw std::logic_error("picture name '" + name + "' is not a file name");
-    constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
-    if (!files_.drawing() || rows(m) > largest || cols(m) > largest) return;
-    files_.keep_picture(name, heat_map_svg(name, as.formula, m, as.row_labels, as.col_labels, as.decimal_places));
 }
 
 void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
@@ -258,11 +236,4 @@ void Lesson::chart(const std::string& name, const std::string& title, const Axis
     const char* scale = x.log && y.log ? " (log–log)" : x.log || y.log ? " (log scale)" : "";
     page_.block(fmt::format("{}\n{}", wrap_to_width(title + scale, line_width), terminal_chart(marked, options)));
     plot(name, title, x, y, series);
-}
-
-void Lesson::keep_for_dump(const std::string& name, const Matrix& m, const Labels& row_labels,
-                           const Labels& col_labels) {
-    if (!is_file_name(name)) throw std::logic_error("matrix name '" + name + "' is not a file name");
-    grading_.compare(name, m, row_labels, col_labels);
-    files_.keep_matrix(name, m);
 }

@@ -64,7 +64,7 @@
 //   - show() draws a heat map of a matrix when it is shown with Style().svg()
 //     and is at most 64 × 64: attention maps, masks and positional encodings are
 //     what a picture teaches.
-//   - picture(name, m, ShowAs(…)) draws a heat map without printing.
+//   - draw(name) draws a listed matrix's heat map without printing it.
 //   - plot(name, title, x, y, series) draws curves, one line per method:
 //
 //       lesson.plot("cost", "Memory of the scores against n",
@@ -98,7 +98,6 @@
 #include "common/lesson/print.hpp"
 #include "common/lesson/run_files.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/lesson/show_as.hpp"
 #include "common/lesson/steps.hpp"
 #include "common/lesson/style.hpp"
 #include "common/lesson/svg.hpp"
@@ -138,13 +137,11 @@ public:
     void say(const std::string& text);
     // Text right under the block before it, with no empty line between (a caption).
     void say_under(const std::string& text);
-    // Prints a matrix with its name, formula, shape and labels, and keeps it for --dump
-    // as <name>.npy. Names are file names: letters, digits and '_'.
-    void show(const std::string& name, const Matrix& m, const ShowAs& as = ShowAs());
     // Prints the listed matrix `name` with its formula, shape and labels.
     void show(const std::string& name, const Style& style = Style());
     // Prints the listed matrix `name` as a heat map of text, one character per entry
-    // (common/lesson/heat_map_text.hpp): a whole attention map fits the line.
+    // (common/lesson/heat_map_text.hpp): a whole attention map fits the line, where show()
+    // would elide its middle; the decimals are those of the scale's ends.
     void heat_map(const std::string& name, const Style& style = Style());
     // Listed matrices next to each other as far as the width allows.
     struct Named {
@@ -154,26 +151,9 @@ public:
     void show_side_by_side(const std::vector<Named>& matrices);
     // With --svg, draws the listed matrix `name` as <name>.svg without printing it.
     void draw(const std::string& name, const Style& style = Style());
-    // Prints a matrix as a heat map of text, one character per entry (common/lesson/heat_map_text.hpp):
-    // a whole attention map fits the line, where show() would elide its middle. Kept for
-    // --dump and drawn with --svg as show() does; the ShowAs decimals are the scale's ends'.
-    void heat_map_block(const std::string& name, const Matrix& m, const ShowAs& as = ShowAs());
-    // Matrices next to each other as far as the width allows, each kept and drawn as show() does.
-    struct Shown {
-        std::string name;
-        Matrix m;
-        ShowAs as;
-    };
-    void show_side_by_side(const std::vector<Shown>& matrices);
     // A table of text (common/lesson/text_table.hpp); more than `max_rows` rows
     // print as the first and last few, with ⋮ between.
     void table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows = 16);
-    // Keeps a matrix for --dump without printing it (and, for ./tutorial check, to
-    // compare with the chapter's own: keep every matrix of the result struct).
-    void keep_for_dump(const std::string& name, const Matrix& m, const Labels& row_labels = {},
-                       const Labels& col_labels = {});
-    // With --svg, draws the heat map of a matrix as <name>.svg, without printing it.
-    void picture(const std::string& name, const Matrix& m, const ShowAs& as);
     // With --svg, draws curves as <name>.svg: one line per series, with a legend.
     void plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
               const std::vector<Series>& series);
@@ -185,9 +165,8 @@ public:
     SelfChecks& checks() { return checks_; }
 
 private:
-    ShowAs as_listed(const std::string& name, const Style& style) const;
     void keep_listed();
-    std::string matrix_text(const std::string& name, const Matrix& m, const ShowAs& as);
+    std::string matrix_text(const ListedMatrix& m, const Style& style);
 
     // The command line.
     std::string program_;
