@@ -1,14 +1,18 @@
-"""Every chapter that uses the shared attention notices when its 1/√d_k is gone.
+"""Every chapter notices when the 1/√d_k of an attention it uses is gone.
 
     python3 tests/unscaled_attention.py BIN_DIR UNSCALED_BIN_DIR
 
-UNSCALED_BIN_DIR holds each chapter linked against a copy of the shared attention
-(common/math/attention.cpp, mask.cpp) without the scaling (tests/unscaled_copy.py).
-A chapter uses the shared attention when its sources include a header of
-common/math/ whose implementation calls it (found from the sources, so a new
-chapter is covered). Its default run must then fail a self-check: exit code 1
-and a line starting with ✗. A self-check that compares the shared function with
-itself cannot do that; one against a loop in double precision can.
+UNSCALED_BIN_DIR holds each chapter linked twice more (tests/unscaled_copy.py):
+  chNN_unscaled            against the shared attention (common/math/attention.cpp,
+                           mask.cpp) without the scaling;
+  chNN_unscaled_reference  against the reference attention in double
+                           (common/reference/attention_by_loops.cpp) without it.
+A chapter uses an attention when its sources include a header whose implementation
+calls it (found from the sources, so a new chapter is covered). Its default run must
+then fail a self-check: exit code 1 and a line starting with ✗. A self-check that
+compares the shared function with itself cannot do that; one against a loop in
+double precision can. The chapters that show scaled attention must check it
+against the reference, so that they notice both.
 """
 import re
 import subprocess
@@ -21,44 +25,59 @@ from printed_numbers import chapter_programs  # noqa: E402
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
 
 BIN, UNSCALED = Path(sys.argv[1]), Path(sys.argv[2])
-MATH = ROOT / "common" / "math"
-INCLUDE = re.compile(r'#include "common/math/(\w+)\.hpp"')
-SHARED = {"attention", "mask"}  # the headers of the scaled functions
+INCLUDE = re.compile(r'#include "common/(math|reference)/(\w+)\.hpp"')
+# The chapters whose lessons show attention scaled by 1/√d_k.
+SHOWS_SCALED = {"05", "07", "08", "09", "12", "13", "14", "15", "16", "17"}
 
 
 def includes(path):
-    return set(INCLUDE.findall(path.read_text(encoding="utf-8"))) if path.exists() else set()
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return {f"{folder}/{name}" for folder, name in INCLUDE.findall(text)}
 
 
-# The headers whose implementation reaches the shared attention, directly or not.
-users = set(SHARED)
-changed = True
-while changed:
-    changed = False
-    for cpp in MATH.glob("*.cpp"):
-        if cpp.stem not in users and includes(cpp) & users:
-            users.add(cpp.stem)
-            changed = True
+def users_of(scaled):
+    """The headers whose declarations or implementation reach one of `scaled`, directly or not."""
+    users = set(scaled)
+    changed = True
+    while changed:
+        changed = False
+        for source in [*(ROOT / "common" / "math").glob("*.[ch]pp"), *(ROOT / "common" / "reference").glob("*.[ch]pp")]:
+            header = f"{source.parent.name}/{source.stem}"
+            if header not in users and includes(source) & users:
+                users.add(header)
+                changed = True
+    return users
 
 
 def sources(chapter):
     return list((ROOT / "chapters" / chapter[2:]).glob("*.[ch]pp"))
 
 
+ATTENTIONS = [  # which attention loses its 1/√d_k, and the suffix of the programs built without it
+    ("the shared attention", users_of({"math/attention", "math/mask"}), "_unscaled"),
+    ("the reference", users_of({"reference/attention_by_loops"}), "_unscaled_reference"),
+]
 failures = 0
 for chapter in chapter_programs():
-    used = set().union(*(includes(s) for s in sources(chapter))) & users
-    if not used:
-        print(f"· {chapter}: does not use the shared attention")
-        continue
-    run = subprocess.run(command(UNSCALED / f"{chapter}_unscaled", "--no-color"), capture_output=True,
-                         text=True, timeout=600)
-    crossed = [line for line in run.stdout.splitlines() if line.startswith("✗")]
-    if run.returncode == 1 and crossed:
-        print(f"✓ {chapter} (uses {', '.join(sorted(used))}): {crossed[0]}")
-    else:
-        failures += 1
-        print(f"✗ {chapter} (uses {', '.join(sorted(used))}): without 1/√d_k it exits {run.returncode} "
-              f"with {len(crossed)} failed self-checks; it needs a check against an independent computation")
-print(f"{failures} chapter(s) did not notice" if failures else "every chapter that uses the attention noticed")
+    included = set().union(*(includes(s) for s in sources(chapter)))
+    for what, users, suffix in ATTENTIONS:
+        used = included & users
+        if not used:
+            if what == "the reference" and chapter[2:4] in SHOWS_SCALED:
+                failures += 1
+                print(f"✗ {chapter}: shows scaled attention but no self-check compares it with the reference")
+            else:
+                print(f"· {chapter}: does not use {what}")
+            continue
+        run = subprocess.run(command(UNSCALED / f"{chapter}{suffix}", "--no-color"), capture_output=True,
+                             text=True, timeout=600)
+        crossed = [line for line in run.stdout.splitlines() if line.startswith("✗")]
+        uses = ", ".join(sorted(used))
+        if run.returncode == 1 and crossed:
+            print(f"✓ {chapter} without the 1/√d_k of {what} (uses {uses}): {crossed[0]}")
+        else:
+            failures += 1
+            print(f"✗ {chapter} (uses {uses}): without the 1/√d_k of {what} it exits {run.returncode} "
+                  f"with {len(crossed)} failed self-checks; it needs a check against an independent computation")
+print(f"{failures} failure(s)" if failures else "every chapter noticed each attention it uses losing its 1/√d_k")
 sys.exit(1 if failures else 0)
