@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         Random random(seed);
         const Sequence seq = the_sequence(lesson, input, d_model_flag, h, random);
-        const MultiHeadWeights W = random_weights(cols(seq.X), h, random);
+        const MultiHeadWeights W{random_attention_weights(cols(seq.X), h, h, random)};
         const MultiHeadLesson r = multi_head_lesson(seq.X, W, h);
         const std::size_t n = rows(seq.X), d_model = cols(seq.X);
         const Labels by_head = head_labels(h, r.d_k);  // "h0:0", …: the heads' columns

@@ -11,17 +11,6 @@
 #include "common/math/attention.hpp"
 #include "common/math/matmul.hpp"
 
-MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& random) {
-    const std::size_t d_k = d_model / h;
-    const float scale = std::sqrt(2.0f / static_cast<float>(d_model));  // wide enough that heads differ
-    MultiHeadWeights W;
-    W.W_Q = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_k)
-    W.W_K = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_k)
-    W.W_V = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_v)
-    W.W_O = random.normal_matrix(h * d_k, d_model, 1.0f / std::sqrt(static_cast<float>(d_model)));
-    return W;
-}
-
 Heads split_into_heads(const Matrix& m, std::size_t h) {
     const std::size_t n = rows(m), d_k = cols(m) / h;
     // ┌ exercise split-heads

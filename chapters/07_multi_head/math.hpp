@@ -14,17 +14,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/math/attention_weights.hpp"
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 #include "common/math/multi_head.hpp"
 #include "common/math/random.hpp"
 #include "common/math/random_embeddings.hpp"
 
-// The four projections, drawn at random (seeded: the same on every machine).
-struct MultiHeadWeights {
-    Matrix W_Q, W_K, W_V;  // (d_model × h·d_k) each; head i owns columns [i·d_k, (i+1)·d_k)
-    Matrix W_O;            // (h·d_v × d_model); head i's output meets rows [i·d_v, (i+1)·d_v)
-
+// The four projections (common/math/attention_weights.hpp), drawn at random (seeded: the
+// same on every machine): W_Q, W_K, W_V (d_model × h·d_k) each, head i owns columns
+// [i·d_k, (i+1)·d_k); W_O (h·d_v × d_model), head i's output meets rows [i·d_v, (i+1)·d_v).
+struct MultiHeadWeights : AttentionWeights {
     // "head columns": which head a column of W_Q (or a row of W_O) belongs to.
     MatrixList matrices() const {
         return {{"W_Q", W_Q, "", "dimensions", "head columns"},
@@ -67,10 +67,6 @@ struct MultiHeadLesson {
     // output and the one projection Q.
     MatrixList matrices() const;
 };
-
-
-// W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
-MultiHeadWeights random_weights(std::size_t d_model, std::size_t h, Random& random);
 
 // (n × h·d_k) → (h × n × d_k): block i is columns [i·d_k, (i+1)·d_k) of m, as PyTorch's
 // m.view(n, h, d_k).transpose(0, 1): reshape to (n × h × d_k), then swap the first two axes.

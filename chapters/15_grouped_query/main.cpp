@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
                                                       lesson.cli().count("--d-model") > 0, random,
                                                       square_matrices_held(h));
         check_heads(cols(seq.X), h, g, input.empty() ? "--d-model" : "the width of --input " + input + ",");
-        const GroupedWeights W = random_weights(cols(seq.X), h, g, random);
+        const GroupedWeights W{random_attention_weights(cols(seq.X), h, g, random)};
         const GroupedLesson r = grouped_lesson(seq.X, W, h, g);
         const Shown s{lesson, seq, r, input};
         lesson.labels("tokens", seq.tokens);

@@ -7,17 +7,6 @@
 #include "common/math/input_error.hpp"
 #include "common/math/matmul.hpp"
 
-GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random) {
-    const std::size_t d_k = d_model / h;
-    const float scale = std::sqrt(2.0f / static_cast<float>(d_model));  // wide enough that heads differ
-    GroupedWeights W;
-    W.W_Q = random.normal_matrix(d_model, h * d_k, scale);  // (d_model × h·d_k)
-    W.W_K = random.normal_matrix(d_model, g * d_k, scale);  // (d_model × g·d_k)
-    W.W_V = random.normal_matrix(d_model, g * d_k, scale);  // (d_model × g·d_v)
-    W.W_O = random.normal_matrix(h * d_k, d_model, 1.0f / std::sqrt(static_cast<float>(d_model)));
-    return W;
-}
-
 std::size_t kv_head_of(std::size_t i, std::size_t h, std::size_t g) {
     // ┌ exercise kv-mapping
     return i / (h / g);  // h/g query heads per key–value head, next to each other

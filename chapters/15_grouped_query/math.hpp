@@ -22,18 +22,18 @@
 #include <string>
 #include <vector>
 
+#include "common/math/attention_weights.hpp"
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 #include "common/math/multi_head.hpp"
 #include "common/math/random.hpp"
 #include "common/math/random_embeddings.hpp"
 
-// The four projections, drawn at random (seeded: the same on every machine).
-struct GroupedWeights {
-    Matrix W_Q;       // (d_model × h·d_k); query head i owns columns [i·d_k, (i+1)·d_k)
-    Matrix W_K, W_V;  // (d_model × g·d_k); key–value head j owns columns [j·d_k, (j+1)·d_k)
-    Matrix W_O;       // (h·d_v × d_model); query head i's output meets rows [i·d_v, (i+1)·d_v)
-
+// The four projections (common/math/attention_weights.hpp), drawn at random (seeded: the
+// same on every machine): W_Q (d_model × h·d_k), query head i owns columns [i·d_k, (i+1)·d_k);
+// W_K, W_V (d_model × g·d_k), key–value head j owns columns [j·d_k, (j+1)·d_k); W_O
+// (h·d_v × d_model), query head i's output meets rows [i·d_v, (i+1)·d_v).
+struct GroupedWeights : AttentionWeights {
     // Columns (and W_O's rows) are labelled by head: "query columns" q0:0, …; "kv columns" kv0:0, ….
     MatrixList matrices() const {
         return {{"W_Q", W_Q, "", "dimensions", "query columns"},
@@ -83,8 +83,6 @@ struct GroupedLesson {
 // scores, scaled scores and weights being computed (3).
 constexpr std::uint64_t square_matrices_held(std::size_t h) { return 4 * h + 3; }
 
-// W_Q, W_K, W_V with standard deviation √(2/d_model) (the heads' softmaxes peak), W_O with 1/√d_model.
-GroupedWeights random_weights(std::size_t d_model, std::size_t h, std::size_t g, Random& random);
 
 // h must divide d_model (each query head gets d_model / h columns) and g must divide h (each
 // key–value head serves h / g query heads); else an InputError naming `width`, where d_model
