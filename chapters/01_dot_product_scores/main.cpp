@@ -79,8 +79,7 @@ int main(int argc, char** argv) {
         const Sequence seq = load_sequence(input, default_sentence);
         const std::size_t q = query_row(seq, query, lesson.cli().count("--query") > 0);
         const DotProductScores r = dot_product_scores(seq.X);
-        lesson.labels("tokens", seq.tokens);
-        lesson.labels("dimensions", seq.dimensions);
+        lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}});
         lesson.list(seq.matrices());
         lesson.list(r.matrices());
 

@@ -166,6 +166,10 @@ void Lesson::say_under(const std::string& text) { page_.under(text); }
 
 void Lesson::labels(const std::string& kind, Labels words) { listed_.labels(kind, std::move(words)); }
 
+void Lesson::labels(const std::vector<std::pair<std::string, Labels>>& kinds) {
+    for (const auto& [kind, words] : kinds) listed_.labels(kind, words);
+}
+
 void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
 void Lesson::show(const std::string& name, const Style& style) { page_.block(matrix_text(listed_.find(name), style)); }

@@ -128,7 +128,9 @@ public:
 
     // The words of a kind of label that the chapter's list names (common/math/matrix_list.hpp):
     //   lesson.labels("tokens", seq.tokens);
+    //   lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}});   // several at once
     void labels(const std::string& kind, Labels words);
+    void labels(const std::vector<std::pair<std::string, Labels>>& kinds);
     // Adds matrices to the chapter's list: every one is written by --dump and graded by
     // ./tutorial check, shown or not; a step shows one by its name. Call it before present().
     void list(const MatrixList& matrices);
