@@ -8,7 +8,6 @@
 //
 // Two kinds of model hide keys: a decoder (GPT) may not look ahead, and a batch
 // of sentences padded to one length must not look at the pads.
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -17,24 +16,13 @@
 #include <fmt/format.h>
 
 #include "chapters/06_masking/checks.hpp"
+#include "chapters/06_masking/inputs.hpp"
 #include "chapters/06_masking/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/float32_range.hpp"
 
 namespace {
-
-const std::string default_sentence = "the animal didn't cross the street because it was too tired";
-const std::string short_sentence = "this forum is awesome";
-const std::string pad_token = "<pad>";
-
-// The tokens padded with <pad> to `length`, on the right or on the left.
-Labels pad_tokens(const Labels& tokens, std::size_t length, bool left) {
-    Labels padded(length, pad_token);
-    std::copy(tokens.begin(), tokens.end(), padded.begin() + (left ? long(length - tokens.size()) : 0));
-    return padded;
-}
 
 // What the visible keys of a broken row kept, in words that follow float32's range.
 std::string what_was_kept(float kept) {
@@ -131,32 +119,6 @@ void show_empty_rows(Lesson& lesson) {
     lesson.show("left_output");
 }
 
-// What the chapter reads: the projections, the sentence of the causal mask (--input
-// or the default), and the short sentence of the batch examples.
-struct Inputs {
-    Projections W;                 // data/projections/
-    LabelledMatrix W_Q, W_K, W_V;  // the same, with the names of their columns
-    Sequence seq;            // the causal mask's sentence
-    Sequence short_seq;      // padded in the batches
-    std::size_t long_n = 0;  // the length the short sentence is padded to: the default sentence's
-};
-
-Inputs load_inputs(const std::string& input) {
-    Inputs in{{},
-              read_data_file("projections/W_Q.csv"),
-              read_data_file("projections/W_K.csv"),
-              read_data_file("projections/W_V.csv"),
-              load_sequence(input, default_sentence),
-              {},
-              0};
-    in.W = {in.W_Q.values, in.W_K.values, in.W_V.values};
-    require_projects(in.W_Q, in.seq, input.empty() ? data_path("embeddings.csv") : input);
-    const LabelledMatrix embeddings = read_data_file("embeddings.csv");
-    in.long_n = rows(embed_sentence(embeddings, default_sentence).X);
-    in.short_seq = embed_sentence(embeddings, short_sentence);
-    return in;
-}
-
 // Step weights: the softmax of the masked scores, and the output.
 void show_weights(Lesson& lesson, const Labels& tokens, const Causal& c) {
     const std::size_t it = index_of(tokens, "it"), animal = index_of(tokens, "animal");
@@ -183,18 +145,14 @@ int main(int argc, char** argv) {
         const Inputs in = load_inputs(input);
         const Causal c = causal_attention(in.seq.X, in.W);
         const Padded p = padded_batch(in.short_seq.X, in.long_n, in.W);
-        const LeftPadded l = left_padded(in.short_seq.X, 2, in.W);
+        const LeftPadded l = left_padded(in.short_seq.X, in.left_pads, in.W);
         const Labels& tokens = in.seq.tokens;
         const std::size_t short_n = rows(in.short_seq.X), it = index_of(tokens, "it");
         const std::size_t q = it < tokens.size() ? it : tokens.size() / 2;  // the query of the other-way step
-        lesson.labels("tokens", tokens);
-        lesson.labels("dimensions", in.seq.dimensions);
-        lesson.labels("query slots", in.W_Q.columns);
-        lesson.labels("key slots", in.W_K.columns);
-        lesson.labels("value slots", in.W_V.columns);
-        lesson.labels("sentences", {"sentence0", "sentence1"});
-        lesson.labels("padded tokens", pad_tokens(in.short_seq.tokens, in.long_n, false));
-        lesson.labels("left tokens", pad_tokens(in.short_seq.tokens, rows(l.X), true));
+        lesson.labels({{"tokens", tokens}, {"dimensions", in.seq.dimensions}, {"query slots", in.W_Q.columns},
+                       {"key slots", in.W_K.columns}, {"value slots", in.W_V.columns},
+                       {"sentences", {"sentence0", "sentence1"}}, {"padded tokens", in.padded_tokens},
+                       {"left tokens", in.left_tokens}});
         lesson.list(in.seq.matrices());
         lesson.list(in.W.matrices());
         lesson.list(c.matrices());
