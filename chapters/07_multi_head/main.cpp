@@ -16,17 +16,14 @@
 #include <fmt/format.h>
 
 #include "chapters/07_multi_head/checks.hpp"
+#include "chapters/07_multi_head/inputs.hpp"
 #include "chapters/07_multi_head/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/text_width.hpp"
 #include "common/math/attention_parameters.hpp"
-#include "common/math/input_error.hpp"
 
 namespace {
-
-const std::string default_sentence = "the cat sat on the mat";
 
 // "h0:0", "h0:1", …, "h1:0", …: which head a column of W_Q (or a row of W_O) belongs to.
 Labels head_labels(std::size_t h, std::size_t d_k) {
@@ -34,19 +31,6 @@ Labels head_labels(std::size_t h, std::size_t d_k) {
     for (std::size_t i = 0; i < h; ++i)
         for (std::size_t c = 0; c < d_k; ++c) labels.push_back(fmt::format("h{}:{}", i, c));
     return labels;
-}
-
-// The sequence: the default sentence with random embeddings, or --input.
-Sequence the_sequence(Lesson& lesson, const std::string& input, std::size_t d_model, std::size_t h, Random& random) {
-    Sequence seq = random_or_input_sequence(input, default_sentence, d_model,
-                                            lesson.cli().count("--d-model") > 0, random);
-    if (cols(seq.X) % h != 0)
-        throw InputError(fmt::format(
-            "{}: each head gets d_model / h columns, so h must divide d_model",
-            input.empty() ? fmt::format("--d-model {} is not divisible by --heads {}", cols(seq.X), h)
-                          : fmt::format("--heads {}: the width of --input {} ({}) is not divisible by {}", h, input,
-                                        cols(seq.X), h)));
-    return seq;
 }
 
 // Step: each head on its own slice: its Q_i, K_i, V_i and output.
@@ -76,7 +60,7 @@ void show_side_by_side(Lesson& lesson, const Labels& tokens, const MultiHeadLess
     for (std::size_t q = 0; q < tokens.size(); ++q) {  // a long --input: the table shows the first and last
         TextRow row{tokens[q]};
         for (const OneHead& one : r.heads) {
-            const std::size_t best = argmax_of_row(one.weights, q);
+            const std::size_t best = one.favourite[q];
             row.push_back(fmt::format("{} ({})", tokens[best], format_number(one.weights(q, best), 2)));
         }
         favourites.push_back(row);
@@ -113,29 +97,29 @@ void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r
 }
 
 // Step: the four projections, their columns labelled by head.
-void show_weights(Lesson& lesson, std::size_t d_model, const MultiHeadLesson& r) {
+void show_weights(Lesson& lesson, const MultiHeadLesson& r) {
     lesson.say(fmt::format(
         "W_Q, W_K and W_V are (d_model × h·d_k) = ({} × {}). Head i owns the columns\n"
         "[i·d_k, (i+1)·d_k); the column labels say which head (h1:2 is head 1's\n"
         "third column). W_O is (h·d_v × d_model): head i's output meets its rows.",
-        d_model, r.h * r.d_k));
+        r.d_model, r.h * r.d_k));
     for (const char* m : {"W_Q", "W_K", "W_V", "W_O"}) lesson.show(m, Style().decimals(2));
 }
 
 // Step: concat and output.
-void show_concat(Lesson& lesson, std::size_t n, std::size_t d_model, const MultiHeadLesson& r) {
+void show_concat(Lesson& lesson, const MultiHeadLesson& r) {
     lesson.say(fmt::format(
         "The heads' outputs side by side make one (n × h·d_v) = ({} × {}) matrix. Each\n"
         "head only saw its own slice; W_O mixes what they found back into d_model = {}\n"
         "dimensions, the width the next layer expects.",
-        n, r.h * r.d_k, d_model));
+        r.n, r.h * r.d_k, r.d_model));
     lesson.show("concat");
     lesson.show("output");
 }
 
 // Step: one projection, then split_into_heads.
-void show_split(Lesson& lesson, std::size_t n, std::size_t d_model, const MultiHeadLesson& r) {
-    const std::size_t h = r.h, d_k = r.d_k;
+void show_split(Lesson& lesson, const MultiHeadLesson& r) {
+    const std::size_t n = r.n, d_model = r.d_model, h = r.h, d_k = r.d_k;
     lesson.say(fmt::format(
         "Real code does not loop over weight slices. It projects once, Q = X · W_Q,\n"
         "whose column blocks are exactly the heads' Q_i (X · W_Q[:, a:b] = (X · W_Q)[:, a:b]),\n"
@@ -158,7 +142,6 @@ void show_real_sizes(Lesson& lesson, std::size_t d_model, std::size_t h, const M
         "Every head has d_k = d_model / h, so the four projections are (d_model × d_model)\n"
         "whatever h is. GPT-2 adds a bias to each projection (in its checkpoint: c_attn\n"
         "(768 × 2304) holds W_Q, W_K, W_V side by side, c_proj (768 × 768) is W_O).");
-    const std::uint64_t ours = W.W_Q.size() + W.W_K.size() + W.W_V.size() + W.W_O.size();
     const std::size_t pw = grouped(attention_parameters(768, B::with_biases)).size();
     const auto model_row = [&](const std::string& name, std::size_t d, std::size_t heads, bool biases,
                                std::uint64_t count) {
@@ -172,7 +155,7 @@ void show_real_sizes(Lesson& lesson, std::size_t d_model, std::size_t h, const M
                        grouped(count, pw)};
     };
     lesson.table({"model", "d_model", "h", "d_k", "W_Q_i per head", "W_Q, W_K, W_V, W_O", "biases", "parameters"},
-                 {model_row("this chapter", d_model, h, false, ours),
+                 {model_row("this chapter", d_model, h, false, W.parameters()),
                   model_row("Transformer Base", 512, 8, false, attention_parameters(512, B::none)),
                   model_row("GPT-2 small", 768, 12, true, attention_parameters(768, B::with_biases))});
     lesson.say(
@@ -197,43 +180,32 @@ int main(int argc, char** argv) {
     Lesson lesson("ch07_multi_head", "Chapter 07 · Multi-head attention");
     const std::string& input = lesson.add_input_option(
         "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
-    std::size_t h = 2, d_model_flag = 8;
-    std::uint64_t seed = 6;
-    lesson.cli().add_option("--heads", h, "h, the number of heads (1 to 64); must divide d_model")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    lesson.cli().add_option("--d-model", d_model_flag, "d_model, the width of the embeddings (1 to 512; without --input)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{512}).description(""));
-    lesson.cli().add_option("--seed", seed, "seed of the random embeddings and weights")
-        ->capture_default_str();
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
-        Random random(seed);
-        const Sequence seq = the_sequence(lesson, input, d_model_flag, h, random);
-        const MultiHeadWeights W{random_attention_weights(cols(seq.X), h, h, random)};
-        const MultiHeadLesson r = multi_head_lesson(seq.X, W, h);
-        const std::size_t n = rows(seq.X), d_model = cols(seq.X);
-        const Labels by_head = head_labels(h, r.d_k);  // "h0:0", …: the heads' columns
-        lesson.labels("tokens", seq.tokens);
-        lesson.labels("dimensions", seq.dimensions);
-        lesson.labels("head columns", by_head);
-        for (std::size_t i = 0; i < h; ++i)  // head i's slice of them
+        Random random(flags.seed);
+        const Sequence seq = the_sequence(lesson.cli(), input, flags, random);
+        const MultiHeadWeights W{random_attention_weights(cols(seq.X), flags.h, flags.h, random)};
+        const MultiHeadLesson r = multi_head_lesson(seq.X, W, flags.h);
+        const Labels by_head = head_labels(r.h, r.d_k);  // "h0:0", …: the heads' columns
+        lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}, {"head columns", by_head}});
+        for (std::size_t i = 0; i < r.h; ++i)  // head i's slice of them
             lesson.labels(fmt::format("head{} columns", i), Labels(by_head.begin() + long(i * r.d_k),
                                                                    by_head.begin() + long((i + 1) * r.d_k)));
         lesson.list(seq.matrices());
         lesson.list(W.matrices());
         lesson.list(r.matrices());
         lesson.step("sequence", "The sequence", [&] { show_sequence(lesson, seq, r, input); });
-        lesson.step("weights", "The weights: each head owns a block of columns",
-                    [&] { show_weights(lesson, d_model, r); });
-        lesson.step("head-by-head", "Head by head: attention on each slice", [&] { show_heads(lesson, h); });
+        lesson.step("weights", "The weights: each head owns a block of columns", [&] { show_weights(lesson, r); });
+        lesson.step("head-by-head", "Head by head: attention on each slice", [&] { show_heads(lesson, r.h); });
         lesson.step("side-by-side", "The heads' weights side by side",
                     [&] { show_side_by_side(lesson, seq.tokens, r); });
-        lesson.step("concat", "Concatenate the heads, then mix them with W_O",
-                    [&] { show_concat(lesson, n, d_model, r); });
+        lesson.step("concat", "Concatenate the heads, then mix them with W_O", [&] { show_concat(lesson, r); });
         lesson.step("split-matrix", "The same with one matrix: project once, then reshape",
-                    [&] { show_split(lesson, n, d_model, r); });
-        lesson.step("sizes", "The real sizes", [&] { show_real_sizes(lesson, d_model, h, W); });
-        lesson.step("cost", "What h heads cost: the same as one", [&] { show_cost(lesson, n, d_model, h); });
+                    [&] { show_split(lesson, r); });
+        lesson.step("sizes", "The real sizes", [&] { show_real_sizes(lesson, r.d_model, r.h, W); });
+        lesson.step("cost", "What h heads cost: the same as one", [&] { show_cost(lesson, r.n, r.d_model, r.h); });
         lesson.step("checks", "Self-checks", [&] { check_multi_head(lesson.checks(), seq.X, W, r); });
         lesson.present();
     });

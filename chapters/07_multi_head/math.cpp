@@ -33,7 +33,7 @@ Matrix concat_heads(const Heads& heads) {
 MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
     const std::size_t n = rows(X), d_model = cols(X), d_k = d_model / h;
     MultiHeadLesson r;
-    r.h = h, r.d_k = d_k;
+    r.n = n, r.d_model = d_model, r.h = h, r.d_k = d_k;
     // pass 1: head by head, each on a copy of its columns (BLAS takes no column slice)
     r.concat = Matrix::from_shape({n, h * d_k});  // (n × h·d_v)
     for (std::size_t i = 0; i < h; ++i) {
@@ -43,6 +43,7 @@ MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, st
         one.V = matmul(X, head_columns(W.W_V, h, i));  // (n × d_v)
         const AttentionSteps a = scaled_dot_product_attention(one.Q, one.K, one.V);
         one.weights = a.weights, one.output = a.output;
+        for (std::size_t q = 0; q < n; ++q) one.favourite.push_back(argmax_of_row(a.weights, q));
         for (std::size_t t = 0; t < n; ++t)  // head i's output fills columns [i·d_v, (i+1)·d_v) of concat
             for (std::size_t c = 0; c < d_k; ++c) r.concat(t, i * d_k + c) = a.output(t, c);
         r.heads.push_back(one);

@@ -25,6 +25,8 @@
 // same on every machine): W_Q, W_K, W_V (d_model × h·d_k) each, head i owns columns
 // [i·d_k, (i+1)·d_k); W_O (h·d_v × d_model), head i's output meets rows [i·d_v, (i+1)·d_v).
 struct MultiHeadWeights : AttentionWeights {
+    // The numbers of W_Q, W_K, W_V and W_O: 4·d_model² when h·d_k = d_model.
+    std::uint64_t parameters() const { return W_Q.size() + W_K.size() + W_V.size() + W_O.size(); }
     // "head columns": which head a column of W_Q (or a row of W_O) belongs to.
     MatrixList matrices() const {
         return {{"W_Q", W_Q, "", "dimensions", "head columns"},
@@ -39,6 +41,7 @@ struct OneHead {
     Matrix Q, K, V;  // (n × d_k) X · W[:, i·d_k : (i+1)·d_k]
     Matrix weights;  // (n × n)   softmax(Q · Kᵀ / √d_k)
     Matrix output;   // (n × d_v) weights · V
+    std::vector<std::size_t> favourite;  // (n) per query: the key of its largest weight (argmax_of_row)
 };
 
 // Multiply-adds of one multi-head pass, from the shapes of its products:
@@ -53,7 +56,7 @@ struct Cost {
 
 // Everything the lesson shows, computed once.
 struct MultiHeadLesson {
-    std::size_t h = 1, d_k = 1;
+    std::size_t n = 0, d_model = 0, h = 1, d_k = 1;
     std::vector<OneHead> heads;  // h of them: the loop over heads
     Matrix concat;               // (n × h·d_v) the heads' outputs side by side
     Matrix output;               // (n × d_model) concat · W_O
