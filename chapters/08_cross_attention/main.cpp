@@ -9,44 +9,18 @@
 // so that the alignment a trained model learns is easy to read.
 #include <algorithm>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "chapters/08_cross_attention/checks.hpp"
+#include "chapters/08_cross_attention/inputs.hpp"
 #include "chapters/08_cross_attention/math.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
 #include "common/lesson/text_table.hpp"
-#include "common/math/input_error.hpp"
 
 namespace {
-
-const std::string default_source = "the black cat sat";  // English: what the encoder read
-const std::string default_target = "le chat noir";       // French: what the decoder has written so far
-
-// A sequence from a labelled CSV (--encoder/--decoder PATH) or from words looked up
-// in data/translation/<vocabulary>.
-Sequence load(const std::string& path, const std::string& words, const std::string& vocabulary,
-              const std::string& words_flag) {
-    if (path.empty()) {
-        const LabelledMatrix table = read_data_file("translation/" + vocabulary);
-        try {
-            return embed_sentence(table, words);
-        } catch (const InputError& error) {
-            throw InputError(fmt::format("{} \"{}\": {}", words_flag, words, error.what()));
-        }
-    }
-    LabelledMatrix table = read_labelled_csv(path);
-    return Sequence{table.rows, table.columns, std::move(table.values)};
-}
-
-struct Weights {
-    LabelledMatrix W_Q, W_K, W_V;  // (d_dec × d_k), (d_enc × d_k), (d_enc × d_v)
-};
 
 // Step who-asks: the roles, the projections, Q, K and V.
 void show_roles(Lesson& lesson, const CrossAttention& r) {
@@ -97,55 +71,6 @@ void show_alignment(Lesson& lesson, const Labels& english, const Labels& french,
     }
     lesson.table({"French word (position)", "looks most at (position)", "weight"}, alignment);
     lesson.say("" + alignment_prose(english, french, r));
-}
-
-// The flags: the two sequences, from files or from words.
-struct Flags {
-    std::string encoder_path, decoder_path;
-    std::vector<std::string> source_words, target_words;  // e.g. --source the white dog sat
-};
-
-void add_flags(CLI::App& cli, Flags& f) {
-    auto* encoder_flag = cli.add_option(
-        "--encoder", f.encoder_path,
-        "the encoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_K.csv>)")
-        ->type_name("PATH");
-    auto* decoder_flag = cli.add_option(
-        "--decoder", f.decoder_path,
-        "the decoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_Q.csv>)")
-        ->type_name("PATH");
-    cli.add_option("--source", f.source_words,
-                   "the English words the encoder read, from data/translation/encoder.csv (default: " +
-                       default_source + ")")
-        ->excludes(encoder_flag);
-    cli.add_option("--target", f.target_words,
-                   "the French words the decoder has written, from data/translation/decoder.csv (default: " +
-                       default_target + ")")
-        ->excludes(decoder_flag);
-}
-
-// What the lesson reads: the projections of data/translation/ and the two sequences.
-struct Inputs {
-    Weights W;
-    Sequence enc, dec;
-};
-
-Inputs load_inputs(const Flags& f) {
-    Weights W{read_data_file("translation/W_Q.csv"), read_data_file("translation/W_K.csv"),
-              read_data_file("translation/W_V.csv")};
-    const std::string source = f.source_words.empty() ? default_source : fmt::format("{}", fmt::join(f.source_words, " "));
-    const std::string target = f.target_words.empty() ? default_target : fmt::format("{}", fmt::join(f.target_words, " "));
-    Sequence enc = load(f.encoder_path, source, "encoder.csv", "--source");
-    Sequence dec = load(f.decoder_path, target, "decoder.csv", "--target");
-    require_projects(W.W_K, enc,
-                     f.encoder_path.empty() ? data_path("translation/encoder.csv") : "--encoder " + f.encoder_path);
-    require_projects(W.W_Q, dec,
-                     f.decoder_path.empty() ? data_path("translation/decoder.csv") : "--decoder " + f.decoder_path);
-    if (W.W_K.rows != W.W_V.rows || W.W_Q.columns.size() != W.W_K.columns.size())
-        throw InputError(fmt::format("{}, {}, {}: W_K and W_V must read the same dimensions, and W_Q and W_K "
-                                     "must have the same number of columns (d_k)",
-                                     W.W_Q.source, W.W_K.source, W.W_V.source));
-    return Inputs{std::move(W), std::move(enc), std::move(dec)};
 }
 
 // Step sequences: the encoder's states and the decoder's.
@@ -214,14 +139,9 @@ int main(int argc, char** argv) {
         const Labels& french = in.dec.tokens;
         const Labels english_reversed = permute_labels(english, r.order);
         const bool own_states = !flags.encoder_path.empty() || !flags.decoder_path.empty();
-        lesson.labels("english", english);
-        lesson.labels("french", french);
-        lesson.labels("english reversed", english_reversed);
-        lesson.labels("encoder dims", in.enc.dimensions);
-        lesson.labels("decoder dims", in.dec.dimensions);
-        lesson.labels("query slots", W.W_Q.columns);
-        lesson.labels("key slots", W.W_K.columns);
-        lesson.labels("value slots", W.W_V.columns);
+        lesson.labels({{"english", english}, {"french", french}, {"english reversed", english_reversed},
+                       {"encoder dims", in.enc.dimensions}, {"decoder dims", in.dec.dimensions},
+                       {"query slots", W.W_Q.columns}, {"key slots", W.W_K.columns}, {"value slots", W.W_V.columns}});
         lesson.list(t.matrices());
         lesson.list(r.matrices());
 
