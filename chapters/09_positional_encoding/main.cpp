@@ -12,17 +12,13 @@
 #include <fmt/format.h>
 
 #include "chapters/09_positional_encoding/checks.hpp"
+#include "chapters/09_positional_encoding/inputs.hpp"
 #include "chapters/09_positional_encoding/math.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/math/input_error.hpp"
 #include "common/math/positional_encoding.hpp"
 
 namespace {
-
-const std::string default_sentence = "the cat sat on the mat";
-const Order swap_cat_and_mat = {0, 5, 2, 3, 4, 1};  // "the mat sat on the cat"
 
 // "sin0", "cos0", "sin1", …: which function and which pair each column of PE is.
 Labels pe_labels(std::size_t d_model) {
@@ -52,10 +48,7 @@ std::string compare_rows(const std::string& word, const Labels& columns, const M
 // What every step shows: the two sentences and what math.cpp computed.
 struct Shown {
     Lesson& lesson;
-    const Sequence& seq;
-    const Labels& value_columns;  // the columns of W_V: v_animal, …
-    const Order& order;
-    const Labels tokens_b;  // sentence B's tokens
+    const Inputs& in;  // the sentences A and B, and the projections (W_V's columns: v_animal, …)
     const PositionalLesson& r;
     const std::string& input;
 };
@@ -63,12 +56,12 @@ struct Shown {
 // Step: the two sentences, the same rows of X in another order.
 void show_sentences(const Shown& s) {
     std::vector<std::string> order_text;
-    for (const std::size_t i : s.order) order_text.push_back(std::to_string(i));
+    for (const std::size_t i : s.in.order) order_text.push_back(std::to_string(i));
     s.lesson.say(fmt::format(
         "A: \"{}\"\nB: \"{}\"\n"
         "B has exactly the rows of A's X, in another order: row i of X_B is row\n"
         "order[i] of X, order = ({}). {}",
-        join_elided(s.seq.tokens, " "), join_elided(s.tokens_b, " "), join_elided(order_text, ", "),
+        join_elided(s.in.seq.tokens, " "), join_elided(s.in.tokens_b, " "), join_elided(order_text, ", "),
         s.input.empty() ? "Who sat on whom is only in the order." : "Only the order differs."));
     s.lesson.show("X", Style().decimals(1));
 }
@@ -80,9 +73,9 @@ void show_no_positions(const Shown& s) {
                  "tokens permutes the rows and columns of the weights, and the rows of the output.");
     s.lesson.show("output");
     s.lesson.show("output_permuted");
-    const std::string& word = s.seq.tokens[s.r.watched];
+    const std::string& word = s.in.seq.tokens[s.r.watched];
     s.lesson.say(
-        compare_rows(word, s.value_columns, s.r.plain_a.output, s.r.watched, s.r.plain_b.output, s.r.watched_b));
+        compare_rows(word, s.in.W_V.columns, s.r.plain_a.output, s.r.watched, s.r.plain_b.output, s.r.watched_b));
     s.lesson.say(fmt::format("\"{}\" gets the same output in both sentences: to attention they are the same\n"
                              "bag of words.",
                              word));
@@ -90,7 +83,7 @@ void show_no_positions(const Shown& s) {
 
 // Step: the frequencies and PE.
 void show_encoding(const Shown& s) {
-    const std::size_t d_model = cols(s.seq.X);
+    const std::size_t d_model = cols(s.in.seq.X);
     s.lesson.say(fmt::format(
         "PE(pos, 2i) = sin(pos · ω_i), PE(pos, 2i+1) = cos(pos · ω_i), ω_i = 1 / 10000^(2i/d_model).\n"
         "Each pair of columns turns on a circle at its own speed: pair 0 by 1 radian per\n"
@@ -109,14 +102,14 @@ void show_encoding(const Shown& s) {
 
 // Step: attention on X + PE; whom the followed token looks at, position by position.
 void show_adding_positions(const Shown& s) {
-    const Labels& tokens = s.seq.tokens;
+    const Labels& tokens = s.in.seq.tokens;
     const PositionalLesson& r = s.r;
     const std::size_t watched = r.watched, watched_b = r.watched_b, top_a = r.top_a, top_b = r.top_b;
     s.lesson.say(fmt::format(
         "The encoding belongs to the positions, not to the words: B's second token\n"
         "'{}' gets PE(1), as A's second token '{}' does. So the two sentences are no\n"
         "longer the same rows in another order.",
-        s.tokens_b[1], tokens[1]));
+        s.in.tokens_b[1], tokens[1]));
     s.lesson.show("X_plus_PE", Style().svg());
     s.lesson.show("output_pe");
     s.lesson.show("output_permuted_pe");
@@ -127,15 +120,15 @@ void show_adding_positions(const Shown& s) {
     std::vector<TextRow> looks;
     for (const std::size_t j : shown) {
         if (j != *shown.begin() && shown.count(j - 1) == 0) looks.push_back({"", "…", "", "…"});  // left out
-        looks.push_back({std::to_string(j), tokens[j], format_number(r.pe_a.weights(watched, j), 3), s.tokens_b[j],
+        looks.push_back({std::to_string(j), tokens[j], format_number(r.pe_a.weights(watched, j), 3), s.in.tokens_b[j],
                          format_number(r.pe_b.weights(watched_b, j), 3)});
     }
     const std::string& word = tokens[watched];
     s.lesson.table({"position", "A", "weight of \"" + word + "\"", "B", "weight of \"" + word + "\""}, looks);
     s.lesson.say(fmt::format("With positions in the keys, \"{}\" looks most at position {} in A ('{}') and at\n"
                              "position {} in B ('{}'), so it fetches other values:",
-                             word, top_a, tokens[top_a], top_b, s.tokens_b[top_b]));
-    s.lesson.say(compare_rows(word, s.value_columns, r.pe_a.output, watched, r.pe_b.output, watched_b));
+                             word, top_a, tokens[top_a], top_b, s.in.tokens_b[top_b]));
+    s.lesson.say(compare_rows(word, s.in.W_V.columns, r.pe_a.output, watched, r.pe_b.output, watched_b));
     s.lesson.say(fmt::format("\"{}\" now has a different output in each sentence (largest change {}): the\n"
                              "keys of the words around it carry their positions, so it weighs them differently.\n"
                              "Notice how loud PE is next to these small embeddings: every cosine column starts\n"
@@ -146,7 +139,7 @@ void show_adding_positions(const Shown& s) {
 
 // Step: the rotation M_k and how well it moves every position on.
 void show_rotation(const Shown& s, std::size_t shift, std::size_t max_pos) {
-    const std::size_t d_model = cols(s.seq.X);
+    const std::size_t d_model = cols(s.in.seq.X);
     s.lesson.say(fmt::format(
         "sin(a + b) = sin a cos b + cos a sin b and cos(a + b) = cos a cos b − sin a sin b,\n"
         "so moving k = {0} positions on turns every pair (sin, cos) by the angle ω_i k: a\n"
@@ -191,41 +184,19 @@ int main(int argc, char** argv) {
     Lesson lesson("ch09_positional_encoding", "Chapter 09 · Positional encoding");
     const std::string& input = lesson.add_input_option(
         "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)");
-    std::size_t max_pos = 50, d_pe = 16, shift = 1;
-    lesson.cli().add_option("--max-pos", max_pos, "positions of the long encoding of the long-encoding step")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
-    lesson.cli().add_option("--d-pe", d_pe, "width of the long encoding of the long-encoding step (even: pairs of sin and cos)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{2}, std::size_t{512}));
-    lesson.cli().add_option("--shift", shift, "k of the rotation step: PE(pos + k) = PE(pos) · M_k")
-        ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
+    Flags flags;
+    add_flags(lesson.cli(), flags);
 
     return lesson.run(argc, argv, [&] {
-        if (d_pe % 2 != 0)
-            throw InputError(fmt::format("--d-pe {}: must be even (the columns come in pairs of sin and cos)", d_pe));
-        const LabelledMatrix W_Q = read_data_file("projections/W_Q.csv"), W_K = read_data_file("projections/W_K.csv"),
-                             W_V = read_data_file("projections/W_V.csv");
-        const Sequence seq = load_sequence(input, default_sentence);
-        require_projects(W_Q, seq, input.empty() ? data_path("embeddings.csv") : input);
-        const std::size_t n = rows(seq.X);
-        if (n < 2) throw InputError(fmt::format("--input {}: needs at least 2 tokens to reorder", input));
-        const Order order = input.empty() ? swap_cat_and_mat : reversal(n);
-        const Projections W{W_Q.values, W_K.values, W_V.values};
-        // The token whose output we follow: "sat" stays at position 2 in both sentences;
-        // for a learner's sequence, the first token (it moves to the end).
-        const PositionalLesson r = positional_lesson(seq.X, W, order, input.empty() ? 2 : 0, shift, max_pos, d_pe);
-        const Labels tokens_b = permute_labels(seq.tokens, order);
-        lesson.labels("tokens", seq.tokens);
-        lesson.labels("tokens B", tokens_b);
-        lesson.labels("dimensions", seq.dimensions);
-        lesson.labels("values", W_V.columns);
-        lesson.labels("positions", numbered("pos ", n));
-        lesson.labels("pairs", pe_labels(cols(seq.X)));
-        lesson.labels("long positions", numbered("pos ", max_pos));
-        lesson.labels("long pairs", pe_labels(d_pe));
-        lesson.labels("starts", start_labels(r.starts));
-        lesson.labels("distances", numbered("k=", cols(r.PE_dots)));
+        const Inputs in = load_inputs(input, flags);
+        const std::size_t n = rows(in.seq.X), max_pos = flags.max_pos, d_pe = flags.d_pe, shift = flags.shift;
+        const PositionalLesson r = positional_lesson(in.seq.X, in.W, in.order, in.watched, shift, max_pos, d_pe);
+        lesson.labels({{"tokens", in.seq.tokens}, {"tokens B", in.tokens_b}, {"dimensions", in.seq.dimensions},
+                       {"values", in.W_V.columns}, {"positions", numbered("pos ", n)}, {"long pairs", pe_labels(d_pe)},
+                       {"pairs", pe_labels(cols(in.seq.X))}, {"long positions", numbered("pos ", max_pos)},
+                       {"starts", start_labels(r.starts)}, {"distances", numbered("k=", cols(r.PE_dots))}});
         lesson.list(r.matrices());
-        const Shown s{lesson, seq, W_V.columns, order, tokens_b, r, input};
+        const Shown s{lesson, in, r, input};
         lesson.step("two-sentences", "Two sentences, the same vectors", [&] { show_sentences(s); });
         lesson.step("no-positions", "Self-attention cannot tell them apart", [&] { show_no_positions(s); });
         lesson.step("encoding", "The sinusoidal encoding", [&] { show_encoding(s); });
@@ -235,7 +206,7 @@ int main(int argc, char** argv) {
         lesson.step("long-encoding", fmt::format("A longer encoding: {} positions × {} dimensions", max_pos, d_pe),
                     [&] { show_long(s); });
         lesson.step("checks", "Self-checks",
-                    [&] { check_positions(lesson.checks(), r, order, seq.tokens[r.watched], max_pos); });
+                    [&] { check_positions(lesson.checks(), r, in.order, in.seq.tokens[r.watched], max_pos); });
         lesson.present();
     });
 }
