@@ -3,29 +3,20 @@
 // The lesson: turn each pair of query and key dimensions by an angle proportional to the
 // position, so that a score depends on the distance alone (X + PE's do not); the two layouts
 // of the pairs found in public code; the decay of the scores with distance.
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "chapters/14_rotary_positions/checks.hpp"
+#include "chapters/14_rotary_positions/inputs.hpp"
 #include "chapters/14_rotary_positions/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/math/input_error.hpp"
 
 namespace {
 
 const std::string default_sentence = "the cat sat on the mat";
 const std::size_t decay_d = 128;  // the width of the decay step's vectors: a head of Llama
-
-// data/projections/<name>.csv, or the learner's own file.
-LabelledMatrix read_projection(const std::string& path, const std::string& name) {
-    return path.empty() ? read_data_file("projections/" + name + ".csv") : read_labelled_csv(path);
-}
 
 // What every step shows: the sequence, the flags and what math.cpp computed.
 struct Shown {
@@ -59,7 +50,7 @@ void show_angles(const Shown& s) {
     for (std::size_t i = 0; i < s.r.theta.size(); ++i)
         rows_.push_back({std::to_string(i), fmt::format("{}, {}", 2 * i, 2 * i + 1),
                          fmt::format("{}, {}", s.W_Q.columns[2 * i], s.W_Q.columns[2 * i + 1]),
-                         format_number(float(s.r.theta[i]), 6), format_number(float(2.0 * M_PI / s.r.theta[i]), 1)});
+                         format_number(float(s.r.theta[i]), 6), format_number(float(s.r.periods[i]), 1)});
     s.lesson.table({"pair i", "columns", "of Q", "θ_i", "turn every (positions)"}, rows_);
     s.lesson.show("angles");
 }
@@ -74,9 +65,10 @@ void show_one_rotation(const Shown& s) {
         s.seq.tokens[t], pos, pos));
     std::vector<TextRow> table;
     for (const PairTurn& p : s.r.example_pairs)
-        table.push_back({std::to_string(table.size()), fmt::format("({}, {})", number(p.a), number(p.b)), number(p.alpha),
-                         number(p.cos_alpha), number(p.sin_alpha), fmt::format("({}, {})", number(p.a_rot), number(p.b_rot)),
-                         number(p.length), number(p.length_rot)});
+        table.push_back({std::to_string(table.size()), fmt::format("({}, {})", number(p.a), number(p.b)),
+                         number(p.alpha), number(p.cos_alpha), number(p.sin_alpha),
+                         fmt::format("({}, {})", number(p.a_rot), number(p.b_rot)), number(p.length),
+                         number(p.length_rot)});
     s.lesson.table({"pair", "(a, b)", "α", "cos α", "sin α", "turned", "|(a, b)|", "|turned|"}, table);
 }
 
@@ -162,62 +154,25 @@ void show_decay(const Shown& s) {
                    {{"q = k = ones", r.distances, r.decay_ones, "•"},
                     {"RoFormer's bound", r.distances, r.decay_bound, "b"}}, chart);
     std::vector<TextRow> table;
-    for (const std::size_t d : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{50}, last / 2, last})
-        if (d <= last) table.push_back({std::to_string(d), number(r.decay(d, 0)), number(r.decay(d, 1))});
-    table.erase(std::unique(table.begin(), table.end()), table.end());
+    for (const std::size_t d : r.decay_rows)
+        table.push_back({std::to_string(d), number(r.decay(d, 0)), number(r.decay(d, 1))});
     s.lesson.table({"distance", "q = k = ones", "RoFormer's bound"}, table);
     s.lesson.say(
         "The decay is about vectors that point the same way: a trained W_Q and W_K can\n"
         "still make a distant key score high.");
 }
 
-struct Options {  // the chapter's flags
-    std::size_t offset = 0, max_distance = 256;
-    double base = 10000.0;
-    std::string w_q_path, w_k_path;
-};
-
-void add_options(CLI::App& cli, Options& o) {
-    cli.add_option("--offset", o.offset, "P: token t stands at position P + t")
-        ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
-    cli.add_option("--base", o.base, "the base of θ_i = base^(−2i/d_k): > 1, at most 1e9")
-        ->capture_default_str()->check(CLI::Validator([](std::string& text) {
-            const double v = std::strtod(text.c_str(), nullptr);  // a finite number: the frame checked it (FLOAT)
-            return v > 1.0 && v <= 1e9 ? std::string() : std::string("expected a number > 1 and at most 1e9");
-        }, "BASE"));
-    cli.add_option("--max-distance", o.max_distance, "the longest distance of the decay step")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
-    cli.add_option("--w-q", o.w_q_path, "your own W_Q (d_model × d_k, d_k even) instead of data/projections/W_Q.csv")
-        ->type_name("PATH");
-    cli.add_option("--w-k", o.w_k_path, "your own W_K (d_model × d_k, d_k even) instead of data/projections/W_K.csv")
-        ->type_name("PATH");
-}
-
 // The words of the list's labels: each token at its position ("the@0", "cat@1", …), the
 // projections' columns, in their order and in halves order, and the angles' pos·θ_i.
 void label_everything(Lesson& lesson, const Sequence& seq, const LabelledMatrix& W_Q, const LabelledMatrix& W_K,
                       std::size_t offset) {
-    Labels positioned, halves, angles;
+    Labels positioned;
     for (std::size_t t = 0; t < seq.tokens.size(); ++t)
         positioned.push_back(fmt::format("{}@{}", seq.tokens[t], offset + t));
-    for (const std::size_t c : halves_order(cols(W_Q.values))) halves.push_back(W_Q.columns[c]);
-    for (std::size_t i = 0; i < cols(W_Q.values) / 2; ++i) angles.push_back(fmt::format("pos·θ{}", i));
-    lesson.labels("tokens", seq.tokens);
-    lesson.labels("positions", positioned);
-    lesson.labels("dimensions", seq.dimensions);
-    lesson.labels("query dims", W_Q.columns);
-    lesson.labels("key dims", W_K.columns);
-    lesson.labels("halves", halves);
-    lesson.labels("angles", angles);
-}
-
-// W_Q and W_K read the sequence's dimensions and share one even width d_k.
-void require_fit(const LabelledMatrix& W_Q, const LabelledMatrix& W_K, const Sequence& seq,
-                 const std::string& seq_source) {
-    for (const LabelledMatrix* w : {&W_Q, &W_K}) require_projects(*w, seq, seq_source);
-    if (cols(W_Q.values) % 2 != 0 || cols(W_K.values) != cols(W_Q.values))
-        throw InputError(fmt::format("{} and {}: W_Q has {} columns and W_K {}; RoPE needs one even d_k (it turns "
-                                     "pairs of dimensions)", W_Q.source, W_K.source, cols(W_Q.values), cols(W_K.values)));
+    lesson.labels({{"tokens", seq.tokens}, {"positions", positioned}, {"dimensions", seq.dimensions},
+                   {"query dims", W_Q.columns}, {"key dims", W_K.columns},
+                   {"halves", permute_labels(W_Q.columns, halves_order(cols(W_Q.values)))},
+                   {"angles", numbered("pos·θ", cols(W_Q.values) / 2)}});
 }
 
 }  // namespace
@@ -228,15 +183,15 @@ int main(int argc, char** argv) {
     Options o;
     add_options(lesson.cli(), o);
     return lesson.run(argc, argv, [&] {
-        const LabelledMatrix W_Q = read_projection(o.w_q_path, "W_Q"), W_K = read_projection(o.w_k_path, "W_K");
+        const Projections W = read_projections(o.w_q_path, o.w_k_path);
         const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);
-        require_fit(W_Q, W_K, seq, input.empty() ? data_path("embeddings.csv") : input);
-        const RopeLesson r = rope_lesson(seq.X, W_Q.values, W_K.values, o.offset, o.base, decay_d, o.max_distance);
-        label_everything(lesson, seq, W_Q, W_K, o.offset);
+        require_fit(W, seq, input);
+        const RopeLesson r = rope_lesson(seq.X, W.W_Q.values, W.W_K.values, o.offset, o.base, decay_d, o.max_distance);
+        label_everything(lesson, seq, W.W_Q, W.W_K, o.offset);
         lesson.list(seq.matrices());
         lesson.list(r.matrices());
         const bool default_data = input.empty() && o.w_q_path.empty() && o.w_k_path.empty();
-        const Shown s{lesson, seq, W_Q, default_data, r};
+        const Shown s{lesson, seq, W.W_Q, default_data, r};
         lesson.step("queries-keys", "Queries and keys, and their positions", [&] { show_queries_keys(s); });
         lesson.step("angles", "One angle per pair and position", [&] { show_angles(s); });
         lesson.step("one-rotation", "Turning one query, pair by pair", [&] { show_one_rotation(s); });

@@ -90,6 +90,7 @@ RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, st
     RopeLesson r;
     // pass 1: project, then turn each pair of each row by its position's angle
     r.theta = rope_frequencies(d_k, base);
+    for (const double th : r.theta) r.periods.push_back(2.0 * M_PI / th);
     r.Q = matmul(X, W_Q);  // (n × d_model) · (d_model × d_k) → (n × d_k)
     r.K = matmul(X, W_K);
     r.angles = rope_angles(n, offset, r.theta);
@@ -164,6 +165,10 @@ RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, st
         r.distances.push_back(double(delta)), r.decay_ones.push_back(r.decay(delta, 0));
         r.decay_bound.push_back(r.decay(delta, 1));
     }
+    // the table's distances: those up to max_distance, a repeat of the one before dropped
+    for (const std::size_t d : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{50}, max_distance / 2,
+                                max_distance})
+        if (d <= max_distance && (r.decay_rows.empty() || r.decay_rows.back() != d)) r.decay_rows.push_back(d);
     return r;
 }
 

@@ -61,6 +61,7 @@ struct RopeLesson {
     double base = 10000.0;              // of θ_i = base^(−2i/d_k)
     Matrix W_Q, W_K;                    // (d_model × d_k) the projections
     std::vector<double> theta;          // (d_k/2) the frequencies
+    std::vector<double> periods;        // (d_k/2) 2π / θ_i: the positions pair i takes to turn once
     Matrix Q, K;                        // (n × d_k) X · W_Q, X · W_K
     Matrix angles;                      // (n × d_k/2) positions · θ
     Matrix Q_rot, K_rot;                // (n × d_k) interleaved, at positions offset + t
@@ -79,6 +80,7 @@ struct RopeLesson {
     Matrix decay;                       // (distances × 2) q = k = ones: score / d, RoFormer's bound / its value at 0
     std::size_t decay_d = 0;            // the width of the decay's vectors
     std::vector<double> distances, decay_ones, decay_bound;  // decay's columns as curves: 0 … max_distance
+    std::vector<std::size_t> decay_rows;  // the distances the decay step's table shows: 0, 1, 10, 50, half, last
 
     // In the order the lesson shows them. Rows are "positions" (each token at its
     // position) or "dimensions"; columns the projections' "query dims" and "key dims",
