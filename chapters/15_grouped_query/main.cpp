@@ -14,10 +14,9 @@
 #include <fmt/format.h>
 
 #include "chapters/15_grouped_query/checks.hpp"
+#include "chapters/15_grouped_query/inputs.hpp"
 #include "chapters/15_grouped_query/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/lesson/text_table.hpp"
 
 namespace {
 
@@ -39,24 +38,25 @@ std::string kib(std::uint64_t bytes) {
            : bytes % 1024 == 0 ? grouped(bytes / 1024) + " KiB"
                                : format_number(float(bytes) / 1024.0f, 1) + " KiB";
 }
+std::string mib(std::uint64_t mebibytes) { return grouped(mebibytes) + " MiB"; }
 
-// What every step shows: the sequence, the weights and what math.cpp computed.
+// What every step shows: the sequence, the weights and what math.cpp computed, and its shapes.
 struct Shown {
     Lesson& lesson;
     const Sequence& seq;
     const GroupedLesson& r;
     const std::string& input;
+    std::size_t n, d_model, h, g, d_k;  // tokens, their width, query heads, key–value heads, a head's width
 };
 
 // Step: the sequence.
 void show_sequence(const Shown& s) {
-    const std::size_t h = s.r.h, g = s.r.g;
-    const char* kind = g == h ? "multi-head attention (g = h)" : g == 1 ? "multi-query attention (g = 1)"
-                                                                        : "grouped-query attention (1 < g < h)";
+    const char* kind = s.g == s.h ? "multi-head attention (g = h)" : s.g == 1 ? "multi-query attention (g = 1)"
+                                                                            : "grouped-query attention (1 < g < h)";
     s.lesson.say(fmt::format(
         "{} tokens of width d_model = {}; h = {} query heads of d_k = d_model / h = {} share\n"
         "g = {} key–value head{}, each serving h / g = {} query head{}: {}.\n{}",
-        rows(s.seq.X), cols(s.seq.X), h, s.r.d_k, g, g == 1 ? "" : "s", h / g, h / g == 1 ? "" : "s", kind,
+        s.n, s.d_model, s.h, s.d_k, s.g, s.g == 1 ? "" : "s", s.h / s.g, s.h / s.g == 1 ? "" : "s", kind,
         s.input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
                         : "The embeddings are the rows of " + s.input + "."));
     s.lesson.show("X", Style().decimals(2));
@@ -64,60 +64,57 @@ void show_sequence(const Shown& s) {
 
 // Step: the four projections; W_K and W_V are narrower than W_Q.
 void show_weights(const Shown& s) {
-    const std::size_t d_model = cols(s.seq.X), h = s.r.h, g = s.r.g, d_k = s.r.d_k;
     s.lesson.say(fmt::format(
         "W_Q is (d_model × h·d_k) = ({} × {}), as in chapter 07. W_K and W_V have only g\n"
         "heads: (d_model × g·d_k) = ({} × {}). Column labels name the head: q1:0 is query\n"
         "head 1's first column, kv1:0 key–value head 1's. W_O is (h·d_v × d_model).",
-        d_model, h * d_k, d_model, g * d_k));
+        s.d_model, s.h * s.d_k, s.d_model, s.g * s.d_k));
     for (const char* name : {"W_Q", "W_K", "W_V", "W_O"}) s.lesson.show(name, Style().decimals(2));
 }
 
 // Step: which key–value head each query head reads, both ways.
 void show_mapping(const Shown& s) {
-    const std::size_t h = s.r.h, g = s.r.g;
     s.lesson.say(fmt::format(
         "Query head i reads key–value head ⌊i / (h/g)⌋ = ⌊i / {}⌋: the first h/g query heads\n"
         "share key–value head 0, the next h/g head 1, and so on. This is the order of\n"
         "Llama's and Hugging Face's repeat_kv (torch.repeat_interleave). The other way to\n"
         "hand out g heads, i mod g (torch's .repeat, numpy's tile), gives the same shapes\n"
         "and a different model: {} shows what it does.",
-        h / g, s.lesson.ref("tiling")));
+        s.h / s.g, s.lesson.ref("tiling")));
     std::vector<TextRow> body;
-    for (std::size_t i = 0; i < h; ++i) {
+    for (std::size_t i = 0; i < s.h; ++i) {
         const std::size_t a = s.r.grouped.kv_of[i], b = s.r.tiled.kv_of[i];
         body.push_back({fmt::format("{}", i), fmt::format("{}", a), fmt::format("{}", b), a == b ? "same" : "differs"});
     }
-    s.lesson.table({"query head i", fmt::format("⌊i / {}⌋ (repeat_kv)", h / g), fmt::format("i mod {} (tiling)", g),
-                    "the two"},
+    s.lesson.table({"query head i", fmt::format("⌊i / {}⌋ (repeat_kv)", s.h / s.g),
+                    fmt::format("i mod {} (tiling)", s.g), "the two"},
                    body);
 }
 
 // Step: Q, K and V: h heads of queries, g of keys and values.
 void show_projections(const Shown& s) {
-    const std::size_t n = rows(s.seq.X), g = s.r.g, d_k = s.r.d_k;
     s.lesson.say(fmt::format(
         "Q = X · W_Q has h·d_k columns; K = X · W_K and V = X · W_V only g·d_k = {}.\n"
         "K and V are what a decoder keeps for every past token (its KV cache): here\n"
         "2 × ({} × {}) numbers instead of 2 × ({} × {}) with one key–value head per query head.",
-        g * d_k, n, g * d_k, n, s.r.h * d_k));
+        s.g * s.d_k, s.n, s.g * s.d_k, s.n, s.h * s.d_k));
     for (const char* name : {"Q", "K", "V"}) s.lesson.show(name, Style().decimals(2));
 }
 
 // Step: group by group, the weights of the query heads that share one K_j.
 void show_groups(const Shown& s) {
-    const std::size_t h = s.r.h, g = s.r.g, per = h / g, d_k = s.r.d_k;
+    const std::size_t per = s.h / s.g;
     s.lesson.say(fmt::format(
         "head{{i}}_weights = softmax(Q_i · K_jᵀ / √{}) with j = ⌊i / {}⌋. The heads of one group\n"
         "compare their own queries with the same keys K_j, so their weights still differ;\n"
         "they all weigh the same values V_j. No mask here: every token sees every token, so\n"
         "that the maps are whole. A decoder adds chapter 06's causal mask (its cache holds\n"
         "only the past, chapter 13); the sharing of K and V is the same with or without it.",
-        d_k, per));
-    for (std::size_t j = 0; j < g; ++j) {
+        s.d_k, per));
+    for (std::size_t j = 0; j < s.g; ++j) {
         s.lesson.say(
-            fmt::format("key–value head {} (columns {}:{} of K and V) serves query head{} {}", j, j * d_k,
-                        (j + 1) * d_k, per == 1 ? "" : "s",
+            fmt::format("key–value head {} (columns {}:{} of K and V) serves query head{} {}", j, j * s.d_k,
+                        (j + 1) * s.d_k, per == 1 ? "" : "s",
                         per == 1 ? fmt::format("{}", j) : fmt::format("{} to {}", j * per, (j + 1) * per - 1)));
         std::vector<Lesson::Named> weights;
         for (std::size_t i = j * per; i < (j + 1) * per; ++i)  // the formula is said above
@@ -131,35 +128,33 @@ void show_concat(const Shown& s) {
     s.lesson.say(fmt::format(
         "As in chapter 07: the h heads' outputs side by side, (n × h·d_v) = ({} × {}), mixed\n"
         "by W_O back to d_model = {}. Only K and V were shared; every query head has its output.",
-        rows(s.seq.X), s.r.h * s.r.d_k, cols(s.seq.X)));
+        s.n, s.h * s.d_k, s.d_model));
     s.lesson.show("concat");
     s.lesson.show("output");
 }
 
 // Step: the same layer as chapter 07's multi-head attention.
 void show_as_multi_head(const Shown& s) {
-    const std::size_t h = s.r.h, g = s.r.g;
     s.lesson.say(fmt::format(
         "Repeat each key–value head's d_k columns of W_K and W_V h/g = {} times in a row and\n"
         "the layer is chapter 07's multi-head attention (common/math/multi_head) with {} heads:\n"
         "(d_model × g·d_k) → (d_model × h·d_k). That is what repeat_kv does to K and V before\n"
         "a multi-head kernel; a grouped kernel reads K_j once for its h/g query heads instead.{}",
-        h / g, h, g == h ? "\nHere g = h: nothing is repeated, and the weights are chapter 07's own." : ""));
+        s.h / s.g, s.h, s.g == s.h ? "\nHere g = h: nothing is repeated, and the weights are chapter 07's own." : ""));
     s.lesson.show("W_K_repeated", Style().decimals(2));
     s.lesson.show("output_multi_head");
 }
 
 // Step: the tiling i mod g: the same weights, another model.
 void show_tiling(const Shown& s) {
-    const std::size_t h = s.r.h, g = s.r.g;
     s.lesson.say(fmt::format(
         "Read the same weights with i mod g and every shape still fits: no error, no warning,\n"
         "another output. Query head i now weighs a key–value head trained for other queries.\n"
         "At g = 1 (every i mod 1 = 0 = ⌊i / h⌋) and at g = h (i mod h = i = ⌊i / 1⌋) the two\n"
         "mappings agree, so a test of multi-head or multi-query attention alone cannot catch it.{}",
-        g == 1 || g == h ? fmt::format("\nHere g = {}: the two agree.", g) : ""));
+        s.g == 1 || s.g == s.h ? fmt::format("\nHere g = {}: the two agree.", s.g) : ""));
     std::vector<TextRow> body;
-    for (std::size_t i = 0; i < h; ++i)
+    for (std::size_t i = 0; i < s.h; ++i)
         body.push_back({fmt::format("{}", i), fmt::format("{}", s.r.grouped.kv_of[i]),
                         fmt::format("{}", s.r.tiled.kv_of[i]), format_number(s.r.weights_moved[i], 3)});
     s.lesson.table({"query head", "reads (⌊i / (h/g)⌋)", "tiling reads (i mod g)", "largest weight change"}, body);
@@ -182,22 +177,19 @@ void show_cache(const Shown& s) {
         body.push_back({m.name, std::to_string(m.layers), std::to_string(m.h), std::to_string(m.g),
                         std::to_string(m.d_k), kib(m.with_h), kib(m.with_g), kib(m.with_1),
                         fmt::format("{}×", m.with_h / m.with_g)});
-        context.push_back({m.name, grouped(m.with_h * 4096 >> 20) + " MiB", grouped(m.with_g * 4096 >> 20) + " MiB",
-                           grouped(m.with_1 * 4096 >> 20) + " MiB"});
+        context.push_back({m.name, mib(m.context_mib_h), mib(m.context_mib_g), mib(m.context_mib_1)});
     }
     s.lesson.say("KV cache per token:\n" +
                  format_table({"model", "layers", "h", "g", "d_k", "g = h", "the model's g", "g = 1", "h / g"}, body));
-    s.lesson.say("for one sequence of 4 096 tokens:\n" +
+    s.lesson.say("for one sequence of " + grouped(context_tokens) + " tokens:\n" +
                  format_table({"model", "g = h", "the model's g", "g = 1"}, context));
     std::string sources = "where the numbers come from:";
     for (const ModelCache& m : models) sources += fmt::format("\n  {:<12} {}", m.name, m.source);
     s.lesson.say(sources);
-    const std::size_t n = rows(s.seq.X), g = s.r.g, d_k = s.r.d_k;
-    s.lesson.say(
-        fmt::format("This chapter's cache is its K and V, ({} × {}) each in float32 (4 bytes): {} bytes,\n"
-                    "{} a token = 2 × 1 layer × {} × {} × 4; with g = h it would be {}.",
-                    n, g * d_k, 2 * n * g * d_k * 4, kv_cache_bytes_per_token(1, g, d_k, 4), g, d_k,
-                    kv_cache_bytes_per_token(1, s.r.h, d_k, 4)));
+    s.lesson.say(fmt::format("This chapter's cache is its K and V, ({} × {}) each in float32 (4 bytes): {} bytes,\n"
+                             "{} a token = 2 × 1 layer × {} × {} × 4; with g = h it would be {}.",
+                             s.n, s.g * s.d_k, s.r.cache_bytes, s.r.cache_per_token, s.g, s.d_k,
+                             s.r.cache_per_token_with_h));
 }
 
 }  // namespace
@@ -205,30 +197,18 @@ void show_cache(const Shown& s) {
 int main(int argc, char** argv) {
     Lesson lesson("ch15_grouped_query", "Chapter 15 · Multi-query and grouped-query attention");
     const std::string& input = lesson.add_input_option(
-        "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
-    std::size_t h = 4, g = 2, d_model_flag = 8;
-    std::uint64_t seed = 15;
-    lesson.cli().add_option("--heads", h, "h, the number of query heads (1 to 64); must divide d_model")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    lesson.cli().add_option("--kv-heads", g, "g, the number of key–value heads (1 to 64); must divide h")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    lesson.cli().add_option("--d-model", d_model_flag, "d_model, the width of the embeddings (1 to 512; without --input)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{512}).description(""));
-    lesson.cli().add_option("--seed", seed, "seed of the random embeddings and weights")->capture_default_str();
-
+        "\"" + default_sentence +
+        "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
+    Flags f;
+    add_flags(lesson.cli(), f);
     return lesson.run(argc, argv, [&] {
-        Random random(seed);
-        const Sequence seq = random_or_input_sequence(input, default_sentence, d_model_flag,
-                                                      lesson.cli().count("--d-model") > 0, random,
-                                                      square_matrices_held(h));
-        check_heads(cols(seq.X), h, g, input.empty() ? "--d-model" : "the width of --input " + input + ",");
-        const GroupedWeights W{random_attention_weights(cols(seq.X), h, g, random)};
-        const GroupedLesson r = grouped_lesson(seq.X, W, h, g);
-        const Shown s{lesson, seq, r, input};
-        lesson.labels("tokens", seq.tokens);
-        lesson.labels("dimensions", seq.dimensions);
-        lesson.labels("query columns", head_labels("q", h, r.d_k));  // q0:0, q0:1, …
-        lesson.labels("kv columns", head_labels("kv", g, r.d_k));     // kv0:0, …
+        Random random(f.seed);
+        const Sequence seq = read_sequence(input, default_sentence, f, lesson.cli().count("--d-model") > 0, random);
+        const GroupedWeights W{random_attention_weights(cols(seq.X), f.h, f.g, random)};
+        const GroupedLesson r = grouped_lesson(seq.X, W, f.h, f.g);
+        const Shown s{lesson, seq, r, input, rows(seq.X), cols(seq.X), f.h, f.g, r.d_k};
+        lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions},
+                       {"query columns", head_labels("q", f.h, r.d_k)}, {"kv columns", head_labels("kv", f.g, r.d_k)}});
         lesson.list(seq.matrices());
         lesson.list(W.matrices());
         lesson.list(r.matrices());

@@ -100,6 +100,9 @@ GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size
     for (std::size_t i = 0; i < h; ++i)
         r.weights_moved.push_back(largest_change(r.tiled.weights[i], r.grouped.weights[i]));
     r.output_moved = largest_change(r.tiled.output, r.grouped.output);
+    r.cache_bytes = 2 * rows(X) * g * r.d_k * 4;
+    r.cache_per_token = kv_cache_bytes_per_token(1, g, r.d_k, 4);
+    r.cache_per_token_with_h = kv_cache_bytes_per_token(1, h, r.d_k, 4);
     return r;
 }
 
@@ -128,16 +131,19 @@ std::uint64_t kv_cache_bytes_per_token(std::uint64_t layers, std::uint64_t g, st
 
 std::vector<ModelCache> real_models() {
     std::vector<ModelCache> models = {
-        {"Mistral 7B", 32, 32, 8, 128, "Jiang et al. 2023, \"Mistral 7B\", Table 1", 0, 0, 0},
+        {"Mistral 7B", 32, 32, 8, 128, "Jiang et al. 2023, \"Mistral 7B\", Table 1", 0, 0, 0, 0, 0, 0},
         {"Llama 2 70B", 80, 64, 8, 128,
          "Touvron et al. 2023, \"Llama 2\", §2.2 and A.2.1 (GQA, 8 key–value heads);\n"
          "               80 layers, 64 heads of 128: Llama 1 65B's (\"LLaMA\", Table 2), kept",
-         0, 0, 0},
+         0, 0, 0, 0, 0, 0},
     };
     for (ModelCache& m : models) {
         m.with_h = kv_cache_bytes_per_token(m.layers, m.h, m.d_k, 2);
         m.with_g = kv_cache_bytes_per_token(m.layers, m.g, m.d_k, 2);
         m.with_1 = kv_cache_bytes_per_token(m.layers, 1, m.d_k, 2);
+        m.context_mib_h = m.with_h * context_tokens >> 20;
+        m.context_mib_g = m.with_g * context_tokens >> 20;
+        m.context_mib_1 = m.with_1 * context_tokens >> 20;
     }
     return models;
 }

@@ -69,6 +69,8 @@ struct GroupedLesson {
     MultiHeadSteps as_multi_head; // chapter 07's multi_head_attention on W_Q, the repeated W_K, W_V, W_O
     std::vector<float> weights_moved;  // h: largest |tiled.weights[i] − grouped.weights[i]| of each head
     float output_moved = 0.0f;         // largest |tiled.output − grouped.output|
+    // this layer's KV cache, K and V in float32 (4 bytes): all n tokens, a token, a token with g = h
+    std::uint64_t cache_bytes = 0, cache_per_token = 0, cache_per_token_with_h = 0;
 
     // Q, K, V, each head's weights, concat and output; the repeated weights and the
     // multi-head output; the tiling's weights and output. Rows of weights are queries,
@@ -117,7 +119,10 @@ struct ModelCache {
     std::uint64_t layers, h, g, d_k;
     std::string source;
     std::uint64_t with_h, with_g, with_1;  // bytes a token with g = h (multi-head), the model's g, g = 1
+    std::uint64_t context_mib_h, context_mib_g, context_mib_1;  // the same for context_tokens, in whole MiB
 };
+
+constexpr std::uint64_t context_tokens = 4096;  // one sequence, for the cache's size in MiB
 
 // Mistral 7B and Llama 2 70B.
 std::vector<ModelCache> real_models();
