@@ -18,44 +18,13 @@
 #include <fmt/format.h>
 
 #include "chapters/16_induction_head/checks.hpp"
+#include "chapters/16_induction_head/inputs.hpp"
 #include "chapters/16_induction_head/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/long_attention.hpp"
 
 namespace {
-
-struct Flags {
-    Settings s;
-    std::string positions = "learned";
-};
-
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--steps", f.s.steps, fmt::format("Adam steps, each on a fresh batch of {} sequences", f.s.batch))
-        ->check(CLI::Range(1, 5000))
-        ->capture_default_str();
-    cli.add_option("--lr", f.s.lr, "Adam's learning rate")->check(CLI::Range(1e-4f, 0.1f))->capture_default_str();
-    cli.add_option("--seed", f.s.seed, "seed of the initial weights and of the sequences")
-        ->check(CLI::Validator(
-            [](std::string& text) {
-                return !text.empty() && text.size() < 10 && text.find_first_not_of("0123456789") == std::string::npos
-                           ? std::string()
-                           : std::string("expected a whole number from 0 to 999999999");
-            },
-            ""))
-        ->capture_default_str();
-    cli.add_option("--heads", f.s.heads, "heads per layer (d_model = 32 splits into 1, 2 or 4)")
-        ->check(CLI::IsMember({1, 2, 4}))
-        ->capture_default_str();
-    cli.add_option("--layers", f.s.layers, "attention layers (1 or 2)")->check(CLI::Range(1, 2))->capture_default_str();
-    cli.add_option("--vocab", f.s.vocabulary, "vocabulary size V")->check(CLI::Range(4, 128))->capture_default_str();
-    cli.add_option("--half-length", f.s.half_length, "L: tokens in each half (n = 2L)")
-        ->check(CLI::Range(4, 32))
-        ->capture_default_str();
-    cli.add_option("--positions", f.positions, "learned (P is trained) or none (no positional information)")
-        ->check(CLI::IsMember({"learned", "none"}))
-        ->capture_default_str();
-}
 
 // A share, a loss or a score as the tables print it.
 std::string three(double x) { return format_number(float(x), 3); }
@@ -117,26 +86,21 @@ void show_gradient_check(Lesson& lesson, const Induction& r) {
 
 void show_training(Lesson& lesson, const Induction& r) {
     const Settings& s = r.settings;
-    std::vector<double> x, first, second;
     std::vector<TextRow> table;
-    const std::size_t stride = std::max<std::size_t>(1, r.curve.size() / 8);  // the table's rows: every stride-th log
-    for (std::size_t i = 0; i < r.curve.size(); ++i) {
-        const LoggedStep& row = r.curve[i];
-        x.push_back(row.step), first.push_back(row.loss_first), second.push_back(row.loss_second);
-        if (i % stride == 0 || i + 1 == r.curve.size())
-            table.push_back({std::to_string(row.step), three(row.loss_first), three(row.loss_second)});
-    }
+    for (const std::size_t i : r.table_rows)
+        table.push_back({std::to_string(r.curve[i].step), three(r.curve[i].loss_first), three(r.curve[i].loss_second)});
     lesson.say(fmt::format("Loss on {} held-out sequences, logged every {} steps (ln V = {}); the table shows\n"
                            "every {}th step and the last, the chart every logged step:",
                            probe_count, s.log_every, three(std::log(double(s.vocabulary))),
-                           stride * std::size_t(s.log_every)));
+                           r.table_stride * std::size_t(s.log_every)));
     lesson.table({"step", "loss, first half", "loss, second half"}, table);
     ChartOptions chart;
     chart.width = 60, chart.height = 10, chart.label_width = 7;
     chart.y_text = [](double v) { return format_number(float(v), 2); };
     chart.ticks = {{0.0, "step 0"}, {double(s.steps), fmt::format("step {}", s.steps)}};
     lesson.chart("loss", "Next-token loss of each half", {"step", false}, {"cross-entropy (nats)", false},
-                 {{"first half (new tokens)", x, first, "1"}, {"second half (copies)", x, second, "2"}}, chart);
+                 {{"first half (new tokens)", r.curve_steps, r.curve_first, "1"},
+                  {"second half (copies)", r.curve_steps, r.curve_second, "2"}}, chart);
     lesson.say(
         r.drop_step <= std::size_t(s.steps)
             ? fmt::format("The second half's loss falls below half of ln V at step {}: the phase change.", r.drop_step)
@@ -224,13 +188,11 @@ int main(int argc, char** argv) {
     Flags flags;
     add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
-        flags.s.learned_positions = flags.positions == "learned";
-        const Induction r = train_induction(flags.s, progress_line(flags.s));
-        lesson.labels("tokens", token_labels(r.shown));
-        lesson.labels("heads", head_names(r.settings));
-        lesson.labels("scores", {"previous_start", "previous_trained", "induction_start", "induction_trained"});
-        lesson.labels("trained", {"trained"});
-        lesson.labels("halves", {"first_half", "second_half"});
+        const Settings chosen = settings(flags);
+        const Induction r = train_induction(chosen, progress_line(chosen));
+        lesson.labels({{"tokens", token_labels(r.shown)}, {"heads", head_names(r.settings)},
+                       {"scores", {"previous_start", "previous_trained", "induction_start", "induction_trained"}},
+                       {"trained", {"trained"}}, {"halves", {"first_half", "second_half"}}});
         lesson.list(r.matrices());
         lesson.step("task", "The task: copy the repeated half", [&] { show_task(lesson, r); });
         lesson.step("gradient-check", "The backward pass against finite differences",

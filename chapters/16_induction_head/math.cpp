@@ -193,6 +193,13 @@ void as_matrices(Induction& r) {
         r.loss_first_half(i, 0) = float(r.curve[i].loss_first);
         r.loss_second_half(i, 0) = float(r.curve[i].loss_second);
     }
+    r.table_stride = std::max<std::size_t>(1, r.curve.size() / 8);  // about 8 rows
+    for (std::size_t i = 0; i < r.curve.size(); ++i) {
+        const LoggedStep& row = r.curve[i];
+        r.curve_steps.push_back(row.step), r.curve_first.push_back(row.loss_first);
+        r.curve_second.push_back(row.loss_second);
+        if (i % r.table_stride == 0 || i + 1 == r.curve.size()) r.table_rows.push_back(i);
+    }
     const std::size_t H = r.scores_after.induction.size();
     r.score_table = Matrix::from_shape({H, 4});  // (heads × 4)
     for (std::size_t k = 0; k < H; ++k) {

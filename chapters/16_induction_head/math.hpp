@@ -101,6 +101,9 @@ struct Induction {
     AttentionOnlyModel<float> start, trained;
     ModelForward<float> shown_before, shown_after;  // one sequence, before and after training
     std::vector<LoggedStep> curve;
+    std::vector<double> curve_steps, curve_first, curve_second;  // (logged steps) the curve as the chart's series
+    std::size_t table_stride = 1;              // the curve's table shows every table_stride-th log and the last:
+    std::vector<std::size_t> table_rows;       // their indices in curve
     Halves before, after;                      // on the held-out sequences
     HeadScores scores_before, scores_after;
     std::size_t previous_head = 0, induction_head = 0;  // the heads with the largest score
