@@ -14,19 +14,13 @@
 #include <fmt/format.h>
 
 #include "chapters/17_ring_attention/checks.hpp"
+#include "chapters/17_ring_attention/inputs.hpp"
 #include "chapters/17_ring_attention/math.hpp"
 #include "chapters/17_ring_attention/ring.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/text_table.hpp"
+#include "common/lesson/table_rows.hpp"
 
 namespace {
-
-struct Flags {
-    std::size_t n = 16, d = 8;
-    std::uint64_t seed = 17;
-    bool causal = false, measure = false;
-    bool allow_many_ranks = false;  // the launcher's: more than ranks_per_core processes per core
-};
 
 // Everything the steps show, computed once (rank 0 after the rings).
 struct Shown {
@@ -48,14 +42,6 @@ std::string rows_text(const Rows& at, Layout layout) {
     return fmt::format("{}, {}, …, {}", at[0], at[1], at.back());
 }
 
-// The ranks shown in the wide tables: all when P ≤ 6, else the first 3 and the last.
-std::vector<std::size_t> shown_ranks(std::size_t P) {
-    std::vector<std::size_t> ranks;
-    for (std::size_t r = 0; r < P; ++r)
-        if (P <= 6 || r < 3 || r + 1 == P) ranks.push_back(r);
-    return ranks;
-}
-
 void show_split(Lesson& lesson, const Shown& s) {
     const std::size_t n = s.f.n;
     lesson.say(fmt::format(
@@ -66,11 +52,10 @@ void show_split(Lesson& lesson, const Shown& s) {
         n % s.P == 0
             ? fmt::format("Each holds b = n/P = {} rows.", n / s.P)
             : fmt::format("{} does not divide by {}: the first {} ranks hold one row more.", n, s.P, n % s.P)));
-    std::vector<TextRow> body;
-    for (std::size_t r = 0; r < s.P; ++r)
-        body.push_back({rank_name(r), rows_text(rows_of(Layout::contiguous, r, n, s.P), Layout::contiguous),
-                        rows_text(rows_of(Layout::striped, r, n, s.P), Layout::striped)});
-    lesson.table({"rank", "contiguous rows", "striped rows"}, body);
+    lesson.table({"rank", "contiguous rows", "striped rows"}, rows_for(s.P, [&](std::size_t r) {
+        return TextRow{rank_name(r), rows_text(rows_of(Layout::contiguous, r, n, s.P), Layout::contiguous),
+                       rows_text(rows_of(Layout::striped, r, n, s.P), Layout::striped)};
+    }));
     lesson.show("Q", Style().decimals(2));
 }
 
@@ -79,42 +64,40 @@ void show_timeline(Lesson& lesson, const Shown& s) {
     lesson.say(
         fmt::format("At step t rank r holds the K/V block that rank (r − t) mod P started with, merges it\n"
                     "into its running result, and passes it to rank r + 1 while the next arrives from r − 1.\n"
-                    "A cell names the rank whose block is merged{}.\nAfter P − 1 = {} pass{} every rank has seen every "
-                    "block once (contiguous layout;\nstriped runs the same schedule).",
+                    "A cell names the rank whose block is merged{}.\n"
+                    "After P − 1 = {} pass{} every rank has seen every block once (contiguous layout;\n"
+                    "striped runs the same schedule).",
                     s.f.causal ? "; \"(skip)\": causal attention hides all of it" : "", s.P - 1, s.P == 2 ? "" : "es"));
-    std::vector<TextRow> body;
-    for (std::size_t t = 0; t < s.P; ++t) {
+    TextRow header{"step"};
+    for (std::size_t r = 0; r < s.P; ++r) header.push_back(rank_name(r));
+    lesson.table(header, rows_for(s.P, [&](std::size_t t) {
         TextRow row{fmt::format("{}", t)};
         for (std::size_t r = 0; r < s.P; ++r)
             row.push_back(fmt::format("{}{}", rank_name(run.held[r][t]), run.pairs[r][t] == 0 ? " (skip)" : ""));
-        body.push_back(row);
-    }
-    TextRow header{"step"};
-    for (std::size_t r = 0; r < s.P; ++r) header.push_back(rank_name(r));
-    lesson.table(header, body);
+        return row;
+    }));
 }
 
 void show_running(Lesson& lesson, const Shown& s) {
     const RingRun& run = s.rings.contiguous;
     lesson.say(
-        fmt::format("Each rank's first query, as blocks arrive: its running max m and denominator ℓ (\"m / ℓ\").\n"
-                    "When a block brings a larger score, m jumps and the old ℓ is rescaled by exp(m_old − m)\n"
-                    "before the block's own terms are added: the merge of two partial results,\n"
-                    "  m = max(m_a, m_b), α = exp(m_a − m), β = exp(m_b − m), ℓ = α·ℓ_a + β·ℓ_b, O = α·O_a + β·O_b\n"
-                    "(m, ℓ of shape (b), O of shape (b × d)). The last row is the whole softmax's m and ℓ."));
+        "Each rank's first query, as blocks arrive: its running max m and denominator ℓ (\"m / ℓ\").\n"
+        "When a block brings a larger score, m jumps and the old ℓ is rescaled by exp(m_old − m)\n"
+        "before the block's own terms are added: the merge of two partial results,\n"
+        "  m = max(m_a, m_b), α = exp(m_a − m), β = exp(m_b − m), ℓ = α·ℓ_a + β·ℓ_b, "
+        "O = α·O_a + β·O_b\n"
+        "(m, ℓ of shape (b), O of shape (b × d)). The last row is the whole softmax's m and ℓ.");
     const std::vector<std::size_t> ranks = shown_ranks(s.P);
-    std::vector<TextRow> body;
-    for (std::size_t t = 0; t < s.P; ++t) {
+    TextRow header{"step"};
+    for (const std::size_t r : ranks)
+        header.push_back(fmt::format("{} (t{})", rank_name(r), rows_of(Layout::contiguous, r, s.f.n, s.P).front()));
+    lesson.table(header, rows_for(s.P, [&](std::size_t t) {
         TextRow row{fmt::format("{}", t)};
         for (const std::size_t r : ranks)
             row.push_back(run.l[r][t] == 0.0f ? "−∞ / 0"
                                               : format_number(run.m[r][t], 3) + " / " + format_number(run.l[r][t], 3));
-        body.push_back(row);
-    }
-    TextRow header{"step"};
-    for (const std::size_t r : ranks)
-        header.push_back(fmt::format("{} (t{})", rank_name(r), rows_of(Layout::contiguous, r, s.f.n, s.P).front()));
-    lesson.table(header, body);
+        return row;
+    }));
     if (ranks.size() < s.P) lesson.say_under(fmt::format("(ranks 3 to {} not shown)", s.P - 2));
 }
 
@@ -189,21 +172,6 @@ void show_measured(Lesson& lesson, const Shown& s) {
                     three(s.rings.striped.slowest())));
 }
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--n", f.n, "tokens (queries, keys and values), split over the ranks (at least one each)")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{16384}));
-    cli.add_option("--d", f.d, "width of queries, keys and values (one head)")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
-    cli.add_option("--seed", f.seed, "seed of Q, K and V (the same on every rank)")->capture_default_str();
-    cli.add_flag("--causal", f.causal, "causal attention: query i sees keys 0 … i");
-    cli.add_flag("--measure", f.measure, "time the ring (a step of its own; the times differ from run to run)");
-    cli.add_flag("--allow-many-ranks", f.allow_many_ranks,
-                 fmt::format("let the launcher start more than {} processes per core (./tutorial run 17 --ranks P)",
-                             ranks_per_core));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,16 +184,13 @@ int main(int argc, char** argv) {
         // started alone: the launcher's check of the flags (parsed above, as every rank will)
         if (!Mpi::launched()) return check_before_launch(argv[0], f.n, f.allow_many_ranks);
         mpi.join();
-        if (f.n < mpi.size())
-            mpi.refuse(
-                fmt::format("--n {} is fewer tokens than the {} ranks: each rank needs a query", f.n, mpi.size()));
+        require_a_query_per_rank(mpi, f);
         const RingInputs in = ring_inputs(f.n, f.d, f.seed);
         const Rings rings = both_rings(mpi, in, f.causal);
         if (mpi.rank() != 0) return;  // rank 0 prints, and writes the files
         const CausalBalance balance = causal_balance(f.n, mpi.size());
         const Shown s{f, mpi.size(), rings, balance};
-        lesson.labels("tokens", numbered("t", f.n));
-        lesson.labels("dimensions", numbered("d", f.d));
+        lesson.labels({{"tokens", numbered("t", f.n)}, {"dimensions", numbered("d", f.d)}});
         lesson.list(in.matrices());
         lesson.list(rings.matrices());
         lesson.step("split", "Who holds what", [&] { show_split(lesson, s); });

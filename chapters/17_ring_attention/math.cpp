@@ -153,3 +153,10 @@ CausalBalance causal_balance(std::size_t n, std::size_t P) {
     uneven(b.striped, b.striped_ratio, b.striped_spread);
     return b;
 }
+
+std::vector<std::size_t> shown_ranks(std::size_t P) {
+    std::vector<std::size_t> ranks;
+    for (std::size_t r = 0; r < P; ++r)
+        if (P <= 6 || r < 3 || r + 1 == P) ranks.push_back(r);
+    return ranks;
+}

@@ -99,3 +99,6 @@ struct CausalBalance {
     std::uint64_t contiguous_spread = 0, striped_spread = 0;
 };
 CausalBalance causal_balance(std::size_t n, std::size_t P);
+
+// The ranks the lesson's wide tables show: all of 0 … P−1 when P ≤ 6, else the first 3 and the last.
+std::vector<std::size_t> shown_ranks(std::size_t P);
