@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "chapters/15_grouped_query/math.hpp"
 #include "common/lesson/sequence.hpp"
-#include "common/math/random.hpp"
 
 struct Flags {
     std::size_t h = 4, g = 2, d_model = 8;  // --heads, --kv-heads, --d-model
@@ -19,8 +19,16 @@ struct Flags {
 // --heads and --kv-heads (1 to 64), --d-model (1 to 512), --seed.
 void add_flags(CLI::App& cli, Flags& f);
 
-// The default sentence with random embeddings of width f.d_model drawn from `random`, or
-// --input's sequence (`input` not empty; a --d-model given, `d_model_given`, must be its
-// width). Throws InputError when h does not divide its width or g does not divide h.
-Sequence read_sequence(const std::string& input, const std::string& default_sentence, const Flags& f,
-                       bool d_model_given, Random& random);
+extern const std::string default_sentence;  // "the cat sat on the mat"
+extern const std::string input_help;        // --input's default, as --help says it
+
+// The sequence and the weights of the lesson, drawn from one Random(f.seed), X first.
+struct Inputs {
+    Sequence seq;      // X (n × d_model)
+    GroupedWeights W;  // W_Q, W_K, W_V, W_O
+};
+
+// The default sentence with random embeddings of width f.d_model, or --input's sequence
+// (`input` not empty; a --d-model given, `d_model_given`, must be its width), then random
+// weights. Throws InputError when h does not divide its width or g does not divide h.
+Inputs draw_inputs(const std::string& input, const Flags& f, bool d_model_given);

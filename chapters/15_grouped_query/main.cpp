@@ -17,20 +17,9 @@
 #include "chapters/15_grouped_query/inputs.hpp"
 #include "chapters/15_grouped_query/math.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/table_rows.hpp"
 
 namespace {
-
-const std::string default_sentence = "the cat sat on the mat";
-
-// "q0:0", "q0:1", …: which query head a column of W_Q (or a row of W_O) belongs to;
-// "kv0:0", …: which key–value head a column of W_K or W_V belongs to (the list's
-// "query columns" and "kv columns").
-Labels head_labels(const std::string& prefix, std::size_t heads, std::size_t d_k) {
-    Labels labels;
-    for (std::size_t i = 0; i < heads; ++i)
-        for (std::size_t c = 0; c < d_k; ++c) labels.push_back(fmt::format("{}{}:{}", prefix, i, c));
-    return labels;
-}
 
 // 524288 → "512 KiB", 2621440 → "2 560 KiB", 40 → "40 B".
 std::string kib(std::uint64_t bytes) {
@@ -81,14 +70,13 @@ void show_mapping(const Shown& s) {
         "hand out g heads, i mod g (torch's .repeat, numpy's tile), gives the same shapes\n"
         "and a different model: {} shows what it does.",
         s.h / s.g, s.lesson.ref("tiling")));
-    std::vector<TextRow> body;
-    for (std::size_t i = 0; i < s.h; ++i) {
-        const std::size_t a = s.r.grouped.kv_of[i], b = s.r.tiled.kv_of[i];
-        body.push_back({fmt::format("{}", i), fmt::format("{}", a), fmt::format("{}", b), a == b ? "same" : "differs"});
-    }
     s.lesson.table({"query head i", fmt::format("⌊i / {}⌋ (repeat_kv)", s.h / s.g),
                     fmt::format("i mod {} (tiling)", s.g), "the two"},
-                   body);
+                   rows_for(s.h, [&](std::size_t i) {
+                       const std::size_t a = s.r.grouped.kv_of[i], b = s.r.tiled.kv_of[i];
+                       return TextRow{std::to_string(i), std::to_string(a), std::to_string(b),
+                                      a == b ? "same" : "differs"};
+                   }));
 }
 
 // Step: Q, K and V: h heads of queries, g of keys and values.
@@ -196,21 +184,17 @@ void show_cache(const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch15_grouped_query", "Chapter 15 · Multi-query and grouped-query attention");
-    const std::string& input = lesson.add_input_option(
-        "\"" + default_sentence +
-        "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
+    const std::string& input = lesson.add_input_option(input_help);
     Flags f;
     add_flags(lesson.cli(), f);
     return lesson.run(argc, argv, [&] {
-        Random random(f.seed);
-        const Sequence seq = read_sequence(input, default_sentence, f, lesson.cli().count("--d-model") > 0, random);
-        const GroupedWeights W{random_attention_weights(cols(seq.X), f.h, f.g, random)};
-        const GroupedLesson r = grouped_lesson(seq.X, W, f.h, f.g);
-        const Shown s{lesson, seq, r, input, rows(seq.X), cols(seq.X), f.h, f.g, r.d_k};
-        lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions},
-                       {"query columns", head_labels("q", f.h, r.d_k)}, {"kv columns", head_labels("kv", f.g, r.d_k)}});
-        lesson.list(seq.matrices());
-        lesson.list(W.matrices());
+        const Inputs in = draw_inputs(input, f, lesson.cli().count("--d-model") > 0);
+        const GroupedLesson r = grouped_lesson(in.seq.X, in.W, f.h, f.g);
+        const Shown s{lesson, in.seq, r, input, rows(in.seq.X), cols(in.seq.X), f.h, f.g, r.d_k};
+        lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions},
+                       {"query columns", r.query_columns}, {"kv columns", r.kv_columns}});
+        lesson.list(in.seq.matrices());
+        lesson.list(in.W.matrices());
         lesson.list(r.matrices());
         lesson.step("sequence", "The sequence", [&] { show_sequence(s); });
         lesson.step("weights", "The weights: h query heads, g key–value heads", [&] { show_weights(s); });
@@ -222,7 +206,7 @@ int main(int argc, char** argv) {
                     [&] { show_as_multi_head(s); });
         lesson.step("tiling", "The other mapping, i mod g: same shapes, another model", [&] { show_tiling(s); });
         lesson.step("cache", "What it saves: the KV cache", [&] { show_cache(s); });
-        lesson.step("checks", "Self-checks", [&] { check_grouped(lesson.checks(), seq.X, W, r); });
+        lesson.step("checks", "Self-checks", [&] { check_grouped(lesson.checks(), in.seq.X, in.W, r); });
         lesson.present();
     });
 }

@@ -100,6 +100,10 @@ GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size
     for (std::size_t i = 0; i < h; ++i)
         r.weights_moved.push_back(largest_change(r.tiled.weights[i], r.grouped.weights[i]));
     r.output_moved = largest_change(r.tiled.output, r.grouped.output);
+    for (std::size_t c = 0; c < h * r.d_k; ++c)
+        r.query_columns.push_back("q" + std::to_string(c / r.d_k) + ":" + std::to_string(c % r.d_k));
+    for (std::size_t c = 0; c < g * r.d_k; ++c)
+        r.kv_columns.push_back("kv" + std::to_string(c / r.d_k) + ":" + std::to_string(c % r.d_k));
     r.cache_bytes = 2 * rows(X) * g * r.d_k * 4;
     r.cache_per_token = kv_cache_bytes_per_token(1, g, r.d_k, 4);
     r.cache_per_token_with_h = kv_cache_bytes_per_token(1, h, r.d_k, 4);

@@ -69,6 +69,9 @@ struct GroupedLesson {
     MultiHeadSteps as_multi_head; // chapter 07's multi_head_attention on W_Q, the repeated W_K, W_V, W_O
     std::vector<float> weights_moved;  // h: largest |tiled.weights[i] − grouped.weights[i]| of each head
     float output_moved = 0.0f;         // largest |tiled.output − grouped.output|
+    // which head each column belongs to, the list's labels: "query columns" q0:0, q0:1, … (of W_Q,
+    // Q, concat; W_O's rows), "kv columns" kv0:0, … (of W_K, W_V, K, V)
+    Labels query_columns, kv_columns;
     // this layer's KV cache, K and V in float32 (4 bytes): all n tokens, a token, a token with g = h
     std::uint64_t cache_bytes = 0, cache_per_token = 0, cache_per_token_with_h = 0;
 
