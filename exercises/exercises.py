@@ -229,12 +229,13 @@ def current(exercises, done):
 # ── Building the learner's file into the chapter ─────────────────────────────
 
 class Lock:
-    """An exclusive lock on WORK/locks/NAME: one build of the folder at a time, and one
-    check of an exercise at a time (its program is rewritten by the build)."""
+    """An exclusive lock on a file: BUILD/build.lock, one build of the folder at a time
+    (./tutorial's own builds take it too), and WORK/locks/NAME, one check of an exercise
+    at a time (its program is rewritten by the build)."""
 
-    def __init__(self, name):
-        (WORK / "locks").mkdir(parents=True, exist_ok=True)
-        self.file = open(WORK / "locks" / name, "w")
+    def __init__(self, path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = open(path, "w")
 
     def __enter__(self):
         fcntl.flock(self.file, fcntl.LOCK_EX)
@@ -281,7 +282,7 @@ def run_build(exercises, quiet):
     for e in exercises:
         point_build_at_learner_file(e)
     targets = sorted({f"exercise_{e['name']}" for e in exercises} | {program(e) for e in exercises})
-    with Lock("build"):
+    with Lock(BUILD / "build.lock"):
         process = subprocess.Popen(["cmake", "--build", str(BUILD), "--target", *targets], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, env=dict(os.environ, NINJA_STATUS="[%f/%t] "))
         output, counted = [], False
@@ -482,7 +483,7 @@ def run_lesson(e, exe, color):
 def grade(e, color=False, quiet=False):
     """Builds and runs the exercise: its verdict. A pass is written to the progress."""
     ensure_file(e)
-    with Lock(e["name"]):
+    with Lock(WORK / "locks" / e["name"]):
         built, output = run_build([e], quiet)
         if not built:
             return Verdict(2, f"✗ {e['name']} does not compile: the compiler's first error", first_error(output, e))
