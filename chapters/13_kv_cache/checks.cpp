@@ -38,13 +38,13 @@ void check_attention(SelfChecks& check, const KVCacheLesson& r) {
 
 }  // namespace
 
-void check_decoding(SelfChecks& check, const KVCacheLesson& r, const std::vector<TokenCost>& costs,
-                    std::size_t d_model, std::size_t d, const std::vector<ModelCache>& models, std::uint64_t tokens,
-                    std::uint64_t bytes_per_number, const std::vector<MeasuredToken>& measured) {
+void check_decoding(SelfChecks& check, const KVCacheLesson& r, const DecodingCosts& costs) {
+    const std::size_t d_model = DecodingCosts::d_model, d = DecodingCosts::d;
+    const std::uint64_t tokens = DecodingCosts::table_tokens, bytes_per_number = DecodingCosts::bytes_per_number;
     check_attention(check, r);
     // The sums of token_cost against their closed forms (n(n+1)/2 query–key pairs).
     bool closed = true;
-    for (const TokenCost& c : costs) {
+    for (const TokenCost& c : costs.tokens) {
         const double N = double(c.n), D = double(d_model), k = double(d), v = double(d);
         closed = closed && c.flops_cached == 2 * D * (2 * k + v) + 2 * N * (k + v) &&
                  c.flops_recomputed == 2 * N * D * (2 * k + v) + N * (N + 1) * (k + v) &&
@@ -54,7 +54,7 @@ void check_decoding(SelfChecks& check, const KVCacheLesson& r, const std::vector
     check.that("the cost table's sums equal their closed forms (n(n+1)/2 query–key pairs)", closed);
     // Per token: 2 (K, V) · 2 bytes · layers · d_model · kv_heads / heads, as d_model = heads · head_width.
     bool memory = true;
-    for (const ModelCache& c : models) {
+    for (const ModelCache& c : costs.models) {
         const ModelShape& m = c.shape;
         const auto closed_form = [&](std::uint64_t count) {
             const std::uint64_t kept = m.window > 0 ? std::min(count, m.window) : count;
@@ -64,8 +64,8 @@ void check_decoding(SelfChecks& check, const KVCacheLesson& r, const std::vector
                  c.at_tokens * m.heads == closed_form(tokens) && c.at_context * m.heads == closed_form(m.context);
     }
     check.that("each model's cache = 4 B · layers · d_model · kv_heads / heads a token, to its window", memory);
-    if (measured.empty()) return;
+    if (costs.measured.empty()) return;
     double worst = 0.0;
-    for (const MeasuredToken& m : measured) worst = std::max(worst, m.difference);
+    for (const MeasuredToken& m : costs.measured) worst = std::max(worst, m.difference);
     check.close("--measure: the cached step's output = the recomputed last row, at every n", worst, 1e-4);
 }

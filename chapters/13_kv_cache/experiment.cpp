@@ -7,6 +7,13 @@
 #include "common/math/matmul.hpp"
 #include "common/math/random.hpp"
 
+DecodingCosts decoding_costs(const Matrix& models, const Measure& measure) {
+    using C = DecodingCosts;
+    return {token_costs({16, 64, 256, 1024, 4096, 16384}, C::d_model, C::d, C::d),
+            model_caches(models, C::table_tokens, C::bytes_per_number),
+            measure ? measure_per_token({256, 1024, 4096}, C::d_model, C::d, measure) : std::vector<MeasuredToken>{}};
+}
+
 std::vector<MeasuredToken> measure_per_token(const std::vector<std::size_t>& lengths, std::size_t d_model,
                                              std::size_t d, const Measure& measure) {
     std::vector<MeasuredToken> rows_;

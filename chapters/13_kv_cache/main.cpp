@@ -5,7 +5,6 @@
 // attending its query over it); the steps show it, count what a token costs with and without
 // the cache, size the cache of real models and bound it with a sliding window (Mistral's
 // rolling buffer); checks.cpp checks it. Timings only with --measure.
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,60 +12,44 @@
 
 #include "chapters/13_kv_cache/checks.hpp"
 #include "chapters/13_kv_cache/experiment.hpp"
+#include "chapters/13_kv_cache/inputs.hpp"
 #include "chapters/13_kv_cache/math.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/machine_memory.hpp"
 #include "common/lesson/measure_in_child.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/math/input_error.hpp"
 
 namespace {
 
-const std::string default_sentence = "the animal didn't cross the street because it was too tired";
-constexpr std::size_t default_prefill = 7;
-// The cost table and --measure: one head of GPT-2 small (d_model 768, head width 64).
-constexpr std::size_t cost_d_model = 768, cost_d = 64;
-const std::vector<std::size_t> cost_lengths = {16, 64, 256, 1024, 4096, 16384};
-const std::vector<std::size_t> measured_lengths = {256, 1024, 4096};
-constexpr std::uint64_t bytes_per_number = 2;  // 16-bit floats, as the models are served
-constexpr std::uint64_t table_tokens = 4096;
+using C = DecodingCosts;  // the cost table's head (C::d_model, C::d), the models' bytes per number
 
-// What the steps show: the sequence, the projections' column names, what math.cpp computed.
+// What the steps show: the inputs and what math.cpp computed.
 struct Shown {
-    const Sequence& seq;
+    const Inputs& in;
     const KVCacheLesson& r;
-    const std::vector<TokenCost>& costs;  // at cost_lengths
-    const LabelledMatrix& models;         // data/kv_cache_models.csv
-    const std::vector<ModelCache>& caches;  // its models' caches
+    const DecodingCosts& costs;  // the cost table, the models' caches, the times (--measure)
 };
 
 // The words of every kind of label the list names: the tokens, the prompt, the tokens each
 // step printed in full has seen, the buffer's slots, and the projections' columns.
-void label_everything(Lesson& lesson, const Sequence& seq, const KVCacheLesson& r, const Labels& d_q,
-                      const Labels& d_k, const Labels& d_v) {
-    const auto first = [&](std::size_t count) { return Labels(seq.tokens.begin(), seq.tokens.begin() + long(count)); };
-    lesson.labels("tokens", seq.tokens);
-    lesson.labels("dimensions", seq.dimensions);
-    lesson.labels("query dims", d_q);
-    lesson.labels("key dims", d_k);
-    lesson.labels("value dims", d_v);
-    lesson.labels("prompt", first(r.dec.prefill));
-    for (const StepInFull& step : r.in_full) {
-        lesson.labels(fmt::format("token {}", step.t), {seq.tokens[step.t]});
-        lesson.labels(fmt::format("tokens to {}", step.t), first(step.t + 1));
-    }
+void label_everything(Lesson& lesson, const Inputs& in, const KVCacheLesson& r) {
+    const Labels& tokens = in.seq.tokens;
+    const auto first = [&](std::size_t count) { return Labels(tokens.begin(), tokens.begin() + long(count)); };
     Labels slots;
-    for (std::size_t j = 0; j < r.win.buffer.length; ++j)
-        slots.push_back(fmt::format("{}:{}", j, seq.tokens[r.win.token_in_slot[j]]));
-    lesson.labels("slots", slots);
+    for (std::size_t j = 0; j < r.win.buffer.length; ++j) slots.push_back(fmt::format("{}:{}", j, tokens[r.win.token_in_slot[j]]));
+    lesson.labels({{"tokens", tokens}, {"dimensions", in.seq.dimensions}, {"query dims", in.W_Q.columns},
+                   {"key dims", in.W_K.columns}, {"value dims", in.W_V.columns}, {"prompt", first(r.dec.prefill)},
+                   {"slots", slots}});
+    for (const StepInFull& step : r.in_full)
+        lesson.labels({{fmt::format("token {}", step.t), {tokens[step.t]}},
+                       {fmt::format("tokens to {}", step.t), first(step.t + 1)}});
 }
 
 std::string quoted(const std::string& token) { return "\"" + token + "\""; }
 
 // Step sequence: the tokens and what the prompt is.
 void show_sequence(Lesson& lesson, const Shown& s) {
-    const std::size_t n = s.seq.tokens.size(), p = s.r.dec.prefill;
+    const std::size_t n = s.in.seq.tokens.size(), p = s.r.dec.prefill;
     lesson.say(fmt::format(
         "One causal self-attention layer with the hand-made projections of chapter 05\n"
         "(data/projections/, d_k = d_v = {}). A decoder meets the {} tokens in order: the\n"
@@ -96,9 +79,9 @@ void show_prefill(Lesson& lesson, const Shown& s) {
 
 // One decode step in full: q, k, v, the cache after appending, the strip.
 void show_one_step(Lesson& lesson, const Shown& s, const StepInFull& step) {
-    const std::size_t t = step.t, count = s.seq.tokens.size() - s.r.dec.prefill;
+    const std::size_t t = step.t, count = s.in.seq.tokens.size() - s.r.dec.prefill;
     lesson.say(
-        fmt::format("── token {} {}: decode step {} of {} ──", t, quoted(s.seq.tokens[t]), step.step + 1, count));
+        fmt::format("── token {} {}: decode step {} of {} ──", t, quoted(s.in.seq.tokens[t]), step.step + 1, count));
     const auto named = [t](const char* name) { return Lesson::Named{fmt::format("{}_{}", name, t), Style()}; };
     lesson.show_side_by_side({named("q_new"), named("k_new"), named("v_new")});
     lesson.show_side_by_side({named("K_cache"), named("V_cache")});
@@ -122,6 +105,7 @@ std::string where_the_strip_looks(const Matrix& strip, const Labels& tokens) {
 // Step decode: the first two and last two steps in full, one line for each between.
 void show_decode(Lesson& lesson, const Shown& s) {
     const std::vector<StepInFull>& in_full = s.r.in_full;
+    const Labels& tokens = s.in.seq.tokens;
     const std::size_t count = s.r.dec.strips.size(), p = s.r.dec.prefill;
     lesson.say("Each step: the new token's q, k, v (one row each); k and v are appended to the\n"
                "cache; q attends over every cached row, with no mask; its strip of weights\n"
@@ -129,16 +113,12 @@ void show_decode(Lesson& lesson, const Shown& s) {
     for (std::size_t k = 0; k < in_full.size(); ++k) {
         show_one_step(lesson, s, in_full[k]);
         if (k != 1 || count <= 4) continue;
-        std::string lines = "── the steps between, one line each ──";  // steps 2 … count − 3
-        for (const std::size_t i : elided_indices(count - 4, 10, 4)) {
-            if (i == elided) {
-                lines += "\n  …";
-                continue;
-            }
-            const std::size_t t = p + 2 + i;
-            lines += fmt::format("\n  token {} {}, {} cached rows: its strip puts {}", t, quoted(s.seq.tokens[t]), t + 1,
-                                 where_the_strip_looks(s.r.dec.strips[2 + i].weights, s.seq.tokens));
-        }
+        std::string lines = "── the steps between, one line each ──";  // steps 2 … count − 3, token t = p + 2 + i
+        for (const std::size_t i : elided_indices(count - 4, 10, 4))
+            lines += i == elided ? "\n  …"
+                                 : fmt::format("\n  token {} {}, {} cached rows: its strip puts {}", p + 2 + i,
+                                               quoted(tokens[p + 2 + i]), p + 3 + i,
+                                               where_the_strip_looks(s.r.dec.strips[2 + i].weights, tokens));
         lesson.say(lines);
     }
 }
@@ -179,7 +159,7 @@ void show_cost(Lesson& lesson, const std::vector<TokenCost>& costs) {
                     "a multiply-add as 2 FLOPs, the softmax's n exponentials not counted; bytes read\n"
                     "in float32: the weights, the new x and the n cached rows with the cache; the\n"
                     "weights, all n rows of X, and each query's own keys and values recomputing.",
-                    cost_d_model, cost_d));
+                    C::d_model, C::d));
     std::vector<TextRow> body;
     for (const TokenCost& c : costs)
         body.push_back({fmt::format("{}", c.n), grouped(std::uint64_t(c.flops_cached), 11),
@@ -205,11 +185,11 @@ void show_memory(Lesson& lesson, const Shown& s) {
                     "numbers per token: bytes per token = 2 · layers · kv_heads · head_width · {}\n"
                     "({}-bit floats). The shapes are in data/kv_cache_models.csv, each with its source\n"
                     "in data/README.md.",
-                    bytes_per_number, 8 * bytes_per_number));
+                    C::bytes_per_number, 8 * C::bytes_per_number));
     std::vector<TextRow> body;
-    for (std::size_t r = 0; r < s.caches.size(); ++r) {
-        const ModelCache& c = s.caches[r];
-        body.push_back({s.models.rows[r], fmt::format("{}", c.shape.layers),
+    for (std::size_t r = 0; r < s.costs.models.size(); ++r) {
+        const ModelCache& c = s.costs.models[r];
+        body.push_back({s.in.models.rows[r], fmt::format("{}", c.shape.layers),
                         fmt::format("{}/{}", c.shape.kv_heads, c.shape.heads), fmt::format("{}", c.shape.head_width),
                         bytes_cell(double(c.per_token)), bytes_cell(double(c.at_tokens)),
                         fmt::format("{}", c.shape.context), bytes_cell(double(c.at_context))});
@@ -228,7 +208,7 @@ void show_memory(Lesson& lesson, const Shown& s) {
 // Step window: the rolling buffer of w slots.
 void show_window(Lesson& lesson, const Shown& s) {
     const WindowDecoding& w = s.r.win;
-    const Labels& tokens = s.seq.tokens;
+    const Labels& tokens = s.in.seq.tokens;
     const std::size_t n = tokens.size();
     lesson.say(fmt::format(
         "With a sliding window of w = {} (--window), token t sees only keys max(0, t−w+1) … t:\n"
@@ -243,13 +223,9 @@ void show_window(Lesson& lesson, const Shown& s) {
         for (const std::size_t j : slots) header.push_back(j == elided ? "…" : fmt::format("slot {}", j));
         std::vector<TextRow> body;
         for (const std::size_t k : elided_indices(w.history.size(), 10, 4)) {
-            if (k == elided) {
-                body.push_back({"…"});
-                continue;
-            }
-            TextRow row{fmt::format("{} {}", s.r.dec.prefill + k, tokens[s.r.dec.prefill + k])};
-            for (const std::size_t j : slots)
-                row.push_back(j == elided ? "…" : w.history[k][j] == empty_slot ? "·" : tokens[w.history[k][j]]);
+            TextRow row{k == elided ? "…" : fmt::format("{} {}", s.r.dec.prefill + k, tokens[s.r.dec.prefill + k])};
+            for (const std::size_t j : slots)  // the elided row holds its "…" only
+                if (k != elided) row.push_back(j == elided ? "…" : w.history[k][j] == empty_slot ? "·" : tokens[w.history[k][j]]);
             body.push_back(row);
         }
         lesson.table(header, body);
@@ -274,7 +250,7 @@ void show_measured(Lesson& lesson, const std::vector<MeasuredToken>& measured) {
         fmt::format("One head of GPT-2 small again (d_model = {}, d = {}), random inputs; the time of\n"
                     "generating the token at position n − 1, each the best of a few rounds in a child\n"
                     "process (common/lesson/measure_in_child.hpp). These numbers change from run to run.",
-                    cost_d_model, cost_d));
+                    C::d_model, C::d));
     std::vector<TextRow> body;
     for (const MeasuredToken& m : measured)
         body.push_back({fmt::format("{}", m.n), fmt::format("{:>9}", time_text(m.cached_s)),
@@ -292,49 +268,29 @@ void show_measured(Lesson& lesson, const std::vector<MeasuredToken>& measured) {
 int main(int argc, char** argv) {
     Lesson lesson("ch13_kv_cache", "Chapter 13 · Decoding with a KV cache");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
-    std::size_t prefill = default_prefill, window = 4;
-    bool measure = false;
-    CLI::Option* prefill_option =
-        lesson.cli().add_option("--prefill", prefill, "tokens of the prompt, computed at once (default: 7, at most n − 1)")
-            ->check(CLI::Range(std::size_t{0}, std::size_t{100000}).description(""));
-    lesson.cli().add_option("--window", window, "w of the window step: each token sees its last w tokens")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{100000}).description(""));
-    lesson.cli().add_flag("--measure", measure, "also time a token with and without the cache (output varies)");
+    Flags flags;
+    add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
-        const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);
-        const LabelledMatrix W_Q = read_data_file("projections/W_Q.csv"), W_K = read_data_file("projections/W_K.csv"),
-                             W_V = read_data_file("projections/W_V.csv");
-        const LabelledMatrix models = read_data_file("kv_cache_models.csv");
-        require_projects(W_Q, seq, input.empty() ? data_path("embeddings.csv") : input);
-        const std::size_t n = rows(seq.X), p = prefill_option->count() > 0 ? prefill : std::min(default_prefill, n - 1);
-        if (p >= n)
-            throw InputError(fmt::format("--prefill {}: the sequence has {} token{}, so the prompt may hold at most {} "
-                                         "(one token must be decoded)", p, n, n == 1 ? "" : "s", n - 1));
-        const KVCacheLesson r = kv_cache_lesson(seq.X, {W_Q.values, W_K.values, W_V.values}, p, window);
-        const std::vector<TokenCost> costs = token_costs(cost_lengths, cost_d_model, cost_d, cost_d);
-        const std::vector<ModelCache> caches = model_caches(models.values, table_tokens, bytes_per_number);
-        const std::vector<MeasuredToken> measured =
-            measure ? measure_per_token(measured_lengths, cost_d_model, cost_d,
-                                        [](const std::function<void()>& work) { return measure_in_child(work).seconds; })
-                    : std::vector<MeasuredToken>{};
-        label_everything(lesson, seq, r, W_Q.columns, W_K.columns, W_V.columns);
-        lesson.list(seq.matrices());
+        const Inputs in = load_inputs(input, flags);
+        const Projections W{in.W_Q.values, in.W_K.values, in.W_V.values};
+        const KVCacheLesson r = kv_cache_lesson(in.seq.X, W, in.prefill, flags.window);
+        const auto in_child = [](const std::function<void()>& work) { return measure_in_child(work).seconds; };
+        const DecodingCosts costs = decoding_costs(in.models.values, flags.measure ? Measure(in_child) : Measure());
+        label_everything(lesson, in, r);
+        lesson.list(in.seq.matrices());
         lesson.list(r.matrices());
-
-        const Shown s{seq, r, costs, models, caches};
+        const Shown s{in, r, costs};
         lesson.step("sequence", "The sentence, read as a decoder meets it", [&] { show_sequence(lesson, s); });
         lesson.step("prefill", "Prefill: the prompt at once fills the cache", [&] { show_prefill(lesson, s); });
         lesson.step("decode", "Decode: one token at a time, over the cache", [&] { show_decode(lesson, s); });
         lesson.step("no-mask", "Why no query is cached and no mask is needed",
                     [&] { show_no_mask(lesson, lesson.ref("checks")); });
-        lesson.step("cost", "The cost of a token, with and without the cache", [&] { show_cost(lesson, costs); });
+        lesson.step("cost", "The cost of a token, with and without the cache", [&] { show_cost(lesson, costs.tokens); });
         lesson.step("memory", "The cache of real models", [&] { show_memory(lesson, s); });
         lesson.step("window", "A sliding window: a rolling buffer of w rows", [&] { show_window(lesson, s); });
-        if (measure) lesson.step("measured", "Measured: time per token", [&] { show_measured(lesson, measured); });
-        lesson.step("checks", "Self-checks", [&] {
-            check_decoding(lesson.checks(), r, costs, cost_d_model, cost_d, caches, table_tokens, bytes_per_number,
-                           measured);
-        });
+        if (flags.measure)
+            lesson.step("measured", "Measured: time per token", [&] { show_measured(lesson, costs.measured); });
+        lesson.step("checks", "Self-checks", [&] { check_decoding(lesson.checks(), r, costs); });
         lesson.present();
     });
 }
