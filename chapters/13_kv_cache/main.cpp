@@ -36,7 +36,8 @@ void label_everything(Lesson& lesson, const Inputs& in, const KVCacheLesson& r) 
     const Labels& tokens = in.seq.tokens;
     const auto first = [&](std::size_t count) { return Labels(tokens.begin(), tokens.begin() + long(count)); };
     Labels slots;
-    for (std::size_t j = 0; j < r.win.buffer.length; ++j) slots.push_back(fmt::format("{}:{}", j, tokens[r.win.token_in_slot[j]]));
+    for (std::size_t j = 0; j < r.win.buffer.length; ++j)
+        slots.push_back(fmt::format("{}:{}", j, tokens[r.win.token_in_slot[j]]));
     lesson.labels({{"tokens", tokens}, {"dimensions", in.seq.dimensions}, {"query dims", in.W_Q.columns},
                    {"key dims", in.W_K.columns}, {"value dims", in.W_V.columns}, {"prompt", first(r.dec.prefill)},
                    {"slots", slots}});
@@ -62,11 +63,9 @@ void show_sequence(Lesson& lesson, const Shown& s) {
 // Step prefill: the prompt at once.
 void show_prefill(Lesson& lesson, const Shown& s) {
     const std::size_t p = s.r.dec.prefill;
-    if (p == 0) {
-        lesson.say("No prompt (a prefill of 0 tokens): the cache starts empty and every token is a\n"
-                   "decode step.");
-        return;
-    }
+    if (p == 0)
+        return lesson.say("No prompt (a prefill of 0 tokens): the cache starts empty and every token is a\n"
+                          "decode step.");
     lesson.say(fmt::format(
         "The prompt is known in full, so its {} queries, keys and values are computed at once,\n"
         "as in chapter 06: Q, K, V = X[0, {}) · W, causal mask, one softmax. Its keys and\n"
@@ -75,18 +74,6 @@ void show_prefill(Lesson& lesson, const Shown& s) {
     lesson.show("prefill_weights", Style().svg());
     const std::string after = std::to_string(p - 1);  // the cache after token p − 1
     lesson.show_side_by_side({{"K_cache_" + after, Style()}, {"V_cache_" + after, Style()}});
-}
-
-// One decode step in full: q, k, v, the cache after appending, the strip.
-void show_one_step(Lesson& lesson, const Shown& s, const StepInFull& step) {
-    const std::size_t t = step.t, count = s.in.seq.tokens.size() - s.r.dec.prefill;
-    lesson.say(
-        fmt::format("── token {} {}: decode step {} of {} ──", t, quoted(s.in.seq.tokens[t]), step.step + 1, count));
-    const auto named = [t](const char* name) { return Lesson::Named{fmt::format("{}_{}", name, t), Style()}; };
-    lesson.show_side_by_side({named("q_new"), named("k_new"), named("v_new")});
-    lesson.show_side_by_side({named("K_cache"), named("V_cache")});
-    lesson.show(fmt::format("strip_{}", t));
-    lesson.show(fmt::format("output_new_{}", t));
 }
 
 // Where a strip's weight goes, ties said as ties (at the three decimals printed):
@@ -110,8 +97,15 @@ void show_decode(Lesson& lesson, const Shown& s) {
     lesson.say("Each step: the new token's q, k, v (one row each); k and v are appended to the\n"
                "cache; q attends over every cached row, with no mask; its strip of weights\n"
                "times V_cache is the token's output. q is not kept.");
-    for (std::size_t k = 0; k < in_full.size(); ++k) {
-        show_one_step(lesson, s, in_full[k]);
+    for (std::size_t k = 0; k < in_full.size(); ++k) {  // a step in full: q, k, v, the cache, the strip
+        const std::size_t t = in_full[k].t;
+        lesson.say(
+            fmt::format("── token {} {}: decode step {} of {} ──", t, quoted(tokens[t]), in_full[k].step + 1, count));
+        const auto named = [t](const char* name) { return Lesson::Named{fmt::format("{}_{}", name, t), Style()}; };
+        lesson.show_side_by_side({named("q_new"), named("k_new"), named("v_new")});
+        lesson.show_side_by_side({named("K_cache"), named("V_cache")});
+        lesson.show(fmt::format("strip_{}", t));
+        lesson.show(fmt::format("output_new_{}", t));
         if (k != 1 || count <= 4) continue;
         std::string lines = "── the steps between, one line each ──";  // steps 2 … count − 3, token t = p + 2 + i
         for (const std::size_t i : elided_indices(count - 4, 10, 4))
@@ -149,7 +143,8 @@ std::string time_text(double s) {
 std::string bytes_cell(double bytes) { return fmt::format("{:>10}", format_bytes(std::uint64_t(bytes))); }
 
 // Step cost: FLOPs and bytes per generated token, with and without the cache.
-void show_cost(Lesson& lesson, const std::vector<TokenCost>& costs) {
+void show_cost(Lesson& lesson, const Shown& s) {
+    const std::vector<TokenCost>& costs = s.costs.tokens;
     lesson.say(
         fmt::format("Without a cache, generating token n − 1 means running the layer over the whole\n"
                     "prefix again: every token's q, k, v, and every query's attention. (One layer\n"
@@ -222,10 +217,10 @@ void show_window(Lesson& lesson, const Shown& s) {
         TextRow header{"after token"};
         for (const std::size_t j : slots) header.push_back(j == elided ? "…" : fmt::format("slot {}", j));
         std::vector<TextRow> body;
-        for (const std::size_t k : elided_indices(w.history.size(), 10, 4)) {
+        for (const std::size_t k : elided_indices(w.history.size(), 10, 4)) {  // the elided row holds "…" only
             TextRow row{k == elided ? "…" : fmt::format("{} {}", s.r.dec.prefill + k, tokens[s.r.dec.prefill + k])};
-            for (const std::size_t j : slots)  // the elided row holds its "…" only
-                if (k != elided) row.push_back(j == elided ? "…" : w.history[k][j] == empty_slot ? "·" : tokens[w.history[k][j]]);
+            for (const std::size_t j : k == elided ? std::vector<std::size_t>{} : slots)
+                row.push_back(j == elided ? "…" : w.history[k][j] == empty_slot ? "·" : tokens[w.history[k][j]]);
             body.push_back(row);
         }
         lesson.table(header, body);
@@ -245,14 +240,14 @@ void show_window(Lesson& lesson, const Shown& s) {
 }
 
 // Step measured (--measure): seconds per generated token on this machine.
-void show_measured(Lesson& lesson, const std::vector<MeasuredToken>& measured) {
+void show_measured(Lesson& lesson, const Shown& s) {
     lesson.say(
         fmt::format("One head of GPT-2 small again (d_model = {}, d = {}), random inputs; the time of\n"
                     "generating the token at position n − 1, each the best of a few rounds in a child\n"
                     "process (common/lesson/measure_in_child.hpp). These numbers change from run to run.",
                     C::d_model, C::d));
     std::vector<TextRow> body;
-    for (const MeasuredToken& m : measured)
+    for (const MeasuredToken& m : s.costs.measured)
         body.push_back({fmt::format("{}", m.n), fmt::format("{:>9}", time_text(m.cached_s)),
                         fmt::format("{:>9}", time_text(m.recomputed_s)),
                         format_number(m.recomputed_s / m.cached_s, 0) + "×", format_number(m.flops_ratio, 0) + "×"});
@@ -285,11 +280,10 @@ int main(int argc, char** argv) {
         lesson.step("decode", "Decode: one token at a time, over the cache", [&] { show_decode(lesson, s); });
         lesson.step("no-mask", "Why no query is cached and no mask is needed",
                     [&] { show_no_mask(lesson, lesson.ref("checks")); });
-        lesson.step("cost", "The cost of a token, with and without the cache", [&] { show_cost(lesson, costs.tokens); });
+        lesson.step("cost", "The cost of a token, with and without the cache", [&] { show_cost(lesson, s); });
         lesson.step("memory", "The cache of real models", [&] { show_memory(lesson, s); });
         lesson.step("window", "A sliding window: a rolling buffer of w rows", [&] { show_window(lesson, s); });
-        if (flags.measure)
-            lesson.step("measured", "Measured: time per token", [&] { show_measured(lesson, costs.measured); });
+        if (flags.measure) lesson.step("measured", "Measured: time per token", [&] { show_measured(lesson, s); });
         lesson.step("checks", "Self-checks", [&] { check_decoding(lesson.checks(), r, costs); });
         lesson.present();
     });
