@@ -3,7 +3,6 @@
 // The lesson: one pass through the block of math.cpp, every intermediate in the order the
 // chosen placement (pre-norm or post-norm) computes it, the other placement with the same
 // weights, the shapes and the parameter counts of real models; checks.cpp checks them.
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -12,33 +11,11 @@
 #include <fmt/format.h>
 
 #include "chapters/12_transformer_block/checks.hpp"
+#include "chapters/12_transformer_block/inputs.hpp"
 #include "chapters/12_transformer_block/math.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/math/input_error.hpp"
 
 namespace {
-const std::string default_sentence = "the cat which was black sat on the mat";
-
-struct Flags {  // the chapter's flags
-    std::size_t heads = 2;
-    std::uint64_t seed = 2017;
-    bool pre_norm = false, post_norm = false;  // pre-norm unless --post-norm
-    std::string init = "xavier", activation = "relu";
-};
-
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--heads", f.heads, "h: attention heads; must divide d_model (10 for the default sentence)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{64}))->capture_default_str();
-    cli.add_option("--seed", f.seed, "the seed of the random weights")->capture_default_str();
-    cli.add_flag("--pre-norm", f.pre_norm, "x + Sublayer(LN(x)), as GPT-2 (the default)")
-        ->excludes(cli.add_flag("--post-norm", f.post_norm, "LN(x + Sublayer(x)), as the 2017 paper"));
-    cli.add_option("--init", f.init,
-                   "how the weight matrices are drawn: xavier N(0, 2/(fan_in+fan_out)), gpt2 N(0, 0.02²)")
-        ->check(CLI::IsMember({"xavier", "gpt2"}))->capture_default_str();
-    cli.add_option("--activation", f.activation, "the FFN's non-linearity: relu (the paper) or gelu (GPT-2)")
-        ->check(CLI::IsMember({"relu", "gelu"}))->capture_default_str();
-}
 
 // What the steps need besides the result: the sequence and the flags.
 struct Setting {
@@ -212,25 +189,15 @@ int main(int argc, char** argv) {
     Flags flags;
     add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
-        const Sequence seq = load_sequence(input, default_sentence);
+        const BlockInputs in = load_inputs(input, flags);
+        const Sequence& seq = in.seq;
         const std::size_t d_model = cols(seq.X);
-        if (d_model % flags.heads != 0)
-            throw InputError(fmt::format("--heads {}: must divide d_model = {}{} (each head gets d_model / h columns)",
-                                         flags.heads, d_model, input.empty() ? "" : ", the width of " + input));
-        const std::size_t d_ff = 4 * d_model;  // the paper and GPT-2 widen 4 times
-        Random random(flags.seed);
-        const BlockParams params =
-            random_block_params(random, d_model, flags.heads, d_ff, flags.init == "gpt2" ? Init::gpt2 : Init::xavier,
-                                flags.activation == "gelu" ? Activation::gelu : Activation::relu);
-        const TransformerBlockLesson r =
-            transformer_block_lesson(seq.X, params, flags.post_norm ? NormPlacement::post : NormPlacement::pre);
-        lesson.labels("tokens", seq.tokens);
-        lesson.labels("dimensions", seq.dimensions);
-        lesson.labels("heads' columns", numbered("c", d_model));
-        lesson.labels("hidden units", numbered("h", d_ff));
+        const TransformerBlockLesson r = transformer_block_lesson(seq.X, in.params, in.placement);
+        const Setting c{lesson, seq, flags, r};
+        lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions},
+                       {"heads' columns", numbered("c", d_model)}, {"hidden units", numbered("h", c.d_ff())}});
         lesson.list(seq.matrices());
         lesson.list(r.matrices());
-        const Setting c{lesson, seq, flags, r};
         lesson.step("input", "The sequence that enters the block", [&] {
             lesson.say(fmt::format(
                 "X holds one token per row, d_model = {} columns. A real model adds positional\n"

@@ -1,0 +1,35 @@
+#include "chapters/12_transformer_block/inputs.hpp"
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "common/math/input_error.hpp"
+#include "common/math/random.hpp"
+
+void add_flags(CLI::App& cli, Flags& f) {
+    cli.add_option("--heads", f.heads, "h: attention heads; must divide d_model (10 for the default sentence)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{64}))->capture_default_str();
+    cli.add_option("--seed", f.seed, "the seed of the random weights")->capture_default_str();
+    cli.add_flag("--pre-norm", f.pre_norm, "x + Sublayer(LN(x)), as GPT-2 (the default)")
+        ->excludes(cli.add_flag("--post-norm", f.post_norm, "LN(x + Sublayer(x)), as the 2017 paper"));
+    cli.add_option("--init", f.init,
+                   "how the weight matrices are drawn: xavier N(0, 2/(fan_in+fan_out)), gpt2 N(0, 0.02²)")
+        ->check(CLI::IsMember({"xavier", "gpt2"}))->capture_default_str();
+    cli.add_option("--activation", f.activation, "the FFN's non-linearity: relu (the paper) or gelu (GPT-2)")
+        ->check(CLI::IsMember({"relu", "gelu"}))->capture_default_str();
+}
+
+BlockInputs load_inputs(const std::string& input, const Flags& flags) {
+    Sequence seq = load_sequence(input, default_sentence);
+    const std::size_t d_model = cols(seq.X);
+    if (d_model % flags.heads != 0)
+        throw InputError(fmt::format("--heads {}: must divide d_model = {}{} (each head gets d_model / h columns)",
+                                     flags.heads, d_model, input.empty() ? "" : ", the width of " + input));
+    const std::size_t d_ff = 4 * d_model;  // the paper and GPT-2 widen 4 times
+    Random random(flags.seed);
+    BlockParams params =
+        random_block_params(random, d_model, flags.heads, d_ff, flags.init == "gpt2" ? Init::gpt2 : Init::xavier,
+                            flags.activation == "gelu" ? Activation::gelu : Activation::relu);
+    return {std::move(seq), std::move(params), flags.post_norm ? NormPlacement::post : NormPlacement::pre};
+}
