@@ -11,29 +11,17 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <xtensor/xsort.hpp>
 
 #include "chapters/11_learning_projections/checks.hpp"
+#include "chapters/11_learning_projections/inputs.hpp"
 #include "chapters/11_learning_projections/math.hpp"
-#include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/print.hpp"
 #include "common/lesson/text_table.hpp"
-#include "common/math/input_error.hpp"
 
 namespace {
 
-std::string shape(const Matrix& m) { return fmt::format("({} × {})", rows(m), cols(m)); }
-std::string largest(const Matrix& m) { return format_number(xt::amax(xt::abs(m))(), 5); }
-
-// The sentence of --input, or the default one.
-Sentence shown_sentence(const std::string& input) {
-    if (input.empty()) return make_sentence({"queen", "box", "king", "it", "she", "he"}, {0, 2, 1, 0, 0, 0});
-    const LabelledMatrix table = read_labelled_csv(input);
-    require_width(table, d_model, fmt::format("this chapter's embeddings ({})", fmt::join(dimensions, ",")));
-    if (table.columns != dimensions)
-        throw InputError(fmt::format("{}: the columns must be named {}", input, fmt::join(dimensions, ",")));
-    return label_sentence(table.rows, table.values);
-}
+std::string largest(const Matrix& m) { return format_number(largest_entry(m), 5); }
 
 // Step: the shape and largest entry of every gradient of one backward pass.
 void show_backward(Lesson& lesson, const Learning& r) {
@@ -56,7 +44,7 @@ void show_backward(Lesson& lesson, const Learning& r) {
         {"V = X · W_V", "d_W_V = Xᵀ · d_V", &g.d_W_V}};
     std::vector<TextRow> table;
     for (const auto& [forward_line, backward_line, m] : lines)
-        table.push_back({forward_line, backward_line, shape(*m), largest(*m)});
+        table.push_back({forward_line, backward_line, shape_text(*m), largest(*m)});
     lesson.table({"forward line", "backward line", "shape", "largest"}, table);
     lesson.say("The softmax line is the one to understand (P = weights, dP = d_weights). Row by\n"
                "row, p = softmax(s) has the Jacobian ∂p_j/∂s_k = p_j (δ_jk − p_k), so\n"
@@ -75,7 +63,7 @@ void show_backward(Lesson& lesson, const Learning& r) {
 void show_gradient_check(Lesson& lesson, const Learning& r) {
     std::vector<TextRow> table;
     for (const FiniteDifferences& c : r.gradient_check)
-        table.push_back({c.name, shape(c.analytic), std::to_string(c.analytic.size()), largest(c.analytic),
+        table.push_back({c.name, shape_text(c.analytic), std::to_string(c.analytic.size()), largest(c.analytic),
                          fmt::format("{:.1e}", c.max_abs_error), fmt::format("{:.1e}", c.max_relative_error)});
     lesson.say(fmt::format(
         "∂loss/∂w ≈ (loss(w + h) − loss(w − h)) / 2h for every entry w of W_Q, W_K and\n"
@@ -187,10 +175,10 @@ void show_raw_similarity(Lesson& lesson, const Learning& r) {
 }
 
 // Step: the random W_Q, W_K, W_V before training.
-void show_random_start(Lesson& lesson, const Learning& r, std::size_t d_k) {
+void show_random_start(Lesson& lesson, const Learning& r) {
     lesson.say(fmt::format(
         "W_Q, W_K ({} × {}) and W_V ({} × {}) start as normal noise with standard deviation {}.",
-        d_model, d_k, d_model, d_v, init_std));
+        d_model, cols(r.before.W_Q), d_model, d_v, init_std));
     lesson.show("W_Q_before", Style().decimals(2));  // (d_model × d_k)
     lesson.say(fmt::format("W_K and W_V are noise like it. The loss on the training set is {}, and a\n"
                            "pronoun puts {} of its weight on its noun.",
@@ -204,42 +192,27 @@ int main(int argc, char** argv) {
     const std::string& input = lesson.add_input_option(
         "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
         "male,female,thing,he,she,it,red,green,blue");
-    int steps = 150;
-    float lr = 0.05f;
-    std::uint64_t seed = 11;
-    std::size_t d_k = 3;
-    CLI::App& cli = lesson.cli();
-    cli.add_option("--steps", steps, "training steps (Adam updates on the whole training set)")
-        ->check(CLI::Range(1, 5000))->capture_default_str();
-    cli.add_option("--lr", lr, "Adam's learning rate: about how far each entry moves per step")
-        ->check(CLI::Range(1e-4f, 1.0f))->capture_default_str();
-    cli.add_option("--seed", seed, "seed of the sentences and of the random initial weights")->capture_default_str();
-    cli.add_option("--d-k", d_k, "width of the queries and keys (columns of W_Q and W_K)")
-        ->check(CLI::Range(1, 64))->capture_default_str();
-
+    Flags f;
+    add_flags(lesson.cli(), f);
     return lesson.run(argc, argv, [&] {
-        const Learning r = learn_projections(shown_sentence(input), seed, d_k, steps, lr);
-        lesson.labels("tokens", r.shown.tokens);
-        lesson.labels("first tokens", r.data[0].tokens);
-        lesson.labels("dimensions", dimensions);
-        lesson.labels("colours", colours);
-        lesson.labels("k", numbered("k", d_k));
+        const Learning r = learn_projections(shown_sentence(input), f.seed, f.d_k, f.steps, f.lr);
+        lesson.labels({{"tokens", r.shown.tokens}, {"first tokens", r.data[0].tokens}, {"dimensions", dimensions},
+                       {"colours", colours}, {"k", numbered("k", f.d_k)}});
         lesson.list(r.matrices());
-        lesson.step("task", "The task: every pronoun fetches the colour of its noun", [&] { show_task(lesson, seed); });
+        lesson.step("task", "The task: every pronoun fetches the colour of its noun", [&] { show_task(lesson, f.seed); });
         lesson.step("raw-similarity", "Why raw similarity fails", [&] { show_raw_similarity(lesson, r); });
-        lesson.step("random-start", "The layer to learn, at its random start",
-                    [&] { show_random_start(lesson, r, d_k); });
+        lesson.step("random-start", "The layer to learn, at its random start", [&] { show_random_start(lesson, r); });
         lesson.step("backward-pass", "One backward pass, step by step (the first training sentence)",
                     [&] { show_backward(lesson, r); });
         lesson.step("gradient-check", "Gradient check: every entry against finite differences",
                     [&] { show_gradient_check(lesson, r); });
-        lesson.step("training", fmt::format("Training: {} steps of Adam, learning rate {}", steps, lr),
-                    [&] { show_training(lesson, r, lr); });
+        lesson.step("training", fmt::format("Training: {} steps of Adam, learning rate {}", f.steps, f.lr),
+                    [&] { show_training(lesson, r, f.lr); });
         lesson.step("before-after", "Attention before and after training", [&] { show_before_after(lesson, r); });
         lesson.step("learned-projections", "What W_Q · W_Kᵀ learned: which features look for which",
                     [&] { show_learned(lesson, r); });
         lesson.step("checks", "Self-checks",
-                    [&] { check_learning(lesson.checks(), r, lesson.ref("gradient-check"), lr); });
+                    [&] { check_learning(lesson.checks(), r, lesson.ref("gradient-check"), f.lr); });
         lesson.present();
     });
 }

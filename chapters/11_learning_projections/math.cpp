@@ -167,6 +167,8 @@ float weight_on_right_key(const std::vector<Sentence>& data, const Weights& w) {
     return count == 0 ? 0.0f : static_cast<float>(sum / static_cast<double>(count));
 }
 
+float largest_entry(const Matrix& m) { return xt::amax(xt::abs(m))(); }
+
 float uniform_weight(const std::vector<Sentence>& data) {
     double sum = 0.0;
     std::size_t count = 0;

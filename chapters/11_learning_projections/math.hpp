@@ -90,6 +90,9 @@ float uniform_weight(const std::vector<Sentence>& data);
 // The share of the tokens with a target whose largest output is their target colour.
 float right_colour_share(const std::vector<Sentence>& data, const Weights& w);
 
+// The largest |entry| of a matrix (of a gradient, in the lesson's tables).
+float largest_entry(const Matrix& m);
+
 // Every analytic gradient entry against its central difference.
 struct FiniteDifferences {
     std::string name;               // "d_W_Q"
