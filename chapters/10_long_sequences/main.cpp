@@ -11,6 +11,7 @@
 
 #include "chapters/10_long_sequences/checks.hpp"
 #include "chapters/10_long_sequences/experiment.hpp"
+#include "chapters/10_long_sequences/inputs.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/machine_memory.hpp"
 
@@ -189,26 +190,6 @@ void show_fewer_keys(Lesson& lesson, const LongSequences& r, const Settings& s) 
                "bet on where the weight is; streaming attention makes no bet.");
 }
 
-// The chapter's flags, into the Settings of experiment.hpp.
-void add_flags(CLI::App& cli, Settings& s) {
-    cli.add_option("--max-n", s.max_n, "the longest sequence measured (the time budget may stop earlier)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{256}, std::size_t{1} << 30));
-    cli.add_option("--d", s.d, "width of queries, keys and values (one head)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
-    cli.add_option("--block-q", s.blocks.q, "queries per tile of streaming attention")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{65536}));
-    cli.add_option("--block-k", s.blocks.k, "keys per tile of streaming attention")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{65536}));
-    cli.add_option("--window", s.window, "keys each query sees in sliding-window attention")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
-    cli.add_option("--pairs", s.pairs_flag, "LongNet's (segment w : dilation r) pairs, comma-separated")
-        ->capture_default_str();
-    cli.add_option("--budget-s", s.budget_s, "seconds the length sweeps may take (about; the whole run takes more)")
-        ->capture_default_str()->check(CLI::Range(0.1, 3600.0));
-    cli.add_flag("--streaming-only", s.streaming_only,
-                 "measure streaming attention alone at --max-n (its time and peak memory), nothing else");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,8 +202,7 @@ int main(int argc, char** argv) {
         set_blas_threads(1);
         if (s.streaming_only) return streaming_only(lesson, s);
         const LongSequences r = measure_long_sequences(s, measure_in_a_child);
-        lesson.labels("tokens", numbered("t", rows(r.small.Q)));
-        lesson.labels("dimensions", numbered("d", s.d));
+        lesson.labels({{"tokens", numbered("t", rows(r.small.Q))}, {"dimensions", numbered("d", s.d)}});
         lesson.list(r.matrices());
         lesson.step("cost-table", "What a layer costs (Vaswani et al. 2017, Table 1), and where attention loses",
                     [&] { show_cost_table(lesson, r, s.d); });
