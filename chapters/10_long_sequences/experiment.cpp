@@ -47,11 +47,6 @@ std::vector<DilatedPair> parse_pairs(const std::string& text) {
 
 }  // namespace
 
-std::string time_text(double s) {
-    if (s < 1e-3) return format_number(float(s * 1e6), 1) + " µs";
-    if (s < 1.0) return format_number(float(s * 1e3), 2) + " ms";
-    return format_number(float(s), 2) + " s";
-}
 std::string memory_text(double bytes) { return bytes <= 0 ? "—" : format_bytes(std::uint64_t(bytes)); }
 std::string power(double exponent) { return std::isnan(exponent) ? "n^?" : "n^" + format_number(float(exponent), 2); }
 

@@ -20,8 +20,8 @@ struct Cost {
 };
 using Measure = std::function<Cost(const std::function<void()>& work)>;
 
-// How the lesson writes what it measured: "12.3 ms", "1.5 MiB" (— for 0: not measured), "n^2.01".
-std::string time_text(double seconds);
+// How the lesson writes what it measured: "1.5 MiB" (— for 0: not measured), "n^2.01"; its
+// times, "12.3 ms", with common/lesson/time_text.hpp.
 std::string memory_text(double bytes);
 std::string power(double exponent);
 

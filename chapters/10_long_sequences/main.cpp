@@ -14,6 +14,7 @@
 #include "chapters/10_long_sequences/inputs.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/machine_memory.hpp"
+#include "common/lesson/time_text.hpp"
 
 namespace {
 
@@ -196,7 +197,6 @@ int main(int argc, char** argv) {
     Lesson lesson("ch10_long_sequences", "Chapter 10 · Long sequences: the quadratic cost, measured");
     Settings flags;
     add_flags(lesson.cli(), flags);
-
     return lesson.run(argc, argv, [&] {
         const Settings s = checked_settings(flags);
         set_blas_threads(1);

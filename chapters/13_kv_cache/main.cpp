@@ -18,6 +18,7 @@
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/machine_memory.hpp"
 #include "common/lesson/measure_in_child.hpp"
+#include "common/lesson/time_text.hpp"
 
 namespace {
 
@@ -132,12 +133,6 @@ void show_no_mask(Lesson& lesson, const std::string& checks) {
     lesson.show("output_cached");
     lesson.show("output_full");
     lesson.say(fmt::format("The two are the same numbers ({} compares them, and with loops in double).", checks));
-}
-
-std::string time_text(double s) {
-    return s < 1e-3 ? format_number(s * 1e6, 1) + " µs"
-           : s < 1.0 ? format_number(s * 1e3, 2) + " ms"
-                     : format_number(s, 2) + " s";
 }
 
 std::string bytes_cell(double bytes) { return fmt::format("{:>10}", format_bytes(std::uint64_t(bytes))); }
