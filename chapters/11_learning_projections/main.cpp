@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
         lesson.labels({{"tokens", r.shown.tokens}, {"first tokens", r.data[0].tokens}, {"dimensions", dimensions},
                        {"colours", colours}, {"k", numbered("k", f.d_k)}});
         lesson.list(r.matrices());
-        lesson.step("task", "The task: every pronoun fetches the colour of its noun", [&] { show_task(lesson, f.seed); });
+        lesson.step("task", "The task: every pronoun fetches the colour of its noun",
+                    [&] { show_task(lesson, f.seed); });
         lesson.step("raw-similarity", "Why raw similarity fails", [&] { show_raw_similarity(lesson, r); });
         lesson.step("random-start", "The layer to learn, at its random start", [&] { show_random_start(lesson, r); });
         lesson.step("backward-pass", "One backward pass, step by step (the first training sentence)",
