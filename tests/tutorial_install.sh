@@ -24,7 +24,7 @@ make_case() {
     mkdir -p "$dir/repo/chapters" "$dir/repo/build" "$dir/bin"
     cp "$tutorial" "$dir/repo/tutorial"
     : >"$dir/repo/chapters/ch01_x.cpp"
-    for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee; do
+    for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee flock; do
         ln -s "$(command -v "$tool")" "$dir/bin/$tool"
     done
     # cmake and ctest: the build and the tests are not what is tested here.
