@@ -172,7 +172,9 @@ void show_cache(const Shown& s) {
     s.lesson.say("for one sequence of " + grouped(context_tokens) + " tokens:\n" +
                  format_table({"model", "g = h", "the model's g", "g = 1"}, context));
     std::string sources = "where the numbers come from:";
-    for (const ModelCache& m : models) sources += fmt::format("\n  {:<12} {}", m.name, m.source);
+    for (const ModelCache& m : models)
+        for (std::size_t line = 0; line < m.source.size(); ++line)
+            sources += fmt::format("\n  {:<12} {}", line == 0 ? m.name : "", m.source[line]);
     s.lesson.say(sources);
     s.lesson.say(fmt::format("This chapter's cache is its K and V, ({} × {}) each in float32 (4 bytes): {} bytes,\n"
                              "{} a token = 2 × 1 layer × {} × {} × 4; with g = h it would be {}.",

@@ -128,26 +128,18 @@ MatrixList GroupedLesson::matrices() const {
     return list;
 }
 
-std::uint64_t kv_cache_bytes_per_token(std::uint64_t layers, std::uint64_t g, std::uint64_t d_k,
-                                       std::uint64_t bytes_per_number) {
-    return 2 * layers * g * d_k * bytes_per_number;  // K and V, in every layer, for each key–value head
-}
-
 std::vector<ModelCache> real_models() {
-    std::vector<ModelCache> models = {
-        {"Mistral 7B", 32, 32, 8, 128, "Jiang et al. 2023, \"Mistral 7B\", Table 1", 0, 0, 0, 0, 0, 0},
-        {"Llama 2 70B", 80, 64, 8, 128,
-         "Touvron et al. 2023, \"Llama 2\", §2.2 and A.2.1 (GQA, 8 key–value heads);\n"
-         "               80 layers, 64 heads of 128: Llama 1 65B's (\"LLaMA\", Table 2), kept",
-         0, 0, 0, 0, 0, 0},
-    };
-    for (ModelCache& m : models) {
+    std::vector<ModelCache> models;
+    for (const PublishedModel& p : published_models()) {
+        if (p.d_c != 0) continue;  // a latent cache (chapter 18) has no key–value heads to count
+        ModelCache m{p.name, p.layers, p.h, p.g, p.d_h, p.source, 0, 0, 0, 0, 0, 0};
         m.with_h = kv_cache_bytes_per_token(m.layers, m.h, m.d_k, 2);
         m.with_g = kv_cache_bytes_per_token(m.layers, m.g, m.d_k, 2);
         m.with_1 = kv_cache_bytes_per_token(m.layers, 1, m.d_k, 2);
         m.context_mib_h = m.with_h * context_tokens >> 20;
         m.context_mib_g = m.with_g * context_tokens >> 20;
         m.context_mib_1 = m.with_1 * context_tokens >> 20;
+        models.push_back(m);
     }
     return models;
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/math/attention_weights.hpp"
+#include "common/math/cache_size.hpp"
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 #include "common/math/multi_head.hpp"
@@ -111,21 +112,17 @@ Matrix repeat_kv_columns(const Matrix& W, std::size_t g, std::size_t h);
 // Everything: both mappings and the multi-head equivalent.
 GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g);
 
-// KV-cache bytes per token: 2 (K and V) × layers × g × d_k × bytes per number.
-std::uint64_t kv_cache_bytes_per_token(std::uint64_t layers, std::uint64_t g, std::uint64_t d_k,
-                                       std::uint64_t bytes_per_number);
-
 // A real model's attention shape, where the numbers come from, and its KV cache per token
 // with 2 bytes a number (float16 or bfloat16, as the models are served).
 struct ModelCache {
     std::string name;
     std::uint64_t layers, h, g, d_k;
-    std::string source;
+    std::vector<std::string> source;  // one line each
     std::uint64_t with_h, with_g, with_1;  // bytes a token with g = h (multi-head), the model's g, g = 1
     std::uint64_t context_mib_h, context_mib_g, context_mib_1;  // the same for context_tokens, in whole MiB
 };
 
 constexpr std::uint64_t context_tokens = 4096;  // one sequence, for the cache's size in MiB
 
-// Mistral 7B and Llama 2 70B.
+// Mistral 7B and Llama 2 70B: the grouped-query models of common/math/cache_size's table.
 std::vector<ModelCache> real_models();
