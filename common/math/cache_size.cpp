@@ -14,16 +14,16 @@ std::uint64_t kv_cache_bytes_per_token(std::uint64_t layers, std::uint64_t g, st
 
 std::vector<PublishedModel> published_models() {
     return {
-        {"Mistral 7B", 32, 32, 8, 128, 0, 0, {"Jiang et al. 2023, \"Mistral 7B\", Table 1"}},
-        {"Llama 2 70B", 80, 64, 8, 128, 0, 0,
+        {"Mistral 7B", 32, 32, 8, 128, 0, 0, 4096, 0, {"Jiang et al. 2023, \"Mistral 7B\", Table 1"}},
+        {"Llama 2 70B", 80, 64, 8, 128, 0, 0, 8192, 0,
          {"Touvron et al. 2023, \"Llama 2\", §2.2 and A.2.1 (GQA, 8 key–value heads);",
           "80 layers, 64 heads of 128: Llama 1 65B's (\"LLaMA\", Table 2), kept"}},
-        {"DeepSeek-V2", 60, 128, 128, 128, 512, 64,
-         {"DeepSeek-AI 2024, \"DeepSeek-V2\", §3.1.2: 60 layers, 128 heads of 128,",
-          "d_c = 512, d_h^R = 64"}},
-        {"DeepSeek-V3", 61, 128, 128, 128, 512, 64,
-         {"DeepSeek-AI 2024, \"DeepSeek-V3\", §4.2: 61 layers, 128 heads of 128,",
-          "d_c = 512, d_h^R = 64"}},
+        {"DeepSeek-V2", 60, 128, 128, 128, 512, 64, 5120, 1536,
+         {"DeepSeek-AI 2024, \"DeepSeek-V2\", §3.1.2: 60 layers, d_model = 5120,",
+          "128 heads of 128, d_c = 512, d_c' = 1536, d_h^R = 64"}},
+        {"DeepSeek-V3", 61, 128, 128, 128, 512, 64, 7168, 1536,
+         {"DeepSeek-AI 2024, \"DeepSeek-V3\", §4.2: 61 layers, d_model = 7168,",
+          "128 heads of 128, d_c = 512, d_c' = 1536, d_h^R = 64"}},
     };
 }
 

@@ -29,6 +29,7 @@ struct PublishedModel {
     std::string name;
     std::uint64_t layers, h, g, d_h;  // g: its key–value heads (h for MHA and MLA)
     std::uint64_t d_c, d_rope;        // MLA's latent and decoupled RoPE key, per token
+    std::uint64_t d_model, d_cq;      // the hidden width; MLA's query latent (0 without)
     std::vector<std::string> source;  // where the numbers come from, one line each
 };
 
