@@ -140,9 +140,9 @@ void show_flops(const Shown& s) {
                     row("absorbed", latents, v3_latents, here.absorbed, a.absorbed, b.absorbed),
                     row("(shared)", "", "", here.shared, a.shared, b.shared)});
     s.lesson.say(fmt::format(
-        "Here the absorbed form costs {} FLOPs, the naive form {} over cached latents and {}\n"
-        "over cached K and V. At DeepSeek-V3's sizes one more cached token costs the absorbed\n"
-        "form 2·h·(2·d_c + d_h^R) = {} FLOPs, attention over cached K and V\n"
+        "Here the absorbed form costs {} FLOPs, the naive form {} over cached latents\n"
+        "and {} over cached K and V. At DeepSeek-V3's sizes one more cached token costs the\n"
+        "absorbed form 2·h·(2·d_c + d_h^R) = {} FLOPs, attention over cached K and V\n"
         "2·h·(2·d_h + d_h^R) = {} ({}× less: d_c = {} is wider than d_h = {}), and the naive\n"
         "form over latents {} (its K and V rebuilt, then attended). So at L = 131 072 the\n"
         "absorbed form does {}× the FLOPs of attention over a cache of K and V, and {}× fewer\n"
