@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "common/math/multi_head.hpp"
 #include "common/math/project_in_double.hpp"
 #include "common/reference/rope_by_loops.hpp"
 
@@ -23,14 +24,6 @@ Rows in_double(const Matrix& M) {
     return A;
 }
 
-// Columns [i·w, (i+1)·w) of M.
-Matrix block(const Matrix& M, std::size_t w, std::size_t i) {
-    Matrix B = Matrix::from_shape({rows(M), w});
-    for (std::size_t t = 0; t < rows(M); ++t)
-        for (std::size_t c = 0; c < w; ++c) B(t, c) = M(t, i * w + c);
-    return B;
-}
-
 }  // namespace
 
 LatentByLoops latent_attention_by_loops(const Matrix& X, const LatentWeights& W, std::size_t h, double base) {
@@ -45,7 +38,7 @@ LatentByLoops latent_attention_by_loops(const Matrix& X, const LatentWeights& W,
     const Matrix Q_rope_unturned = times_in_double(c_Q, W.W_QR);
     r.Q_rope = Matrix::from_shape({n, h * d_r});
     for (std::size_t i = 0; i < h; ++i) {
-        const Matrix turned = rope_by_loops(block(Q_rope_unturned, d_r, i), 0, base);
+        const Matrix turned = rope_by_loops(head_columns(Q_rope_unturned, h, i), 0, base);
         for (std::size_t t = 0; t < n; ++t)
             for (std::size_t c = 0; c < d_r; ++c) r.Q_rope(t, i * d_r + c) = turned(t, c);
     }
