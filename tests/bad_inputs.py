@@ -57,7 +57,7 @@ FILES = {
 # Sequence flags whose chapter takes any width (no weights to fit): a narrower file works.
 ANY_WIDTH = {
     ("ch01_dot_product_scores", "--input"), ("ch02_softmax", "--input"),
-    ("ch04_value_retrieval", "--input"), ("ch07_multi_head", "--input"),
+    ("ch04_value_retrieval", "--input"), ("ch07_multi_head", "--input"), ("ch19_linear_attention", "--input"),
 }
 
 # A sequence of one token: works (exit 0), unless the chapter truly needs more
@@ -134,6 +134,12 @@ OUT_OF_RANGE = {
                             (["--vocab", "3"], "--vocab"), (["--vocab", "129"], "--vocab"),
                             (["--half-length", "3"], "--half-length"), (["--half-length", "33"], "--half-length"),
                             (["--positions", "rope"], "--positions")],
+    "ch19_linear_attention": [(["--chunk", "0"], "--chunk"), (["--chunk", "100001"], "--chunk"),
+                              (["--beta", "0"], "--beta"), (["--beta", "1.5"], "--beta"),
+                              (["--beta", "nan"], "--beta"), (["--alpha", "0"], "--alpha"),
+                              (["--alpha", "1.01"], "--alpha"), (["--alpha", "inf"], "--alpha"),
+                              (["--feature-map", "tanh"], "--feature-map"), (["--d-model", "0"], "--d-model"),
+                              (["--d-model", "65"], "--d-model")],
     "ch14_rotary_positions": [(["--offset", "1000001"], "--offset"), (["--offset", "-1"], "--offset"),
                               (["--base", "1"], "--base"), (["--base", "0.5"], "--base"),
                               (["--base", "-2"], "--base"), (["--base", "nan"], "--base"),
