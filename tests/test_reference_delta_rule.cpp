@@ -4,14 +4,7 @@
 #include <cmath>
 
 #include "common/reference/delta_rule_by_loops.hpp"
-
-namespace {
-Matrix matrix(std::size_t r, std::size_t c, std::initializer_list<float> values) {
-    Matrix m = Matrix::from_shape({r, c});
-    std::copy(values.begin(), values.end(), m.begin());
-    return m;
-}
-}  // namespace
+#include "tests/matrix_literal.hpp"
 
 TEST_CASE("reference delta rule: one key written twice with β = 1/2, worked by hand") {
     // k = (1, 0), v = 2: S_1 = ½·k·(2 − 0) = (1, 0)ᵀ; S_2 = S_1 + ½·k·(2 − 1) = (1.5, 0)ᵀ

@@ -2,14 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "common/reference/linear_attention_by_loops.hpp"
-
-namespace {
-Matrix matrix(std::size_t r, std::size_t c, std::initializer_list<float> values) {
-    Matrix m = Matrix::from_shape({r, c});
-    std::copy(values.begin(), values.end(), m.begin());
-    return m;
-}
-}  // namespace
+#include "tests/matrix_literal.hpp"
 
 TEST_CASE("reference linear attention: the first token returns its own value") {
     const Matrix out = linear_attention_by_loops(matrix(1, 2, {0.3f, 2.0f}), matrix(1, 2, {1.5f, 0.1f}),
