@@ -1,5 +1,6 @@
 #include "common/math/attention_only_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -100,6 +101,14 @@ std::vector<T> rows_transposed(const Mat<T>& M, std::size_t r0, std::size_t n) {
     return t;
 }
 
+// z_i = Σ_{j≤i} a_ij v_j (d_h), j = 0, 1, … in turn; v the sequence's values (n × d_h) by rows.
+template <class T>
+void weighted_values(const T* a_i, const T* v, T* z_i, std::size_t i, std::size_t dh) {
+    for (std::size_t c = 0; c < dh; ++c) z_i[c] = 0;
+    for (std::size_t j = 0; j <= i; ++j)
+        for (std::size_t c = 0; c < dh; ++c) z_i[c] += a_i[j] * v[j * dh + c];
+}
+
 // One head on one sequence (rows r0 … r0 + n − 1): causal softmax of Q Kᵀ / √d_h, then A · V.
 // Raw row pointers (the matrices are row-major): the innermost loops run on every step.
 template <class T>
@@ -121,10 +130,7 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
         T sum = 0;
         for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
         for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
-        T* z_i = z + i * dh;
-        for (std::size_t c = 0; c < dh; ++c) z_i[c] = 0;
-        for (std::size_t j = 0; j <= i; ++j)  // z_i = Σ_j a_ij v_j, j = 0, 1, …
-            for (std::size_t c = 0; c < dh; ++c) z_i[c] += a_i[j] * v[j * dh + c];
+        weighted_values(a_i, v, z + i * dh, i, dh);
     }
 }
 
@@ -160,6 +166,231 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
     }
 }
 
+// ---- linear attention (Katharopoulos et al. 2020) ----
+
+// φ(x) = elu(x) + 1 entrywise: x + 1 for x > 0, eˣ otherwise. Its slope φ'(x) is 1 for
+// x > 0 and eˣ = φ(x) otherwise.
+template <class T>
+Mat<T> features(const Mat<T>& M) {
+    Mat<T> f = Mat<T>::from_shape(M.shape());
+    for (std::size_t i = 0; i < M.size(); ++i) f.flat(i) = M.flat(i) > 0 ? M.flat(i) + 1 : std::exp(M.flat(i));
+    return f;
+}
+
+// One head on one sequence (rows r0 … r0 + n − 1), from φ(Q) and φ(K):
+// A[i, j] = φ(q_i)·φ(k_j) / Σ_{j'≤i} φ(q_i)·φ(k_j') for j ≤ i, then Z = A V.
+template <class T>
+void linear_attend(const Mat<T>& phi_Q, const Mat<T>& phi_K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z,
+                   std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(phi_Q);
+    const T* fq = phi_Q.data() + r0 * dh;
+    const std::vector<T> fk_t = rows_transposed(phi_K, r0, n);  // (d_h × n)
+    const T* v = V.data() + r0 * dh;
+    T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
+    for (std::size_t i = 0; i < n; ++i) {
+        T* a_i = a + i * n;
+        for (std::size_t j = 0; j <= i; ++j) a_i[j] = 0;
+        for (std::size_t c = 0; c < dh; ++c) {  // s_ij = Σ_c φ(q_ic) φ(k_jc), c = 0, 1, …
+            const T f_ic = fq[i * dh + c], *f_c = fk_t.data() + c * n;
+            for (std::size_t j = 0; j <= i; ++j) a_i[j] += f_ic * f_c[j];
+        }
+        T sum = 0;  // every s_ij > 0: the sum is never 0
+        for (std::size_t j = 0; j <= i; ++j) sum += a_i[j];
+        for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
+        weighted_values(a_i, v, z + i * dh, i, dh);
+    }
+}
+
+// The backward pass of linear_attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1).
+template <class T>
+void linear_attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& phi_Q, const Mat<T>& phi_K,
+                            const Mat<T>& V, const Mat<T>& A, const Mat<T>& dZ, Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV,
+                            std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(Q);
+    const T *fq = phi_Q.data() + r0 * dh, *fk = phi_K.data() + r0 * dh;  // (n × d_h)
+    const std::vector<T> v_t = rows_transposed(V, r0, n);                                 // (d_h × n)
+    const T *a = A.data() + r0 * n, *dz = dZ.data() + r0 * dh;
+    T* dv = dV.data() + r0 * dh;
+    std::vector<T> dA(n), dS(n), k_sum(dh, T(0)), dfq(n * dh, T(0)), dfk(n * dh, T(0));
+    for (std::size_t i = 0; i < n; ++i) {
+        const T *a_i = a + i * n, *dz_i = dz + i * dh;
+        T norm = 0;  // Σ_{j≤i} s_ij = φ(q_i) · Σ_{j≤i} φ(k_j)
+        for (std::size_t c = 0; c < dh; ++c) norm += fq[i * dh + c] * (k_sum[c] += fk[i * dh + c]);
+        for (std::size_t j = 0; j <= i; ++j) dA[j] = 0;
+        for (std::size_t c = 0; c < dh; ++c) {  // dA = dZ Vᵀ
+            const T dz_ic = dz_i[c], *v_c = v_t.data() + c * n;
+            for (std::size_t j = 0; j <= i; ++j) dA[j] += dz_ic * v_c[j];
+        }
+        T dot = 0;
+        for (std::size_t j = 0; j <= i; ++j) {  // dV += Aᵀ dZ
+            for (std::size_t c = 0; c < dh; ++c) dv[j * dh + c] += a_i[j] * dz_i[c];
+            dot += dA[j] * a_i[j];
+        }
+        for (std::size_t j = 0; j <= i; ++j) dS[j] = (dA[j] - dot) / norm;
+        for (std::size_t j = 0; j <= i; ++j)  // dφ(Q) = dS φ(K); dφ(K) = dSᵀ φ(Q)
+            for (std::size_t c = 0; c < dh; ++c) {
+                dfq[i * dh + c] += dS[j] * fk[j * dh + c];
+                dfk[j * dh + c] += dS[j] * fq[i * dh + c];
+            }
+    }
+    for (std::size_t i = 0; i < n; ++i)  // dq = dφ(q) ⊙ φ'(q), dk likewise
+        for (std::size_t c = 0; c < dh; ++c) {
+            const std::size_t e = i * dh + c;
+            dQ(r0 + i, c) = dfq[e] * (Q(r0 + i, c) > 0 ? T(1) : fq[e]);
+            dK(r0 + i, c) = dfk[e] * (K(r0 + i, c) > 0 ? T(1) : fk[e]);
+        }
+}
+
+// ---- the delta rule (Schlag et al. 2021; Yang et al. 2024) and its gated form (Yang et al. 2025) ----
+
+constexpr double unit_epsilon = 1e-6;  // q̂ = q / max(‖q‖, ε)
+
+// a · b over n entries in a fixed order: four running sums (entries c ≡ 0, 1, 2, 3 mod 4, each
+// adding c in turn), then (s₀ + s₁) + (s₂ + s₃). Four independent sums run side by side (one
+// vector of four floats); one running sum would wait for every addition before the next.
+template <class T>
+__attribute__((always_inline)) inline T dot(const T* a, const T* b, std::size_t n) {
+    T s[4] = {0, 0, 0, 0};
+    std::size_t c = 0;
+    for (; c + 4 <= n; c += 4)
+        for (std::size_t i = 0; i < 4; ++i) s[i] += a[c + i] * b[c + i];
+    for (; c < n; ++c) s[c % 4] += a[c] * b[c];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// Rows [r0, r0 + n) of M (n × d_h), each divided by max(‖row‖, ε) (its length in `lengths`).
+template <class T>
+std::vector<T> unit_rows(const Mat<T>& M, std::size_t r0, std::size_t n, std::vector<T>& lengths) {
+    const std::size_t dh = cols(M);
+    std::vector<T> u(n * dh);
+    lengths.assign(n, T(0));
+    for (std::size_t t = 0; t < n; ++t) {
+        const T* m = M.data() + (r0 + t) * dh;
+        T squares = 0;
+        for (std::size_t c = 0; c < dh; ++c) squares += m[c] * m[c];
+        lengths[t] = std::max(std::sqrt(squares), T(unit_epsilon));
+        for (std::size_t c = 0; c < dh; ++c) u[t * dh + c] = m[c] / lengths[t];
+    }
+    return u;
+}
+
+// dM rows [r0, r0 + n) from d(unit rows): (du − û (û · du)) / ‖m‖, or du / ε where the length was ε.
+template <class T>
+void unit_rows_backward(const std::vector<T>& u, const std::vector<T>& lengths, const std::vector<T>& du,
+                        Mat<T>& dM, std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(dM);
+    for (std::size_t t = 0; t < n; ++t) {
+        const T *u_t = u.data() + t * dh, *du_t = du.data() + t * dh;
+        T dot = 0;
+        if (lengths[t] > T(unit_epsilon))
+            for (std::size_t c = 0; c < dh; ++c) dot += u_t[c] * du_t[c];
+        for (std::size_t c = 0; c < dh; ++c) dM(r0 + t, c) = (du_t[c] - u_t[c] * dot) / lengths[t];
+    }
+}
+
+// σ(X w + b) (B·n × 1): a gate per token.
+template <class T>
+Mat<T> gate(const Mat<T>& X, const Mat<T>& w, T b) {
+    Mat<T> g = mm(X, w);
+    for (T& x : g) x = T(1) / (T(1) + std::exp(-(x + b)));
+    return g;
+}
+
+// One head on one sequence (rows r0 … r0 + n − 1), α = 1 when alpha is null (the delta rule):
+//   S' = α_t S_{t−1},  S_t = S' + β_t k̂_t (v_t − S'ᵀ k̂_t)ᵀ,  z_t = S_tᵀ q̂_t,
+// every S_t kept in `states` (row r0 + t), and the unrolled matrix M (z_t = Σ_j M[t, j] v_j) in A.
+template <class T>
+void delta_rule(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta, const Mat<T>* alpha,
+                Mat<T>& states, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(Q), dd = dh * dh;
+    std::vector<T> q_len, k_len;
+    const std::vector<T> q = unit_rows(Q, r0, n, q_len), k = unit_rows(K, r0, n, k_len);  // (n × d_h)
+    const T* v = V.data() + r0 * dh;
+    T *s_all = states.data() + r0 * dd, *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
+    const std::vector<T> zero(dd, T(0));  // S_{−1}
+    std::vector<T> e(dh), C(dh * n, T(0)), kc(n);  // C (d_h × n): the columns of M, below
+    for (std::size_t t = 0; t < n; ++t) {
+        const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
+        const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *v_t = v + t * dh;
+        const T* S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
+        T *S = s_all + t * dd, *z_t = z + t * dh;  // S_t (d_h × d_h) keys × values, by rows
+        // 1. e = β_t (v_t − α_t S_{t−1}ᵀ k̂_t): what the state returns for the key, corrected towards v_t
+        for (std::size_t c = 0; c < dh; ++c) e[c] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t c = 0; c < dh; ++c) e[c] += k_t[r] * S_prev[r * dh + c];
+        for (std::size_t c = 0; c < dh; ++c) e[c] = b_t * (v_t[c] - g_t * e[c]);
+        // 2. S_t = α_t S_{t−1} + k̂_t eᵀ (d_h × d_h), and z_t = S_tᵀ q̂_t (d_h) row by row of S_t
+        for (std::size_t c = 0; c < dh; ++c) z_t[c] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t c = 0; c < dh; ++c) z_t[c] += q_t[r] * (S[r * dh + c] = g_t * S_prev[r * dh + c] + k_t[r] * e[c]);
+        // 3. row t of M: column j of C holds α_t(I − β_t k̂_t k̂_tᵀ) ⋯ β_j k̂_j, M[t, j] = q̂_t · C[:, j]
+        for (std::size_t j = 0; j < t; ++j) kc[j] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t j = 0; j < t; ++j) kc[j] += k_t[r] * C[r * n + j];
+        T* a_t = a + t * n;
+        for (std::size_t j = 0; j < n; ++j) a_t[j] = 0;
+        for (std::size_t r = 0; r < dh; ++r) {
+            T* C_r = C.data() + r * n;
+            C_r[t] = b_t * k_t[r];
+            for (std::size_t j = 0; j < t; ++j) C_r[j] = g_t * (C_r[j] - b_t * k_t[r] * kc[j]);
+            for (std::size_t j = 0; j <= t; ++j) a_t[j] += q_t[r] * C_r[j];
+        }
+    }
+}
+
+// The backward pass of delta_rule, back through time: dZ → dQ, dK, dV, dβ (and dα).
+template <class T>
+void delta_rule_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta,
+                         const Mat<T>* alpha, const Mat<T>& states, const Mat<T>& dZ, Mat<T>& dQ, Mat<T>& dK,
+                         Mat<T>& dV, Mat<T>& d_beta, Mat<T>* d_alpha, std::size_t r0, std::size_t n) {
+    const std::size_t dh = cols(Q), dd = dh * dh;
+    std::vector<T> q_len, k_len;
+    const std::vector<T> q = unit_rows(Q, r0, n, q_len), k = unit_rows(K, r0, n, k_len);  // (n × d_h)
+    const T *v = V.data() + r0 * dh, *s_all = states.data() + r0 * dd, *dz = dZ.data() + r0 * dh;
+    T* dv = dV.data() + r0 * dh;
+    std::vector<T> D(dd, T(0)), w(dh), e(dh), da(dh), dq(n * dh), dk(n * dh);  // D = ∂loss/∂S_t (d_h × d_h)
+    const std::vector<T> zero(dd, T(0));
+    for (std::size_t t = n; t-- > 0;) {
+        const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
+        const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *dz_t = dz + t * dh;
+        const T *S_t = s_all + t * dd, *S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
+        // 2'. z_t = S_tᵀ q̂_t: dq̂_t = S_t dz_t, D += q̂_t dz_tᵀ
+        for (std::size_t r = 0; r < dh; ++r) {
+            dq[t * dh + r] = dot(S_t + r * dh, dz_t, dh);
+            for (std::size_t c = 0; c < dh; ++c) D[r * dh + c] += q_t[r] * dz_t[c];
+        }
+        // 1'–2'. S_t = S' + β_t k̂_t e_tᵀ, S' = α_t S_{t−1}, e_t = v_t − S'ᵀ k̂_t; w = Dᵀ k̂_t
+        for (std::size_t c = 0; c < dh; ++c) w[c] = e[c] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t c = 0; c < dh; ++c) {
+                w[c] += k_t[r] * D[r * dh + c];
+                e[c] += k_t[r] * S_prev[r * dh + c];
+            }
+        T db = 0;
+        for (std::size_t c = 0; c < dh; ++c) {
+            e[c] = v[t * dh + c] - g_t * e[c];
+            dv[t * dh + c] = b_t * w[c];  // dv_t = β_t w
+            db += w[c] * e[c];            // dβ_t = w · e_t
+        }
+        for (std::size_t r = 0; r < dh; ++r)  // dk̂_t = β_t (D e_t − α_t S_{t−1} w)
+            dk[t * dh + r] = b_t * (dot(D.data() + r * dh, e.data(), dh) - g_t * dot(S_prev + r * dh, w.data(), dh));
+        // dS' = D − β_t k̂_t wᵀ; dα_t = Σ dS' ⊙ S_{t−1} (by columns, then across them); D ← α_t dS'
+        for (std::size_t c = 0; c < dh; ++c) da[c] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t c = 0; c < dh; ++c) {
+                const T d_before = D[r * dh + c] - b_t * k_t[r] * w[c];
+                da[c] += d_before * S_prev[r * dh + c];
+                D[r * dh + c] = g_t * d_before;
+            }
+        T d_alpha_t = 0;
+        for (std::size_t c = 0; c < dh; ++c) d_alpha_t += da[c];
+        d_beta(r0 + t, 0) = db;
+        if (d_alpha) (*d_alpha)(r0 + t, 0) = d_alpha_t;
+    }
+    unit_rows_backward(q, q_len, dq, dQ, r0, n);  // through q̂ = q / ‖q‖ and k̂ = k / ‖k‖
+    unit_rows_backward(k, k_len, dk, dK, r0, n);
+}
+
 void require_batch(const std::vector<Tokens>& batch, std::size_t vocabulary, std::size_t positions) {
     if (batch.empty()) throw InputError("an empty batch of sequences");
     for (const Tokens& s : batch) {
@@ -174,7 +405,7 @@ void require_batch(const std::vector<Tokens>& batch, std::size_t vocabulary, std
 
 AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t length, std::size_t d_model,
                                        std::size_t layers, std::size_t heads, bool learned_positions,
-                                       std::uint64_t seed) {
+                                       std::uint64_t seed, Mixer mixer) {
     if (heads == 0 || d_model % heads != 0)
         throw InputError(describe("d_model ", d_model, " does not split into ", heads, " heads"));
     Random rng(seed);
@@ -192,6 +423,16 @@ AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t lengt
         m.W_O.push_back(rng.normal_matrix(dh, d_model, s_h));
     }
     m.U = rng.normal_matrix(d_model, vocabulary, s);
+    // the gates' weights come last, so that the numbers above are the softmax model's
+    m.mixer = mixer;
+    const bool gated = mixer == Mixer::gated_delta;
+    if (mixer == Mixer::delta || gated)
+        for (std::size_t k = 0; k < layers * heads; ++k) {
+            m.W_beta.push_back(rng.normal_matrix(d_model, 1, s));
+            if (!gated) continue;
+            m.W_alpha.push_back(rng.normal_matrix(d_model, 1, s));
+            m.b_alpha.push_back(Mat<float>({{std::log(19.0f)}}));  // σ(ln 19) = 19/20 = 0.95
+        }
     return m;
 }
 
@@ -204,6 +445,10 @@ AttentionOnlyModel<double> in_double(const AttentionOnlyModel<float>& m) {
         r.W_Q.push_back(cast(m.W_Q[k])), r.W_K.push_back(cast(m.W_K[k]));
         r.W_V.push_back(cast(m.W_V[k])), r.W_O.push_back(cast(m.W_O[k]));
     }
+    r.mixer = m.mixer;
+    for (const Mat<float>& w : m.W_beta) r.W_beta.push_back(cast(w));
+    for (const Mat<float>& w : m.W_alpha) r.W_alpha.push_back(cast(w));
+    for (const Mat<float>& b : m.b_alpha) r.b_alpha.push_back(cast(b));
     return r;
 }
 
@@ -214,6 +459,10 @@ std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m) {
     p.push_back(&m.U);
     for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
         p.push_back(&m.W_Q[k]), p.push_back(&m.W_K[k]), p.push_back(&m.W_V[k]), p.push_back(&m.W_O[k]);
+    }
+    for (std::size_t k = 0; k < m.W_beta.size(); ++k) {  // after the others: a softmax model's order stays
+        p.push_back(&m.W_beta[k]);
+        if (k < m.W_alpha.size()) p.push_back(&m.W_alpha[k]), p.push_back(&m.b_alpha[k]);
     }
     return p;
 }
@@ -230,7 +479,9 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t c = 0; c < d; ++c) X(b * n + i, c) = m.E(batch[b][i], c) + m.P(i, c);
-    // 2. each layer: X_{l+1} = X_l + Σ_h A_h V_h W_O^h
+    const bool delta = m.mixer == Mixer::delta || m.mixer == Mixer::gated_delta;
+    const bool gated = m.mixer == Mixer::gated_delta;
+    // 2. each layer: X_{l+1} = X_l + Σ_h Z_h W_O^h
     for (std::size_t l = 0; l < m.layers; ++l) {
         f.X.push_back(X);
         for (std::size_t h = 0; h < m.heads; ++h) {
@@ -240,7 +491,21 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
             f.V.push_back(mm(f.X[l], m.W_V[k]));
             f.weights.push_back(Mat<T>::from_shape({B * n, n}));
             f.Z.push_back(Mat<T>::from_shape({B * n, cols(m.W_Q[k])}));
-            for (std::size_t b = 0; b < B; ++b) attend(f.Q[k], f.K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
+            const std::size_t dh = cols(m.W_Q[k]);
+            if (m.mixer == Mixer::linear) f.phi_Q.push_back(features(f.Q[k])), f.phi_K.push_back(features(f.K[k]));
+            if (delta) {  // the gates of every token: β (B·n × 1), α (gated)
+                f.beta.push_back(gate(f.X[l], m.W_beta[k], T(0)));
+                if (gated) f.alpha.push_back(gate(f.X[l], m.W_alpha[k], m.b_alpha[k](0, 0)));
+                f.states.push_back(Mat<T>::from_shape({B * n, dh * dh}));
+            }
+            for (std::size_t b = 0; b < B; ++b) {  // each sequence on its own
+                if (m.mixer == Mixer::softmax) attend(f.Q[k], f.K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
+                if (m.mixer == Mixer::linear)
+                    linear_attend(f.phi_Q[k], f.phi_K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
+                if (delta)
+                    delta_rule(f.Q[k], f.K[k], f.V[k], f.beta[k], gated ? &f.alpha[k] : nullptr, f.states[k],
+                               f.weights[k], f.Z[k], b * n, n);
+            }
             if (!is_ablated<T>(ablated, k)) X += mm(f.Z[k], m.W_O[k]);
         }
     }
@@ -290,6 +555,8 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
     for (Mat<T>* p : parameters(g)) p->fill(T(0));
     g.P.fill(T(0));
     const std::size_t B = f.batch, n = f.length;
+    const bool delta = m.mixer == Mixer::delta || m.mixer == Mixer::gated_delta;
+    const bool gated = m.mixer == Mixer::gated_delta;
     // 1. dU = X_Lᵀ d_logits, dX_L = d_logits Uᵀ
     g.U = mm_tn(f.X[m.layers], d_logits);
     Mat<T> G = mm_nt(d_logits, m.U);
@@ -302,10 +569,31 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
             g.W_O[k] = mm_tn(f.Z[k], G);
             const Mat<T> dZ = mm_nt(G, m.W_O[k]);
             Mat<T> dQ = xt::zeros<T>(f.Q[k].shape()), dK = dQ, dV = dQ;
-            for (std::size_t b = 0; b < B; ++b)
-                attend_backward(f.Q[k], f.K[k], f.V[k], f.weights[k], dZ, dQ, dK, dV, b * n, n);
+            Mat<T> d_beta = xt::zeros<T>({B * n, std::size_t(1)}), d_alpha = d_beta;  // ∂loss/∂β_t, ∂loss/∂α_t
+            for (std::size_t b = 0; b < B; ++b) {
+                if (m.mixer == Mixer::softmax)
+                    attend_backward(f.Q[k], f.K[k], f.V[k], f.weights[k], dZ, dQ, dK, dV, b * n, n);
+                if (m.mixer == Mixer::linear)
+                    linear_attend_backward(f.Q[k], f.K[k], f.phi_Q[k], f.phi_K[k], f.V[k], f.weights[k], dZ, dQ, dK,
+                                           dV, b * n, n);
+                if (delta)
+                    delta_rule_backward(f.Q[k], f.K[k], f.V[k], f.beta[k], gated ? &f.alpha[k] : nullptr,
+                                        f.states[k], dZ, dQ, dK, dV, d_beta, gated ? &d_alpha : nullptr, b * n, n);
+            }
             g.W_Q[k] = mm_tn(f.X[l], dQ), g.W_K[k] = mm_tn(f.X[l], dK), g.W_V[k] = mm_tn(f.X[l], dV);
             dX += mm_nt(dQ, m.W_Q[k]) + mm_nt(dK, m.W_K[k]) + mm_nt(dV, m.W_V[k]);
+            if (!delta) continue;
+            // the gates: β = σ(s_β), ds_β = dβ ⊙ β(1 − β); s_β = X_l w_β, so dw_β = X_lᵀ ds_β, dX_l += ds_β w_βᵀ
+            const Mat<T> ds_beta = d_beta * f.beta[k] * (T(1) - f.beta[k]);
+            g.W_beta[k] = mm_tn(f.X[l], ds_beta);
+            dX += mm_nt(ds_beta, m.W_beta[k]);
+            if (!gated) continue;
+            const Mat<T> ds_alpha = d_alpha * f.alpha[k] * (T(1) - f.alpha[k]);
+            g.W_alpha[k] = mm_tn(f.X[l], ds_alpha);
+            T db = 0;  // s_α = X_l w_α + b_α: every row adds b_α, so db_α = Σ_t ds_α (t = 0, 1, … in turn)
+            for (T x : ds_alpha) db += x;
+            g.b_alpha[k](0, 0) = db;
+            dX += mm_nt(ds_alpha, m.W_alpha[k]);
         }
         G = dX;
     }

@@ -1,25 +1,50 @@
-// An attention-only transformer: embeddings, causal attention layers with
+// An attention-only transformer: embeddings, causal token-mixing layers with
 // residual connections, an unembedding and next-token cross-entropy; its
 // forward and backward passes, by hand, in float (training) or double (the
 // gradient check).
 //
 //   X₀ = E[tokens] + P                                     (n × d)   embed + positions
-//   X_{l+1} = X_l + Σ_h A_h · (X_l W_V^h) · W_O^h          (n × d)   layer l, heads h
-//     A_h = softmax_causal(X_l W_Q^h · (X_l W_K^h)ᵀ / √d_h) (n × n)
+//   X_{l+1} = X_l + Σ_h Z_h · W_O^h                        (n × d)   layer l, heads h
+//   q, k, v = X_l W_Q^h, X_l W_K^h, X_l W_V^h              (n × d_h) rows q_t, k_t, v_t
 //   logits = X_L · U,  p = softmax_rows(logits)            (n × V)
 //   loss = −(1/N) Σ_{sequences} Σ_{i<n−1} log p_i[token_{i+1}]   N = B·(n−1) predictions
+//
+// A head mixes its tokens in one of four ways (the model's `mixer`), Z_h (n × d_h):
+//   softmax      Z = A v,  A = softmax_causal(q kᵀ / √d_h)                       (n × n)
+//   linear       Z = A v,  A[i, j] = φ(q_i)·φ(k_j) / Σ_{j'≤i} φ(q_i)·φ(k_j')  (j ≤ i, else 0)
+//                φ(x) = elu(x) + 1 entrywise: x + 1 for x > 0, eˣ otherwise (always > 0)
+//   delta        a state S (d_h × d_h, keys × values), S_{−1} = 0, for t = 0, 1, …:
+//                S_t = S_{t−1} + β_t k̂_t (v_t − S_{t−1}ᵀ k̂_t)ᵀ,   z_t = S_tᵀ q̂_t
+//                (S_{t−1}ᵀ k̂_t is what the state holds for the key k̂_t: a write with
+//                β_t = 1 replaces it by v_t)
+//   gated_delta  S_t = α_t S_{t−1} + β_t k̂_t (v_t − α_t S_{t−1}ᵀ k̂_t)ᵀ,   z_t = S_tᵀ q̂_t
+//                (α_t < 1 forgets a share of everything before writing)
+//   with q̂ = q / max(‖q‖, ε), k̂ likewise, row by row (ε = 1e-6, as torch's F.normalize:
+//   a zero row stays 0 instead of 0/0), β_t = σ(x_t · w_β) and α_t = σ(x_t · w_α + b_α),
+//   x_t row t of X_l, σ(s) = 1 / (1 + e⁻ˢ).
 //
 // Backward (the chain rule from the loss down; "d" names ∂loss/∂ of that matrix):
 //   d_logits = (p − onehot(next token)) / N   (0 in the last row)   (n × V)
 //   dU = X_Lᵀ · d_logits,  dX_L = d_logits · Uᵀ
 //   per layer, from the last: dX_l = dX_{l+1} (the residual) + Σ_h, with G = dX_{l+1}:
-//     dW_O = Zᵀ G,  dZ = G W_Oᵀ                      Z = A V (n × d_h)
-//     dA = dZ Vᵀ,  dV = Aᵀ dZ
-//     dS = A ⊙ (dA − rowsum(dA ⊙ A)) / √d_h          (hidden keys: A = 0, so dS = 0)
-//     dQ = dS K,  dK = dSᵀ Q
-//     dW_Q = X_lᵀ dQ, dW_K = X_lᵀ dK, dW_V = X_lᵀ dV
-//     dX_l += dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ
+//     dW_O = Zᵀ G,  dZ = G W_Oᵀ
+//     the mixer's backward: dZ → dq, dk, dv (and dβ, dα), below
+//     dW_Q = X_lᵀ dq, dW_K = X_lᵀ dk, dW_V = X_lᵀ dv
+//     dX_l += dq W_Qᵀ + dk W_Kᵀ + dv W_Vᵀ
+//     delta: ds_β = dβ ⊙ β ⊙ (1 − β) (n × 1),  dw_β = X_lᵀ ds_β,  dX_l += ds_β w_βᵀ
+//     gated: the same for α, and db_α = Σ_t ds_α
 //   dE[token] += dX₀ row,  dP[i] += dX₀ row i (when positions are learned)
+// The mixers' backward passes:
+//   softmax  dA = dZ vᵀ, dv = Aᵀ dZ,  dS = A ⊙ (dA − rowsum(dA ⊙ A)) / √d_h  (S = q kᵀ),
+//            dq = dS k, dk = dSᵀ q    (hidden keys: A = 0, so dS = 0)
+//   linear   dA = dZ vᵀ, dv = Aᵀ dZ,  dS[i, j] = (dA[i, j] − rowsum(dA ⊙ A)_i) / Σ_{j'≤i} S[i, j']
+//            (S = φ(q) φ(k)ᵀ), dφ(q) = dS φ(k), dφ(k) = dSᵀ φ(q), dq = dφ(q) ⊙ φ'(q)
+//   delta and gated, back through time (t = n−1, …, 0) with D = ∂loss/∂S_t (d_h × d_h), 0 after
+//   the last token, and S' = α_t S_{t−1} (α_t = 1 for delta), e_t = v_t − S'ᵀ k̂_t, w = Dᵀ k̂_t:
+//     D += q̂_t dz_tᵀ,  dq̂_t = S_t dz_t                       (from z_t = S_tᵀ q̂_t)
+//     dv_t = β_t w,  dβ_t = w · e_t,  dk̂_t = β_t (D e_t − S' w)
+//     dS' = D − β_t k̂_t wᵀ,  dα_t = Σ dS' ⊙ S_{t−1},  D ← α_t dS'   (now ∂loss/∂S_{t−1})
+//     dq = (dq̂ − q̂ (q̂ · dq̂)) / ‖q‖ (dq̂ / ε where ‖q‖ < ε), dk likewise
 //
 // Shapes: V vocabulary, n tokens per sequence, d = d_model, h heads of width
 // d_h = d / h per layer, B sequences in a batch stacked as (B·n × d).
@@ -37,6 +62,9 @@ template <class T>
 using Mat = xt::xtensor<T, 2>;
 using Tokens = std::vector<std::size_t>;  // one sequence: token ids in [0, V)
 
+// How a head mixes its tokens (the formulas above).
+enum class Mixer { softmax, linear, delta, gated_delta };
+
 template <class T>
 struct AttentionOnlyModel {
     std::size_t layers = 0, heads = 0;
@@ -46,6 +74,11 @@ struct AttentionOnlyModel {
     std::vector<Mat<T>> W_Q, W_K, W_V; // [l·heads + h] (d × d_h)
     std::vector<Mat<T>> W_O;           // [l·heads + h] (d_h × d)
     Mat<T> U;                          // (d × V)   unembedding
+    Mixer mixer = Mixer::softmax;
+    std::vector<Mat<T>> W_beta;        // [l·heads + h] (d × 1)  delta and gated_delta: β_t = σ(x_t · w_β)
+    std::vector<Mat<T>> W_alpha;       // [l·heads + h] (d × 1)  gated_delta: α_t = σ(x_t · w_α + b_α)
+    std::vector<Mat<T>> b_alpha;       // [l·heads + h] (1 × 1)  starts at ln 19 (α ≈ 0.95: keep most of the state)
+    // (empty where the mixer has no such weights)
 };
 
 // Every intermediate of a forward pass over a batch, for the backward pass.
@@ -55,21 +88,33 @@ struct ModelForward {
     std::vector<Mat<T>> X;         // [l] (B·n × d) residual stream before layer l; X[layers] the last
     std::vector<Mat<T>> Q, K, V;   // [l·heads + h] (B·n × d_h)
     std::vector<Mat<T>> weights;   // [l·heads + h] (B·n × n): row b·n + i = query i of sequence b
-    std::vector<Mat<T>> Z;         // [l·heads + h] (B·n × d_h) weights · V, per sequence
+                                   //   softmax and linear: A (rows sum to 1); delta and gated: the
+                                   //   matrix M with z_i = Σ_{j≤i} M[i, j] v_j (the state unrolled:
+                                   //   M[i, j] = q̂_iᵀ α_i(I − β_i k̂_i k̂_iᵀ) ⋯ α_{j+1}(I − β_{j+1} k̂_{j+1} k̂_{j+1}ᵀ) β_j k̂_j,
+                                   //   rows need not sum to 1); 0 after the diagonal
+    std::vector<Mat<T>> Z;         // [l·heads + h] (B·n × d_h) the head's output, per sequence
+    std::vector<Mat<T>> phi_Q, phi_K;  // linear only: [l·heads + h] (B·n × d_h) φ(Q), φ(K)
+    // delta and gated_delta only (empty for the other mixers):
+    std::vector<Mat<T>> states;    // [l·heads + h] (B·n × d_h·d_h): row b·n + t = S_t (keys × values, by rows)
+    std::vector<Mat<T>> beta;      // [l·heads + h] (B·n × 1) β_t
+    std::vector<Mat<T>> alpha;     // [l·heads + h] (B·n × 1) α_t (gated_delta only)
     Mat<T> logits, probs;          // (B·n × V)
 };
 
-// A model of random numbers (normal: std 1 for E and P, 1/√d for W_Q, W_K, W_V and
-// U, 1/√d_h for W_O), the same for a seed on every machine.
+// A model of random numbers (normal: std 1 for E and P, 1/√d for W_Q, W_K, W_V,
+// U, w_β and w_α, 1/√d_h for W_O; b_α = ln 19), the same for a seed on every machine.
+// w_β and w_α are drawn after everything else: the other numbers are those of a
+// softmax model with the same seed, whatever the mixer.
 AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t length, std::size_t d_model,
                                        std::size_t layers, std::size_t heads, bool learned_positions,
-                                       std::uint64_t seed);
+                                       std::uint64_t seed, Mixer mixer = Mixer::softmax);
 
 // The same numbers in double (for the gradient check).
 AttentionOnlyModel<double> in_double(const AttentionOnlyModel<float>& m);
 
 // Every parameter matrix, in a fixed order: E, P (when learned), U, then per
-// layer and head W_Q, W_K, W_V, W_O.
+// layer and head W_Q, W_K, W_V, W_O; then per layer and head W_beta, W_alpha,
+// b_alpha (those the mixer has).
 template <class T>
 std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m);
 
