@@ -4,37 +4,6 @@
 #include <cmath>
 #include <string>
 
-#include "common/math/adam.hpp"
-
-std::vector<Tokens> repeated_sequences(Random& rng, std::size_t count, std::size_t vocabulary, std::size_t half,
-                                       std::size_t shortest_lag) {
-    std::vector<Tokens> batch(count, Tokens(2 * half));
-    for (Tokens& s : batch) {
-        const std::size_t lag = shortest_lag + std::size_t(rng.uniform() * double(half - shortest_lag + 1));
-        for (std::size_t i = 0; i < 2 * half; ++i)  // tokens[i] uniform for i < lag, tokens[i − lag] after
-            s[i] = i < lag ? std::size_t(rng.uniform() * double(vocabulary)) : s[i - lag];
-    }
-    return batch;
-}
-
-Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, std::size_t half) {
-    Halves r;
-    const std::size_t n = f.length;
-    for (std::size_t b = 0; b < f.batch; ++b)
-        for (std::size_t i = 0; i + 1 < n; ++i) {
-            if (i + 1 == half) continue;  // the prediction of token L (a copy of token 0) is in neither half
-            const std::size_t row = b * n + i, next = batch[b][i + 1];
-            const double loss = token_loss(f.logits, row, next);
-            const double right = argmax_of_row(f.probs, row) == next ? 1.0 : 0.0;
-            (i < half ? r.loss_first : r.loss_second) += loss;
-            (i < half ? r.accuracy_first : r.accuracy_second) += right;
-        }
-    // L − 1 predictions per sequence in the first half, L − 1 in the second
-    const double count = double(f.batch * (half - 1));
-    r.loss_first /= count, r.loss_second /= count, r.accuracy_first /= count, r.accuracy_second /= count;
-    return r;
-}
-
 HeadScores head_scores(const ModelForward<float>& f, std::size_t half) {
     HeadScores s;
     const std::size_t n = f.length;
@@ -104,36 +73,6 @@ Generation generate(const AttentionOnlyModel<float>& m, const Tokens& sequence, 
     g.full_logits = model_forward(m, {tokens}).logits;
     for (std::size_t i = 0; i < g.generated.size(); ++i) g.right += g.generated[i] == g.expected[i];
     return g;
-}
-
-GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vector<Tokens>& batch, double h) {
-    Mat<double> d_logits;
-    const ModelForward<double> f = model_forward(m, batch);
-    next_token_loss(f, batch, &d_logits);
-    AttentionOnlyModel<double> grad = model_backward(m, batch, f, d_logits), probe = m;
-    const std::vector<Mat<double>*> analytic = parameters(grad), entries = parameters(probe);
-    double largest = 0;
-    for (const Mat<double>* a : analytic) largest = std::max(largest, double(xt::amax(xt::abs(*a))()));
-    GradientCheck r;
-    for (std::size_t p = 0; p < entries.size(); ++p)
-        for (std::size_t i = 0; i < entries[p]->size(); ++i, ++r.entries) {
-            double& w = entries[p]->flat(i);
-            const double saved = w;
-            const auto central = [&](double step) {  // (loss(w + step) − loss(w − step)) / 2·step
-                w = saved + step;
-                const double plus = next_token_loss(model_forward(probe, batch), batch);
-                w = saved - step;
-                const double minus = next_token_loss(model_forward(probe, batch), batch);
-                w = saved;
-                return (plus - minus) / (2 * step);
-            };
-            // Richardson: the h² terms of D(h) and D(2h) cancel in (4·D(h) − D(2h)) / 3
-            const double numeric = (4 * central(h) - central(2 * h)) / 3, a = analytic[p]->flat(i);
-            r.max_abs_error = std::max(r.max_abs_error, std::abs(a - numeric));
-            const double scale = std::max({std::abs(a), std::abs(numeric), 1e-2 * largest});
-            r.max_relative_error = std::max(r.max_relative_error, std::abs(a - numeric) / scale);
-        }
-    return r;
 }
 
 namespace {
@@ -257,37 +196,15 @@ Induction train_induction(const Settings& s, const Progress& progress) {
     Induction r;
     r.settings = s;
     const std::size_t L = s.half_length, V = s.vocabulary;
-    Random data(s.seed * 2 + 1), held(s.seed * 2 + 2);
-    const std::vector<Tokens> held_out = repeated_sequences(held, held_out_count, V, L, L);
-    const std::vector<Tokens> probe(held_out.begin(), held_out.begin() + long(probe_count));
+    Random held(0);  // the held-out stream, after the held-out sequences: the generation's prompt comes from it
+    const std::vector<Tokens> held_out = held_out_sequences(s, &held);
     r.shown = held_out[0];
-    r.start = r.trained = random_model(V, 2 * L, s.d_model, s.layers, s.heads, s.learned_positions, s.seed);
-    const ModelForward<float> start = model_forward(r.start, held_out);
-    r.before = halves(start, held_out, L), r.scores_before = head_scores(start, L);
+    TrainedModel t = train_copy_task(s, progress);
+    r.start = std::move(t.start), r.trained = std::move(t.trained), r.curve = std::move(t.curve);
+    r.before = t.before, r.after = t.after;
+    r.scores_before = head_scores(model_forward(r.start, held_out), L);
     r.shown_before = model_forward(r.start, {r.shown});
-    // training: one batch of fresh sequences per step, one Adam step on its gradient
-    Adam adam(s.lr);
-    const std::vector<Mat<float>*> weights = parameters(r.trained);
-    for (int step = 0; step <= s.steps; ++step) {
-        if (step % s.log_every == 0 || step == s.steps) {
-            const Halves h = halves(model_forward(r.trained, probe), probe, L);
-            r.curve.push_back({step, h.loss_first, h.loss_second});
-            if (progress) progress(step, s.steps, r.curve.back());
-        }
-        if (step == s.steps) break;
-        // lr until the last decay steps, then falling linearly to 0: the weights settle instead of jittering
-        const int left = s.steps - step, decay = std::max(1, int(std::lround(s.decay_share * float(s.steps))));
-        adam.set_learning_rate(left >= decay ? s.lr : s.lr * float(left) / float(decay));
-        const std::vector<Tokens> batch = repeated_sequences(data, s.batch, V, L, shortest_lag(L));
-        Mat<float> d_logits;
-        const ModelForward<float> f = model_forward(r.trained, batch);
-        next_token_loss(f, batch, &d_logits);
-        AttentionOnlyModel<float> g = model_backward(r.trained, batch, f, d_logits);
-        const std::vector<Mat<float>*> grads = parameters(g);
-        adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
-    }
-    const ModelForward<float> after = model_forward(r.trained, held_out);
-    r.after = halves(after, held_out, L), r.scores_after = head_scores(after, L);
+    r.scores_after = head_scores(model_forward(r.trained, held_out), L);
     r.shown_after = model_forward(r.trained, {r.shown});
     name_and_ablate(r, held_out);
     r.drop_step = std::size_t(s.steps) + 1;
@@ -297,7 +214,7 @@ Induction train_induction(const Settings& s, const Progress& progress) {
     Random small(s.seed + 101);
     const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
     r.check_small = gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7)), tiny, 1e-5);
-    for (const Mat<float>* w : weights) r.parameter_count += w->size();
+    for (Mat<float>* w : parameters(r.trained)) r.parameter_count += w->size();
     as_matrices(r);
     return r;
 }

@@ -6,7 +6,8 @@
 // In the second half it can be copied: find where the current token occurred before
 // (position i − L), look one step past it (i − L + 1), and copy that token.
 //
-// The model (common/math/attention_only_model.hpp holds its forward and backward passes):
+// The model (common/math/attention_only_model.hpp holds its forward and backward passes,
+// common/math/copy_task.hpp the task and the training loop):
 //   X₀ = E[tokens] + P,   X_{l+1} = X_l + Σ_h softmax_causal(Q_h K_hᵀ / √d_h) V_h W_O^h,
 //   p = softmax_rows(X_L · U),   loss = −mean_i log p_i[token_{i+1}]
 // trained by Adam on fresh random sequences each step, its learning rate constant, then
@@ -26,49 +27,19 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "common/math/attention_only_model.hpp"
+#include "common/math/copy_task.hpp"
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 #include "common/math/random.hpp"
 
-struct Settings {
-    std::size_t vocabulary = 32, half_length = 16, d_model = 32, layers = 2, heads = 2, batch = 16;
-    int steps = 3500, log_every = 20;
-    float lr = 1e-2f;
-    float decay_share = 0.4f;  // the learning rate falls linearly to 0 over this share of the steps, at the end
-    bool learned_positions = true;
-    std::uint64_t seed = 0;
-};
-constexpr std::size_t held_out_count = 64;  // sequences for accuracy, scores and ablations
+// The task, its settings and its training loop are common/math/copy_task.hpp's.
+using Settings = CopyTaskSettings;
 constexpr std::size_t prompt_repeat = 3;    // generation: the segment, then its first 3 tokens again
 constexpr double role_score = 0.3;          // a head with a score this high does that job
-constexpr std::size_t probe_count = 32;     // held-out sequences whose losses make the curve
-
-// B sequences of 2L tokens; each repeats its start at a lag drawn uniformly from
-// [shortest_lag, L]: tokens[i] = tokens[i − lag] for i ≥ lag. With shortest_lag = L the
-// second half repeats the first (the held-out sequences). Training draws shorter lags too,
-// so that the copy is not always L positions back: a fixed lag could be learned from the
-// positions alone, by one layer (attend to i − L + 1), without looking at the tokens.
-std::vector<Tokens> repeated_sequences(Random& rng, std::size_t count, std::size_t vocabulary, std::size_t half,
-                                       std::size_t shortest_lag);
-// The shortest training lag: L/2 (at least 1).
-inline std::size_t shortest_lag(std::size_t half) { return std::max<std::size_t>(1, half / 2); }
-
-// Mean loss and share of right argmax predictions, for the predictions made at
-// positions i < L − 1 (first half: the next token is new) and L ≤ i < n − 1 (second half).
-struct Halves {
-    double loss_first = 0, loss_second = 0, accuracy_first = 0, accuracy_second = 0;
-};
-Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, std::size_t half);
-
-struct LoggedStep {
-    int step;
-    double loss_first, loss_second;  // of the training batch before the step
-};
 
 // Previous-token and induction score of every head (layer-major), over a batch.
 struct HeadScores {
@@ -85,14 +56,6 @@ struct Generation {
     std::size_t right = 0;               // generated tokens equal to the copy
 };
 Generation generate(const AttentionOnlyModel<float>& m, const Tokens& sequence, std::size_t half);
-
-// Central differences D(h) = (loss(w + h) − loss(w − h)) / 2h in double, extrapolated as
-// (4·D(h) − D(2h)) / 3 (Richardson: the h² error terms cancel), against the backward pass.
-struct GradientCheck {
-    std::size_t entries = 0;
-    double max_relative_error = 0, max_abs_error = 0;
-};
-GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vector<Tokens>& batch, double h);
 
 // Everything the lesson shows, computed once.
 struct Induction {
@@ -134,5 +97,4 @@ std::string head_name(const Settings& s, std::size_t k);
 // Every head's, in the order k = 0, 1, …: the labels of the rows of head_scores.
 Labels head_names(const Settings& s);
 
-using Progress = std::function<void(int step, int steps, const LoggedStep&)>;
 Induction train_induction(const Settings& s, const Progress& progress);

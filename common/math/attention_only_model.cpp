@@ -134,6 +134,25 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
     }
 }
 
+// The backward pass of weighted_values for row i: dA[j] = dz_i · v_j (dA = dZ Vᵀ) and
+// dv_j += a_ij dz_i (dV += Aᵀ dZ) for j ≤ i; returns Σ_j dA[j] a_ij, the share of dA that
+// each normalisation of a row (softmax, linear) takes back. v_t (d_h × n) the values transposed.
+template <class T>
+T weighted_values_backward(const T* a_i, const T* dz_i, const std::vector<T>& v_t, T* dv, T* dA, std::size_t i,
+                           std::size_t n, std::size_t dh) {
+    for (std::size_t j = 0; j <= i; ++j) dA[j] = 0;
+    for (std::size_t c = 0; c < dh; ++c) {  // dA = dZ Vᵀ
+        const T dz_ic = dz_i[c], *v_c = v_t.data() + c * n;
+        for (std::size_t j = 0; j <= i; ++j) dA[j] += dz_ic * v_c[j];
+    }
+    T dot = 0;
+    for (std::size_t j = 0; j <= i; ++j) {  // dV += Aᵀ dZ
+        for (std::size_t c = 0; c < dh; ++c) dv[j * dh + c] += a_i[j] * dz_i[c];
+        dot += dA[j] * a_i[j];
+    }
+    return dot;
+}
+
 // The backward pass of attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1).
 template <class T>
 void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& A, const Mat<T>& dZ,
@@ -147,16 +166,7 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
     std::vector<T> dA(n), dS(n);
     for (std::size_t i = 0; i < n; ++i) {
         const T *a_i = a + i * n, *dz_i = dz + i * dh;
-        for (std::size_t j = 0; j <= i; ++j) dA[j] = 0;
-        for (std::size_t c = 0; c < dh; ++c) {  // dA = dZ Vᵀ
-            const T dz_ic = dz_i[c], *v_c = v_t.data() + c * n;
-            for (std::size_t j = 0; j <= i; ++j) dA[j] += dz_ic * v_c[j];
-        }
-        T dot = 0;
-        for (std::size_t j = 0; j <= i; ++j) {  // dV += Aᵀ dZ
-            for (std::size_t c = 0; c < dh; ++c) dv[j * dh + c] += a_i[j] * dz_i[c];
-            dot += dA[j] * a_i[j];
-        }
+        const T dot = weighted_values_backward(a_i, dz_i, v_t, dv, dA.data(), i, n, dh);
         for (std::size_t j = 0; j <= i; ++j) dS[j] = a_i[j] * (dA[j] - dot) * scale;
         for (std::size_t j = 0; j <= i; ++j)  // dQ = dS K; dK = dSᵀ Q
             for (std::size_t c = 0; c < dh; ++c) {
@@ -216,16 +226,7 @@ void linear_attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& phi_
         const T *a_i = a + i * n, *dz_i = dz + i * dh;
         T norm = 0;  // Σ_{j≤i} s_ij = φ(q_i) · Σ_{j≤i} φ(k_j)
         for (std::size_t c = 0; c < dh; ++c) norm += fq[i * dh + c] * (k_sum[c] += fk[i * dh + c]);
-        for (std::size_t j = 0; j <= i; ++j) dA[j] = 0;
-        for (std::size_t c = 0; c < dh; ++c) {  // dA = dZ Vᵀ
-            const T dz_ic = dz_i[c], *v_c = v_t.data() + c * n;
-            for (std::size_t j = 0; j <= i; ++j) dA[j] += dz_ic * v_c[j];
-        }
-        T dot = 0;
-        for (std::size_t j = 0; j <= i; ++j) {  // dV += Aᵀ dZ
-            for (std::size_t c = 0; c < dh; ++c) dv[j * dh + c] += a_i[j] * dz_i[c];
-            dot += dA[j] * a_i[j];
-        }
+        const T dot = weighted_values_backward(a_i, dz_i, v_t, dv, dA.data(), i, n, dh);
         for (std::size_t j = 0; j <= i; ++j) dS[j] = (dA[j] - dot) / norm;
         for (std::size_t j = 0; j <= i; ++j)  // dφ(Q) = dS φ(K); dφ(K) = dSᵀ φ(Q)
             for (std::size_t c = 0; c < dh; ++c) {

@@ -1,0 +1,106 @@
+#include "common/math/copy_task.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/math/adam.hpp"
+
+std::vector<Tokens> repeated_sequences(Random& rng, std::size_t count, std::size_t vocabulary, std::size_t half,
+                                       std::size_t shortest_lag) {
+    std::vector<Tokens> batch(count, Tokens(2 * half));
+    for (Tokens& s : batch) {
+        const std::size_t lag = shortest_lag + std::size_t(rng.uniform() * double(half - shortest_lag + 1));
+        for (std::size_t i = 0; i < 2 * half; ++i)  // tokens[i] uniform for i < lag, tokens[i − lag] after
+            s[i] = i < lag ? std::size_t(rng.uniform() * double(vocabulary)) : s[i - lag];
+    }
+    return batch;
+}
+
+std::vector<Tokens> held_out_sequences(const CopyTaskSettings& s, Random* rest) {
+    Random held(s.seed * 2 + 2);
+    std::vector<Tokens> sequences =
+        repeated_sequences(held, held_out_count, s.vocabulary, s.half_length, s.half_length);
+    if (rest) *rest = held;
+    return sequences;
+}
+
+Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, std::size_t half) {
+    Halves r;
+    const std::size_t n = f.length;
+    for (std::size_t b = 0; b < f.batch; ++b)
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            if (i + 1 == half) continue;  // the prediction of token L (a copy of token 0) is in neither half
+            const std::size_t row = b * n + i, next = batch[b][i + 1];
+            const double loss = token_loss(f.logits, row, next);
+            const double right = argmax_of_row(f.probs, row) == next ? 1.0 : 0.0;
+            (i < half ? r.loss_first : r.loss_second) += loss;
+            (i < half ? r.accuracy_first : r.accuracy_second) += right;
+        }
+    // L − 1 predictions per sequence in the first half, L − 1 in the second
+    const double count = double(f.batch * (half - 1));
+    r.loss_first /= count, r.loss_second /= count, r.accuracy_first /= count, r.accuracy_second /= count;
+    return r;
+}
+
+TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress) {
+    TrainedModel r;
+    const std::size_t L = s.half_length, V = s.vocabulary;
+    Random data(s.seed * 2 + 1);
+    const std::vector<Tokens> held_out = held_out_sequences(s);
+    const std::vector<Tokens> probe(held_out.begin(), held_out.begin() + long(probe_count));
+    r.start = r.trained = random_model(V, 2 * L, s.d_model, s.layers, s.heads, s.learned_positions, s.seed, s.mixer);
+    r.before = halves(model_forward(r.start, held_out), held_out, L);
+    // training: one batch of fresh sequences per step, one Adam step on its gradient
+    Adam adam(s.lr);
+    const std::vector<Mat<float>*> weights = parameters(r.trained);
+    for (int step = 0; step <= s.steps; ++step) {
+        if (step % s.log_every == 0 || step == s.steps) {
+            const Halves h = halves(model_forward(r.trained, probe), probe, L);
+            r.curve.push_back({step, h.loss_first, h.loss_second});
+            if (progress) progress(step, s.steps, r.curve.back());
+        }
+        if (step == s.steps) break;
+        // lr until the last decay steps, then falling linearly to 0: the weights settle instead of jittering
+        const int left = s.steps - step, decay = std::max(1, int(std::lround(s.decay_share * float(s.steps))));
+        adam.set_learning_rate(left >= decay ? s.lr : s.lr * float(left) / float(decay));
+        const std::vector<Tokens> batch = repeated_sequences(data, s.batch, V, L, shortest_lag(L));
+        Mat<float> d_logits;
+        const ModelForward<float> f = model_forward(r.trained, batch);
+        next_token_loss(f, batch, &d_logits);
+        AttentionOnlyModel<float> g = model_backward(r.trained, batch, f, d_logits);
+        const std::vector<Mat<float>*> grads = parameters(g);
+        adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
+    }
+    r.after = halves(model_forward(r.trained, held_out), held_out, L);
+    return r;
+}
+
+GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vector<Tokens>& batch, double h) {
+    Mat<double> d_logits;
+    const ModelForward<double> f = model_forward(m, batch);
+    next_token_loss(f, batch, &d_logits);
+    AttentionOnlyModel<double> grad = model_backward(m, batch, f, d_logits), probe = m;
+    const std::vector<Mat<double>*> analytic = parameters(grad), entries = parameters(probe);
+    double largest = 0;
+    for (const Mat<double>* a : analytic) largest = std::max(largest, double(xt::amax(xt::abs(*a))()));
+    GradientCheck r;
+    for (std::size_t p = 0; p < entries.size(); ++p)
+        for (std::size_t i = 0; i < entries[p]->size(); ++i, ++r.entries) {
+            double& w = entries[p]->flat(i);
+            const double saved = w;
+            const auto central = [&](double step) {  // (loss(w + step) − loss(w − step)) / 2·step
+                w = saved + step;
+                const double plus = next_token_loss(model_forward(probe, batch), batch);
+                w = saved - step;
+                const double minus = next_token_loss(model_forward(probe, batch), batch);
+                w = saved;
+                return (plus - minus) / (2 * step);
+            };
+            // Richardson: the h² terms of D(h) and D(2h) cancel in (4·D(h) − D(2h)) / 3
+            const double numeric = (4 * central(h) - central(2 * h)) / 3, a = analytic[p]->flat(i);
+            r.max_abs_error = std::max(r.max_abs_error, std::abs(a - numeric));
+            const double scale = std::max({std::abs(a), std::abs(numeric), 1e-2 * largest});
+            r.max_relative_error = std::max(r.max_relative_error, std::abs(a - numeric) / scale);
+        }
+    return r;
+}
