@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/lesson/print.hpp"
+#include "common/reference/attention_by_loops.hpp"
 #include "common/reference/delta_rule_by_loops.hpp"
 #include "common/reference/linear_attention_by_loops.hpp"
 
@@ -130,4 +131,41 @@ void check_recurrences(SelfChecks& check, const Recurrences& r, const Settings& 
                 std::max(max_abs_difference(r.output_gated, gated.output),
                          max_abs_difference(r.state_gated, gated.state)), tol);
     check_memory(check, r.memory);
+}
+
+void check_side_by_side(SelfChecks& check, const SideBySide& r) {
+    for (std::size_t m = 0; m < r.models.size(); ++m) {
+        const Mixer mixer = trained_mixers[m];
+        const std::string name = mixer_name(mixer);
+        check.close(fmt::format("{}: backward pass = central differences (relative, double, {} entries)", name,
+                                r.gradient_checks[m].entries),
+                    r.gradient_checks[m].max_relative_error, 1e-6);
+        // every head of the trained model on the held-out sequence, against the loops in double
+        const ModelForward<float>& f = r.shown_forward[m];
+        double worst = 0, tolerance = 1;  // the head farthest from its reference, relative to its tolerance
+        for (std::size_t k = 0; k < f.Z.size(); ++k) {
+            Matrix expected;
+            if (mixer == Mixer::softmax) {
+                expected = attention_by_loops(f.Q[k], f.K[k], f.V[k], KeysSeen::causal()).output;
+            } else if (mixer == Mixer::linear) {
+                expected = linear_attention_by_loops(feature_map(f.Q[k], FeatureMap::elu1),
+                                                     feature_map(f.K[k], FeatureMap::elu1), f.V[k]);
+            } else {
+                const std::vector<double> beta(f.beta[k].begin(), f.beta[k].end());
+                const std::vector<double> alpha =
+                    mixer == Mixer::gated_delta ? std::vector<double>(f.alpha[k].begin(), f.alpha[k].end())
+                                                : std::vector<double>();
+                expected = delta_rule_by_loops(unit_rows(f.Q[k]), unit_rows(f.K[k]), f.V[k], beta, alpha).output;
+            }
+            const double e = max_abs_difference(f.Z[k], expected);
+            const double t = summed_tolerance(rows(f.Q[k]) * cols(f.Q[k]), f.V[k]);
+            if (std::isnan(e) || e / t > worst / tolerance) worst = e, tolerance = t;
+        }
+        const char* formula = mixer == Mixer::softmax  ? "causal softmax(q·k/√d_h) v"
+                              : mixer == Mixer::linear ? "linear attention, φ = elu + 1"
+                              : mixer == Mixer::delta  ? "the delta rule"
+                                                       : "the gated delta rule";
+        check.close(fmt::format("{}: every trained head's output on a held-out sequence = {} (loops, double)", name,
+                                formula), worst, tolerance);
+    }
 }

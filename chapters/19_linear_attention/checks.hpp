@@ -8,3 +8,7 @@
 
 // Parts 1 and 2: the three forms of linear attention, the delta rule and what a state holds.
 void check_recurrences(SelfChecks& check, const Recurrences& r, const Settings& s);
+
+// Part 3: each mixer's backward pass against finite differences, and each trained model's
+// heads on a held-out sequence against the reference loops.
+void check_side_by_side(SelfChecks& check, const SideBySide& r);

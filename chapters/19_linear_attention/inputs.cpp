@@ -24,9 +24,17 @@ void add_flags(CLI::App& cli, Flags& f) {
     f.d_model_option = cli.add_option("--d-model", f.d_model, "d_model = d, the width of the embeddings (1 to 64)")
                            ->capture_default_str()
                            ->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    cli.add_option("--seed", f.seed, "seed of the embeddings, the projections and the memory's pairs")
+    cli.add_option("--seed", f.seed, "seed of the embeddings, the projections, the memory's pairs and the training")
         ->capture_default_str();
+    cli.add_option("--steps", f.steps, "Adam steps of each trained model, the same for all four (1 to 5000)")
+        ->capture_default_str()->check(CLI::Range(1, 5000).description(""));
     cli.add_flag("--measure", f.measure, "also time the training steps of each model (output varies)");
+}
+
+CopyTaskSettings copy_task_settings(const Flags& f) {
+    CopyTaskSettings s;
+    s.steps = f.steps, s.seed = f.seed;
+    return s;
 }
 
 Inputs load_inputs(const std::string& input, const Flags& f) {

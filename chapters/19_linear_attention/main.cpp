@@ -12,7 +12,9 @@
 #include "chapters/19_linear_attention/checks.hpp"
 #include "chapters/19_linear_attention/inputs.hpp"
 #include "chapters/19_linear_attention/math.hpp"
+#include "chapters/19_linear_attention/trained.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/math/long_attention.hpp"
 
 namespace {
 
@@ -133,6 +135,7 @@ void show_memory(const Shown& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    set_blas_threads(1);  // small products: threads would cost more than they save
     Lesson lesson("ch19_linear_attention", "Chapter 19 · Attention as a recurrence: linear attention and the delta rule");
     const std::string& input = lesson.add_input_option(input_help);
     Flags flags;
@@ -141,12 +144,17 @@ int main(int argc, char** argv) {
         const Inputs in = load_inputs(input, flags);
         const Recurrences r = recurrences(in.seq.X, in.W, in.s, flags.seed);
         const Shown s{lesson, r, in.s, input, rows(in.seq.X), cols(in.seq.X)};
+        TrainingClock clock;
+        const SideBySide trained = train_side_by_side(copy_task_settings(flags), clock.progress());
         lesson.labels({{"tokens", in.seq.tokens}, {"pairs", numbered("pair ", memory_pairs)},
                        {"memories", {"lin_orth", "delta_orth", "lin_corr", "delta_corr"}},
-                       {"sweeps", sweep_labels()}, {"dimensions", in.seq.dimensions}});
+                       {"sweeps", sweep_labels()}, {"dimensions", in.seq.dimensions},
+                       {"mixers", {"softmax", "linear", "delta", "gated"}}, {"halves", {"first_half", "second_half"}},
+                       {"lengths", {"n_32", "n_131072"}}});
         lesson.list(in.seq.matrices());
         lesson.list(in.W.matrices());
         lesson.list(r.matrices());
+        lesson.list(trained.matrices());
         lesson.step("sequence", "The sequence and one head", [&] { show_sequence(s); });
         lesson.step("parallel", "Linear attention, parallel: a feature map instead of softmax",
                     [&] { show_parallel(s); });
@@ -154,7 +162,13 @@ int main(int argc, char** argv) {
         lesson.step("chunked", "Chunk by chunk: products inside, the state between", [&] { show_chunked(s); });
         lesson.step("delta-rule", "The delta rule: write the error, not the value", [&] { show_delta(s); });
         lesson.step("memory", "What the state holds: orthogonal and correlated keys", [&] { show_memory(s); });
-        lesson.step("checks", "Self-checks", [&] { check_recurrences(lesson.checks(), r, in.s); });
+        lesson.step("trained", "Trained side by side on the copy task", [&] { show_trained(lesson, trained); });
+        if (flags.measure)
+            lesson.step("measured", "Measured: time per training step", [&] { show_measured(lesson, trained, clock); });
+        lesson.step("checks", "Self-checks", [&] {
+            check_recurrences(lesson.checks(), r, in.s);
+            check_side_by_side(lesson.checks(), trained);
+        });
         lesson.present();
     });
 }

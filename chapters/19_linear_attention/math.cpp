@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <xtensor/xview.hpp>
 
@@ -203,4 +204,50 @@ MatrixList Recurrences::matrices() const {
             {"memory_state_delta_swept", memory.state_delta_swept, "after every sweep", "", ""},
             {"memory_pair_errors", memory.pair_errors, "|Sᵀk_i − v_i|, one sweep", "pairs", "memories"},
             {"memory_sweep_errors", memory.sweep_errors, "max_i |Sᵀk_i − v_i|", "sweeps", "memories"}};
+}
+
+std::string mixer_name(Mixer m) {
+    return m == Mixer::softmax ? "softmax" : m == Mixer::linear ? "linear" : m == Mixer::delta ? "delta" : "gated";
+}
+
+double numbers_per_token(Mixer m, std::size_t layers, std::size_t heads, std::size_t d_h, std::uint64_t n) {
+    const double per_head = m == Mixer::softmax  ? 2.0 * double(d_h)                                  // k_t and v_t
+                            : m == Mixer::linear ? double(d_h * d_h + d_h) / double(n)             // (S, z) ÷ n
+                                                 : double(d_h * d_h) / double(n);                  // S ÷ n
+    return double(layers * heads) * per_head;
+}
+
+SideBySide train_side_by_side(const CopyTaskSettings& s, const std::function<Progress(std::size_t)>& progress) {
+    SideBySide r;
+    r.settings = s;
+    r.shown = held_out_sequences(s)[0];
+    const std::size_t M = trained_mixers.size(), d_h = s.d_model / s.heads;
+    r.accuracy = Matrix({M, 2}), r.memory_bytes = Matrix({M, 2});
+    Random small(s.seed + 101);  // the gradient check: 2 sequences of 6 tokens, V = 5, d_model 4, 2 × 2 heads
+    const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
+    for (std::size_t m = 0; m < M; ++m) {
+        CopyTaskSettings one = s;
+        one.mixer = trained_mixers[m];
+        r.models.push_back(train_copy_task(one, progress ? progress(m) : Progress()));
+        r.shown_forward.push_back(model_forward(r.models[m].trained, {r.shown}));
+        r.gradient_checks.push_back(
+            gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7, one.mixer)), tiny, 1e-5));
+        r.accuracy(m, 0) = float(r.models[m].after.accuracy_first);
+        r.accuracy(m, 1) = float(r.models[m].after.accuracy_second);
+        for (const auto& [column, n] : {std::pair{0, short_n}, std::pair{1, long_n}})
+            r.memory_bytes(m, column) = float(bytes_per_number * numbers_per_token(one.mixer, s.layers, s.heads, d_h, n));
+    }
+    const std::vector<LoggedStep>& first = r.models[0].curve;  // every model logs the same steps
+    r.loss_curves = Matrix({first.size(), M});
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        r.curve_steps.push_back(first[i].step);
+        for (std::size_t m = 0; m < M; ++m) r.loss_curves(i, m) = float(r.models[m].curve[i].loss_second);
+    }
+    return r;
+}
+
+MatrixList SideBySide::matrices() const {
+    return {{"accuracy", accuracy, "held out, trained", "mixers", "halves"},
+            {"loss_curves", loss_curves, "second half's loss", "", "mixers"},
+            {"memory_bytes", memory_bytes, "bytes kept per token", "mixers", "lengths"}};
 }

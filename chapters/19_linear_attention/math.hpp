@@ -13,13 +13,22 @@
 //   S_t = S_{t−1} + β_t k_t (v_t − S_{t−1}ᵀ k_t)ᵀ,   o_t = S_tᵀ q_t    "write the error, not the value"
 // and its gated form (Gated DeltaNet): S_t = α_t S_{t−1} + β_t k_t (v_t − α_t S_{t−1}ᵀ k_t)ᵀ.
 //
+// Trained (part 3): chapter 16's attention-only model on its copy task, its heads mixing
+// tokens by softmax, linear attention, the delta rule or the gated delta rule
+// (common/math/attention_only_model.hpp, common/math/copy_task.hpp).
+//
 // Shapes: n tokens, d_model the embedding width, d = d_k = d_v = d_model (one head), C the chunk.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
+#include "common/math/attention_only_model.hpp"
+#include "common/math/copy_task.hpp"
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 
@@ -94,3 +103,33 @@ struct Recurrences {
 };
 
 Recurrences recurrences(const Matrix& X, const Projections& W, const Settings& s, std::uint64_t seed);
+
+// Part 3: the four mixers trained side by side on the copy task: the same data, size, steps
+// and seed for each; only how a head mixes its tokens differs.
+//
+// Numbers a decoder keeps per token at length n, over all layers and heads (d_h the head width):
+//   softmax       2·d_h per head: every token's key and value (the KV cache grows with n)
+//   linear        d_h·d_h + d_h per head in all (S and z), whatever n: per token ÷ n
+//   delta, gated  d_h·d_h per head in all (S): per token ÷ n
+constexpr std::array<Mixer, 4> trained_mixers = {Mixer::softmax, Mixer::linear, Mixer::delta, Mixer::gated_delta};
+std::string mixer_name(Mixer m);
+double numbers_per_token(Mixer m, std::size_t layers, std::size_t heads, std::size_t d_h, std::uint64_t n);
+constexpr double bytes_per_number = 4;  // float32
+constexpr std::uint64_t short_n = 32, long_n = 131072;  // the lengths of the memory table
+constexpr int default_steps = 1000;                      // --steps: the same for every mixer
+
+struct SideBySide {
+    CopyTaskSettings settings;                   // the mixer is set per model
+    std::vector<TrainedModel> models;            // [m] in the order of trained_mixers
+    std::vector<GradientCheck> gradient_checks;  // [m] on a small random model in double
+    Tokens shown;                                // the first held-out sequence
+    std::vector<ModelForward<float>> shown_forward;  // [m] each trained model on it
+    std::vector<double> curve_steps;             // (logged steps)
+    Matrix loss_curves;     // (logged steps × 4) the second half's loss on the probe sequences
+    Matrix accuracy;        // (4 × 2) held out, trained: first half, second half
+    Matrix memory_bytes;    // (4 × 2) bytes kept per token at n = 32 and n = 131072, float32 numbers
+
+    MatrixList matrices() const;
+};
+// `progress(m)` (when set) is told model m's logged steps.
+SideBySide train_side_by_side(const CopyTaskSettings& s, const std::function<Progress(std::size_t)>& progress);

@@ -22,8 +22,9 @@ def delta_rule(Q, K, V, beta, alpha, S=None):
 
 
 def check(dump, expect, softmax):
-    for args, phi in (([], "elu1"), (["--feature-map", "relu", "--chunk", "3", "--beta", "0.7", "--alpha", "0.5"],
-                                     "relu"), (["--feature-map", "exp", "--d-model", "4", "--seed", "2"], "exp")):
+    for args, phi in (([], "elu1"), (["--feature-map", "relu", "--chunk", "3", "--beta", "0.7", "--alpha", "0.5",
+                                      "--steps", "1"], "relu"),
+                      (["--feature-map", "exp", "--d-model", "4", "--seed", "2", "--steps", "1"], "exp")):
         d = dump("ch19_linear_attention", *args)
         tag = f"ch19 {' '.join(args) or '(default)'}"
         X = d["X"]
@@ -63,3 +64,11 @@ def check(dump, expect, softmax):
                                   np.tile(values, (sweeps, 1)), np.ones(m * sweeps), np.ones(m * sweeps))
                 expect(f"{tag}: memory_state_delta_swept == {sweeps} sweeps", d["memory_state_delta_swept"], S)
         expect(f"{tag}: memory_pair_errors == |Sᵀk_i − v_i|", d["memory_pair_errors"], np.array(errors).T)
+        acc = d["accuracy"]
+        expect(f"{tag}: accuracy is a (4 × 2) of shares", float(acc.shape == (4, 2) and (0 <= acc).all()
+                                                                 and (acc <= 1).all()), 1.0, tol=0)
+        layers, heads, d_h = 2, 2, 16  # chapter 16's model
+        per_n = lambda n: [2 * d_h, (d_h * d_h + d_h) / n, d_h * d_h / n, d_h * d_h / n]
+        bytes_per_token = 4 * layers * heads * np.array([per_n(32), per_n(131072)]).T
+        expect(f"{tag}: memory_bytes == 4 bytes × layers × heads × (2·d_h; (d_h² + d_h)/n; d_h²/n)",
+               d["memory_bytes"], bytes_per_token)
