@@ -59,6 +59,7 @@ ANY_WIDTH = {
     ("ch01_dot_product_scores", "--input"), ("ch02_softmax", "--input"),
     ("ch04_value_retrieval", "--input"), ("ch07_multi_head", "--input"),
     ("ch18_latent_attention", "--input"),  # random weights drawn for the file's width
+    ("ch19_linear_attention", "--input"),
 }
 
 # A sequence of one token: works (exit 0), unless the chapter truly needs more
@@ -73,6 +74,10 @@ VALID_EDGES = {
     # Blocks beyond --max-n clamp to it: tiles of 256 × 256, not 65536 × 65536 (16 GiB).
     "ch10_long_sequences": [["--block-q", "65536", "--block-k", "65536", "--max-n", "256"],
                             ["--block-q", "65536", "--block-k", "65536", "--max-n", "256", "--streaming-only"]],
+    "ch19_linear_attention": [["--steps", "1", "--chunk", "1", "--feature-map", "relu", "--d-model", "1"],
+                              ["--steps", "1", "--chunk", "100000", "--feature-map", "exp", "--d-model", "64"],
+                              ["--steps", "1", "--beta", "1", "--alpha", "1"],
+                              ["--steps", "1", "--beta", "0.000001", "--alpha", "0.000001"]],
     "ch16_induction_head": [["--half-length", "4"], ["--vocab", "4", "--half-length", "4"],
                             ["--vocab", "128", "--heads", "1"], ["--heads", "4", "--seed", "1"],
                             ["--vocab", "8", "--heads", "4"], ["--steps", "1"], ["--layers", "1"],
@@ -142,6 +147,13 @@ OUT_OF_RANGE = {
                             (["--vocab", "3"], "--vocab"), (["--vocab", "129"], "--vocab"),
                             (["--half-length", "3"], "--half-length"), (["--half-length", "33"], "--half-length"),
                             (["--positions", "rope"], "--positions")],
+    "ch19_linear_attention": [(["--chunk", "0"], "--chunk"), (["--chunk", "100001"], "--chunk"),
+                              (["--beta", "0"], "--beta"), (["--beta", "1.5"], "--beta"),
+                              (["--beta", "nan"], "--beta"), (["--alpha", "0"], "--alpha"),
+                              (["--alpha", "1.01"], "--alpha"), (["--alpha", "inf"], "--alpha"),
+                              (["--feature-map", "tanh"], "--feature-map"), (["--d-model", "0"], "--d-model"),
+                              (["--d-model", "65"], "--d-model"), (["--steps", "0"], "--steps"),
+                              (["--steps", "5001"], "--steps")],
     "ch14_rotary_positions": [(["--offset", "1000001"], "--offset"), (["--offset", "-1"], "--offset"),
                               (["--base", "1"], "--base"), (["--base", "0.5"], "--base"),
                               (["--base", "-2"], "--base"), (["--base", "nan"], "--base"),

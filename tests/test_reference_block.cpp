@@ -6,14 +6,9 @@
 #include <cmath>
 
 #include "common/reference/block_by_loops.hpp"
+#include "tests/matrix_literal.hpp"
 
 namespace {
-Matrix matrix(std::size_t r, std::size_t c, std::initializer_list<float> values) {
-    Matrix m = Matrix::from_shape({r, c});
-    std::size_t k = 0;
-    for (const float v : values) m(k / c, k % c) = v, ++k;
-    return m;
-}
 Vector vector(std::size_t size, float value) {
     Vector v = Vector::from_shape({size});
     v.fill(value);

@@ -1,0 +1,253 @@
+#include "chapters/19_linear_attention/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <xtensor/xview.hpp>
+
+#include "common/math/input_error.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/random.hpp"
+
+FeatureMap feature_map_named(const std::string& name) {
+    if (name == "relu") return FeatureMap::relu;
+    if (name == "exp") return FeatureMap::exp;
+    return FeatureMap::elu1;
+}
+
+std::string feature_map_formula(FeatureMap phi) {
+    return phi == FeatureMap::relu ? "max(x, 0)" : phi == FeatureMap::exp ? "exp(x)" : "elu(x) + 1";
+}
+
+Matrix feature_map(const Matrix& X, FeatureMap phi) {
+    Matrix out = X;
+    for (float& x : out)
+        x = phi == FeatureMap::relu ? std::max(x, 0.0f) : phi == FeatureMap::exp ? std::exp(x)
+            : x > 0.0f              ? x + 1.0f
+                                    : std::exp(x);  // elu(x) + 1: eˣ − 1 + 1 below 0
+    if (!all_finite(out)) throw InputError(describe("the feature map ", feature_map_formula(phi),
+                                                    " (--feature-map) overflows float32 on this input: an entry of Q or K above 88"));
+    return out;
+}
+
+namespace {
+Matrix rows_of(const Matrix& M, std::size_t begin, std::size_t end) {
+    return xt::view(M, xt::range(begin, end), xt::all());
+}
+// out_i = numerator_i / normaliser_i, 0 where the normaliser is 0 (the query sees no key)
+void divide_rows(Matrix& numerator, const Matrix& normaliser) {
+    for (std::size_t i = 0; i < rows(numerator); ++i)
+        for (std::size_t e = 0; e < cols(numerator); ++e)
+            numerator(i, e) = normaliser(i, 0) > 0.0f ? numerator(i, e) / normaliser(i, 0) : 0.0f;
+}
+// (A ⊙ M) with M causal: the entries above the diagonal set to 0; their row sums (n × 1).
+Matrix causal_row_sums(Matrix& A) {
+    Matrix sums = xt::zeros<float>({rows(A), std::size_t{1}});
+    for (std::size_t i = 0; i < rows(A); ++i)
+        for (std::size_t j = 0; j < cols(A); ++j) (j > i ? A(i, j) = 0.0f : sums(i, 0) += A(i, j));
+    return sums;
+}
+}  // namespace
+
+Matrix linear_parallel(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& V, Matrix* weights) {
+    Matrix A = matmul_transposed(phi_Q, phi_K);   // 1. φQ φKᵀ                       (n × n)
+    const Matrix sums = causal_row_sums(A);        // 2. ⊙ M, and each row's sum      (n × 1)
+    Matrix out = matmul(A, V);                     // 3. A V                          (n × d_v)
+    divide_rows(out, sums);                        // 4. each row / its sum
+    if (weights) divide_rows(*weights = A, sums);  // the weights A / rowsum(A)      (n × n)
+    return out;
+}
+
+Matrix linear_recurrent(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& V) {
+    const std::size_t n = rows(V), d = cols(phi_K), dv = cols(V);
+    Matrix S = xt::zeros<float>({d, dv}), z = xt::zeros<float>({d, std::size_t{1}}), out({n, dv});
+    // ┌ exercise recurrent
+    for (std::size_t t = 0; t < n; ++t) {
+        const Matrix k = rows_of(phi_K, t, t + 1), q = rows_of(phi_Q, t, t + 1);  // (1 × d)
+        const Matrix kT = xt::transpose(k);                                       // (d × 1)
+        S += matmul(kT, rows_of(V, t, t + 1));  // 1. S ← S + φk_t v_tᵀ              (d × d_v)
+        z += kT;                                // 2. z ← z + φk_t                   (d × 1)
+        Matrix o = matmul(q, S);                // 3. φq_tᵀ S                        (1 × d_v)
+        divide_rows(o, matmul(q, z));           // 4. / φq_t · z
+        xt::view(out, t, xt::all()) = xt::view(o, 0, xt::all());
+    }
+    // └ stub: (void)phi_Q; (void)phi_K; out.fill(0.0f); (void)S; (void)z;
+    return out;
+}
+
+Matrix linear_chunked(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& V, std::size_t C) {
+    const std::size_t n = rows(V), d = cols(phi_K), dv = cols(V);
+    Matrix S = xt::zeros<float>({d, dv}), z = xt::zeros<float>({d, std::size_t{1}}), out({n, dv});
+    for (std::size_t begin = 0; begin < n; begin += C) {
+        const std::size_t end = std::min(n, begin + C);
+        const Matrix q = rows_of(phi_Q, begin, end), k = rows_of(phi_K, begin, end), v = rows_of(V, begin, end);
+        Matrix A = matmul_transposed(q, k);                    // 1. inside the chunk   (c × c)
+        const Matrix inside = causal_row_sums(A);              //    ⊙ M, row sums      (c × 1)
+        Matrix o = matmul(q, S) + matmul(A, v);                // 2. earlier chunks + this one (c × d_v)
+        divide_rows(o, matmul(q, z) + inside);                 // 3. / (φq · z + rowsum(A))
+        xt::view(out, xt::range(begin, end), xt::all()) = o;
+        const Matrix kT = xt::transpose(k);                    // (d × c)
+        S += matmul(kT, v);                                    // 4. carry the state: S += φK_cᵀ V_c
+        z += xt::sum(kT, {1}, xt::keep_dims | xt::evaluation_strategy::immediate);  // z += Σ_rows φK_c
+    }
+    return out;
+}
+
+Matrix unit_rows(const Matrix& X) {
+    Matrix out = X;
+    for (std::size_t i = 0; i < rows(X); ++i) {
+        double length = 0;
+        for (std::size_t c = 0; c < cols(X); ++c) length += double(X(i, c)) * X(i, c);
+        for (std::size_t c = 0; c < cols(X); ++c) out(i, c) = length > 0 ? float(X(i, c) / std::sqrt(length)) : 0.0f;
+    }
+    return out;
+}
+
+Matrix delta_rule(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& beta, const Matrix& alpha,
+                  Matrix& state) {
+    Matrix out({rows(V), cols(V)});
+    for (std::size_t t = 0; t < rows(V); ++t) {
+        const Matrix k = rows_of(K, t, t + 1), kT = xt::transpose(k);          // (1 × d), (d × 1)
+        const float a = alpha(t, 0), b = beta(t, 0);
+        // ┌ exercise delta-error
+        const Matrix read = a * matmul(k, state);        // 1. what the state holds for k: α Sᵀk   (1 × d_v)
+        const Matrix error = rows_of(V, t, t + 1) - read;  // 2. the error: v − α Sᵀk
+        // └ stub: const Matrix error = xt::zeros<float>({std::size_t{1}, cols(V)}); (void)a;
+        state = a * state + b * matmul(kT, error);       // 3. S ← α S + β k (error)ᵀ             (d × d_v)
+        xt::view(out, t, xt::all()) = xt::view(matmul(rows_of(Q, t, t + 1), state), 0, xt::all());  // 4. o = Sᵀq
+    }
+    return out;
+}
+
+Memory state_memory(std::uint64_t seed) {
+    const std::size_t m = memory_pairs, d = memory_width, dv = memory_value_width;
+    Random random(seed + 1000);  // not the embeddings' numbers
+    Memory r;
+    r.values = random.normal_matrix(m, dv);
+    r.keys_orthogonal = xt::view(xt::eye<float>(d), xt::range(0, m), xt::all());
+    r.keys_correlated = unit_rows(r.keys_orthogonal + memory_overlap / std::sqrt(float(d)));
+    r.key_cosine = xt::sum(xt::view(r.keys_correlated, 0, xt::all()) * xt::view(r.keys_correlated, 1, xt::all()))();
+    const Matrix ones = xt::ones<float>({m, std::size_t{1}});
+    r.pair_errors = Matrix({m, 4}), r.sweep_errors = Matrix({memory_sweeps, 4});
+    for (std::size_t column = 0; column < 4; ++column) {
+        const bool delta = column % 2 == 1;
+        const Matrix& keys = column < 2 ? r.keys_orthogonal : r.keys_correlated;
+        Matrix S = xt::zeros<float>({d, dv});
+        for (std::size_t sweep = 0; sweep < memory_sweeps; ++sweep) {
+            if (delta) delta_rule(keys, keys, r.values, ones, ones, S);  // S += k (v − Sᵀk)ᵀ, β = α = 1
+            else S += matmul(xt::transpose(keys), r.values);             // S += Σ_i k_i v_iᵀ
+            const Matrix read = matmul(keys, S);                         // row i: (Sᵀk_i)ᵀ   (m × d_v)
+            float largest = 0.0f;
+            for (std::size_t i = 0; i < m; ++i) {
+                float e = 0.0f;
+                for (std::size_t c = 0; c < dv; ++c) e += (read(i, c) - r.values(i, c)) * (read(i, c) - r.values(i, c));
+                largest = std::max(largest, std::sqrt(e));
+                if (sweep == 0) r.pair_errors(i, column) = std::sqrt(e);
+            }
+            r.sweep_errors(sweep, column) = largest;
+            if (sweep == 0 && column == 2) r.state_linear = S;
+            if (sweep == 0 && column == 3) r.state_delta = S;
+        }
+        if (column == 3) r.state_delta_swept = S;
+    }
+    return r;
+}
+
+Recurrences recurrences(const Matrix& X, const Projections& W, const Settings& s, std::uint64_t seed) {
+    Recurrences r;
+    const std::size_t n = rows(X);
+    r.Q = matmul(X, W.W_Q), r.K = matmul(X, W.W_K), r.V = matmul(X, W.W_V);  // (n × d)
+    r.phi_Q = feature_map(r.Q, s.phi), r.phi_K = feature_map(r.K, s.phi);
+    r.output_parallel = linear_parallel(r.phi_Q, r.phi_K, r.V, &r.linear_weights);
+    r.output_recurrent = linear_recurrent(r.phi_Q, r.phi_K, r.V);
+    r.output_chunked = linear_chunked(r.phi_Q, r.phi_K, r.V, s.chunk);
+    r.delta_Q = unit_rows(r.Q), r.delta_K = unit_rows(r.K), r.delta_V = r.V;
+    const Matrix logits = matmul(X, W.w_beta);  // (n × 1) x_t · w_β
+    r.beta = Matrix({n, 1}), r.alpha = Matrix({n, 1});
+    for (std::size_t t = 0; t < n; ++t) {
+        r.beta(t, 0) = s.beta > 0.0f ? s.beta : 1.0f / (1.0f + std::exp(-logits(t, 0)));  // σ(x_t · w_β)
+        r.alpha(t, 0) = s.alpha;
+    }
+    r.state_final = xt::zeros<float>({cols(r.K), cols(r.V)}), r.state_gated = r.state_final;
+    const Matrix ones = xt::ones<float>({n, std::size_t{1}});
+    r.output_delta = delta_rule(r.delta_Q, r.delta_K, r.delta_V, r.beta, ones, r.state_final);
+    r.output_gated = delta_rule(r.delta_Q, r.delta_K, r.delta_V, r.beta, r.alpha, r.state_gated);
+    r.memory = state_memory(seed);
+    return r;
+}
+
+MatrixList Recurrences::matrices() const {
+    return {{"Q", Q, "X · W_Q", "tokens", ""},
+            {"K", K, "X · W_K", "tokens", ""},
+            {"V", V, "X · W_V", "tokens", ""},
+            {"phi_Q", phi_Q, "φ(Q)", "tokens", ""},
+            {"phi_K", phi_K, "φ(K)", "tokens", ""},
+            {"linear_weights", linear_weights, "(φQ φKᵀ ⊙ M) / rowsum", "tokens", "tokens"},
+            {"output_parallel", output_parallel, "(φQ φKᵀ ⊙ M) V / rowsum", "tokens", ""},
+            {"output_recurrent", output_recurrent, "φq_tᵀ S_t / φq_t · z_t", "tokens", ""},
+            {"output_chunked", output_chunked, "chunk by chunk, S carried", "tokens", ""},
+            {"delta_Q", delta_Q, "Q, rows of length 1", "tokens", ""},
+            {"delta_K", delta_K, "K, rows of length 1", "tokens", ""},
+            {"delta_V", delta_V, "V", "tokens", ""},
+            {"beta", beta, "β_t", "tokens", ""},
+            {"alpha", alpha, "α_t", "tokens", ""},
+            {"output_delta", output_delta, "S_tᵀ q_t", "tokens", ""},
+            {"output_gated", output_gated, "S_tᵀ q_t, gated", "tokens", ""},
+            {"state_final", state_final, "S_n, delta rule", "", ""},
+            {"state_gated", state_gated, "S_n, gated", "", ""},
+            {"memory_keys_orthogonal", memory.keys_orthogonal, "e_i", "pairs", ""},
+            {"memory_keys_correlated", memory.keys_correlated, "e_i + γ·1/√d, length 1", "pairs", ""},
+            {"memory_values", memory.values, "v_i", "pairs", ""},
+            {"memory_state_linear", memory.state_linear, "Σ k vᵀ", "", ""},
+            {"memory_state_delta", memory.state_delta, "one sweep of the delta rule", "", ""},
+            {"memory_state_delta_swept", memory.state_delta_swept, "after every sweep", "", ""},
+            {"memory_pair_errors", memory.pair_errors, "|Sᵀk_i − v_i|, one sweep", "pairs", "memories"},
+            {"memory_sweep_errors", memory.sweep_errors, "max_i |Sᵀk_i − v_i|", "sweeps", "memories"}};
+}
+
+std::string mixer_name(Mixer m) {
+    return m == Mixer::softmax ? "softmax" : m == Mixer::linear ? "linear" : m == Mixer::delta ? "delta" : "gated";
+}
+
+double numbers_per_token(Mixer m, std::size_t layers, std::size_t heads, std::size_t d_h, std::uint64_t n) {
+    const double per_head = m == Mixer::softmax  ? 2.0 * double(d_h)                                  // k_t and v_t
+                            : m == Mixer::linear ? double(d_h * d_h + d_h) / double(n)             // (S, z) ÷ n
+                                                 : double(d_h * d_h) / double(n);                  // S ÷ n
+    return double(layers * heads) * per_head;
+}
+
+SideBySide train_side_by_side(const CopyTaskSettings& s, const std::function<Progress(std::size_t)>& progress) {
+    SideBySide r;
+    r.settings = s;
+    r.shown = held_out_sequences(s)[0];
+    const std::size_t M = trained_mixers.size(), d_h = s.d_model / s.heads;
+    r.accuracy = Matrix({M, 2}), r.memory_bytes = Matrix({M, 2});
+    Random small(s.seed + 101);  // the gradient check: 2 sequences of 6 tokens, V = 5, d_model 4, 2 × 2 heads
+    const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
+    for (std::size_t m = 0; m < M; ++m) {
+        CopyTaskSettings one = s;
+        one.mixer = trained_mixers[m];
+        r.models.push_back(train_copy_task(one, progress ? progress(m) : Progress()));
+        r.shown_forward.push_back(model_forward(r.models[m].trained, {r.shown}));
+        r.gradient_checks.push_back(
+            gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7, one.mixer)), tiny, 1e-5));
+        r.accuracy(m, 0) = float(r.models[m].after.accuracy_first);
+        r.accuracy(m, 1) = float(r.models[m].after.accuracy_second);
+        for (const auto& [column, n] : {std::pair{0, short_n}, std::pair{1, long_n}})
+            r.memory_bytes(m, column) = float(bytes_per_number * numbers_per_token(one.mixer, s.layers, s.heads, d_h, n));
+    }
+    const std::vector<LoggedStep>& first = r.models[0].curve;  // every model logs the same steps
+    r.loss_curves = Matrix({first.size(), M});
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        r.curve_steps.push_back(first[i].step);
+        for (std::size_t m = 0; m < M; ++m) r.loss_curves(i, m) = float(r.models[m].curve[i].loss_second);
+    }
+    return r;
+}
+
+MatrixList SideBySide::matrices() const {
+    return {{"accuracy", accuracy, "held out, trained", "mixers", "halves"},
+            {"loss_curves", loss_curves, "second half's loss", "", "mixers"},
+            {"memory_bytes", memory_bytes, "bytes kept per token", "mixers", "lengths"}};
+}
