@@ -27,7 +27,7 @@ from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has
 BIN, UNSCALED = Path(sys.argv[1]), Path(sys.argv[2])
 INCLUDE = re.compile(r'#include "common/(math|reference)/(\w+)\.hpp"')
 # The chapters whose lessons show attention scaled by 1/√d_k.
-SHOWS_SCALED = {"05", "07", "08", "09", "12", "13", "14", "15", "16", "17", "18"}
+SHOWS_SCALED = {"05", "07", "08", "09", "12", "13", "14", "15", "16", "17", "18", "19"}
 
 
 def includes(path):
