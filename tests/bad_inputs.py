@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs, problems_in  # noqa: E402  (no nan in a matrix, no -0.000)
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+from fast_args import FAST_ARGS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -180,11 +181,6 @@ CONFLICTS = {
 # fixed, the table says "now passes": delete its line here.
 KNOWN = {
 }
-
-# Flags that keep a slow chapter short when a case happens to run it through
-# (they go first, so that a case's own value of the same flag wins).
-FAST_ARGS = {"ch10_long_sequences": ["--max-n", "1024", "--budget-s", "0.5"],
-             "ch19_linear_attention": ["--steps", "10"]}  # four trainings of 1000 steps: 17 s a run
 
 LONG_N = 300            # tokens of the long sequence
 MAX_LINE = 200          # characters in the longest printed line

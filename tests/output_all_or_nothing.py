@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs  # noqa: E402
 from launch import launcher  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+from fast_args import FAST_ARGS  # noqa: E402
 
 BIN = Path(sys.argv[1]).resolve()
 failures = []
@@ -58,7 +59,8 @@ def check(chapter):
 
     with tempfile.TemporaryDirectory() as tmp:
         dump, svg = Path(tmp) / "dump", Path(tmp) / "svg"
-        argv, preexec = on_a_full_disk(BIN / chapter, "--no-color", "--dump", dump, "--svg", svg)
+        argv, preexec = on_a_full_disk(BIN / chapter, *FAST_ARGS.get(chapter, []), "--no-color", "--dump", dump,
+                                       "--svg", svg)
         run = subprocess.run(argv, capture_output=True, text=True, timeout=600, preexec_fn=preexec)
         left = sorted(p.name for d in (dump, svg) if d.exists() for p in d.iterdir())
         problems = []

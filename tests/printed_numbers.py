@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+from fast_args import FAST_ARGS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.argv[1]).resolve()
@@ -76,7 +77,9 @@ def main():
             print(f"FAIL {chapter}: not built")
             failures += 1
             continue
-        run = subprocess.run(command(program, "--no-color"), capture_output=True, text=True,
+        # A chapter whose default run is its golden output (read above) runs with its fast flags.
+        fast = FAST_ARGS.get(chapter, []) if (ROOT / "tests" / "golden" / f"{chapter}.txt").exists() else []
+        run = subprocess.run(command(program, *fast, "--no-color"), capture_output=True, text=True,
                              env=dict(os.environ, NO_COLOR="1"))
         if run.returncode != 0:
             print(f"FAIL {chapter}: the default run exited {run.returncode}: {run.stderr.strip()[:200]}")

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs  # noqa: E402
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+from fast_args import FAST_ARGS  # noqa: E402
 
 BIN, UNSCALED = Path(sys.argv[1]), Path(sys.argv[2])
 INCLUDE = re.compile(r'#include "common/(math|reference)/(\w+)\.hpp"')
@@ -69,8 +70,8 @@ for chapter in chapter_programs():
             else:
                 print(f"· {chapter}: does not use {what}")
             continue
-        run = subprocess.run(command(UNSCALED / f"{chapter}{suffix}", "--no-color"), capture_output=True,
-                             text=True, timeout=600)
+        run = subprocess.run(command(UNSCALED / f"{chapter}{suffix}", *FAST_ARGS.get(chapter, []), "--no-color"),
+                             capture_output=True, text=True, timeout=600)
         crossed = [line for line in run.stdout.splitlines() if line.startswith("✗")]
         uses = ", ".join(sorted(used))
         if run.returncode == 1 and crossed:

@@ -22,7 +22,7 @@ def delta_rule(Q, K, V, beta, alpha, S=None):
 
 
 def check(dump, expect, softmax):
-    for args, phi in (([], "elu1"), (["--feature-map", "relu", "--chunk", "3", "--beta", "0.7", "--alpha", "0.5",
+    for args, phi in ((["--steps", "10"], "elu1"), (["--feature-map", "relu", "--chunk", "3", "--beta", "0.7", "--alpha", "0.5",
                                       "--steps", "1"], "relu"),
                       (["--feature-map", "exp", "--d-model", "4", "--seed", "2", "--steps", "1"], "exp")):
         d = dump("ch19_linear_attention", *args)
