@@ -14,12 +14,6 @@
 
 namespace {
 
-double largest(const Matrix& m) {
-    double most = 0.0;
-    for (const float v : m) most = std::max(most, double(std::abs(v)));
-    return most;
-}
-
 // Key–value head j's block of d_k columns for each query head i, j = kv[i]: (n × g·d_k) →
 // (n × h·d_k). The reference then reads them as h heads of their own, whatever the order.
 Matrix one_block_per_query_head(const Matrix& M, std::size_t g, const std::vector<std::size_t>& kv) {
@@ -56,7 +50,7 @@ void check_against(SelfChecks& check, const GroupedAttention& a, const Reference
     // (score_size); a weight moves by less than its score, an output by n weights' worth of values.
     const double weights_tolerance = std::max(1e-5, double(d_model + d_k) * FLT_EPSILON * ref.heads.score_size);
     check.close(weights_claim, weights_error, weights_tolerance);
-    const double value_size = largest(a.V) * largest_column_sum(W_O);
+    const double value_size = largest_abs(a.V) * largest_column_sum(W_O);
     check.close(output_claim, max_abs_difference(a.output, ref.output),
                 scaled_tolerance(1e-4, ref.output) + weights_tolerance * double(n) * value_size);
 }
@@ -77,10 +71,10 @@ void check_tiling(SelfChecks& check, const GroupedLesson& r) {
                          : "1 < g < h: the tiling reads another key–value head for some query head (here none does)",
                first < h);
     const std::string claim = "1 < g < h: the tiling changes the output";
-    if (largest(r.grouped.V) == 0.0)
+    if (largest_abs(r.grouped.V) == 0.0)
         return check.skip(claim, "every value is 0 (X · W_V = 0): every head's output is 0 whichever it reads");
     check.that(fmt::format("{} (largest |output_tiled − output| = {})", claim, format_number(float(moved), 3)),
-               moved > 1e-3 * largest(r.grouped.output));
+               moved > 1e-3 * largest_abs(r.grouped.output));
 }
 
 }  // namespace

@@ -16,12 +16,6 @@
 
 namespace {
 
-double largest(const Matrix& m) {
-    double most = 0.0;
-    for (const float v : m) most = std::max(most, double(std::abs(v)));
-    return most;
-}
-
 double worst_of_heads(const std::vector<Matrix>& a, const std::vector<Matrix>& b) {
     double worst = a.size() == b.size() ? 0.0 : INFINITY;
     for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) worst = std::max(worst, max_abs_difference(a[i], b[i]));
@@ -89,17 +83,17 @@ void check_forms(SelfChecks& check, const Matrix& X, const LatentWeights& W, con
                 worst_of_heads(r.weights, ref.heads.weights), naive_tolerance);
     check.close("naive output = Σ_j w_j v_j of every head, · W_O, as loops in double",
                 max_abs_difference(r.output_naive, ref.output),
-                scaled_tolerance(1e-4, ref.output) + naive_tolerance * double(n) * largest(r.V) * largest_column_sum(W.W_O));
+                scaled_tolerance(1e-4, ref.output) + naive_tolerance * double(n) * largest_abs(r.V) * largest_column_sum(W.W_O));
     check.close("absorbed weights, from (Q_i · W_UK_iᵀ) · c_KVᵀ + Q_rope_i · K_ropeᵀ = the loops' weights",
                 worst_of_heads(r.weights_absorbed, ref.heads.weights), absorbed_tolerance);
     const double absorbed_output_tolerance =
-        scaled_tolerance(1e-4, ref.output) + absorbed_tolerance * double(n) * largest(r.c_KV) * largest_column_sum(r.W_UVO);
+        scaled_tolerance(1e-4, ref.output) + absorbed_tolerance * double(n) * largest_abs(r.c_KV) * largest_column_sum(r.W_UVO);
     check.close("absorbed output, (weights_i · c_KV) · (W_UV_i · W_O_i) summed, = the loops' output",
                 max_abs_difference(r.output_absorbed, ref.output), absorbed_output_tolerance);
     check.close("absorbed output = naive output, to float32 precision",
                 max_abs_difference(r.output_absorbed, r.output_naive),
                 absorbed_output_tolerance + scaled_tolerance(1e-4, ref.output) +
-                    naive_tolerance * double(n) * largest(r.V) * largest_column_sum(W.W_O));
+                    naive_tolerance * double(n) * largest_abs(r.V) * largest_column_sum(W.W_O));
     double row_sums = 0.0;
     bool all_causal = true;
     for (std::size_t i = 0; i < h; ++i) {

@@ -30,6 +30,12 @@ double largest_abs(const std::vector<std::vector<double>>& A) {
     return largest;
 }
 
+double largest_abs(const Matrix& A) {
+    double largest = 0.0;
+    for (const float a : A) largest = std::max(largest, double(std::abs(a)));
+    return largest;
+}
+
 double largest_column_sum(const Matrix& W) {
     double largest = 0.0;
     for (std::size_t d = 0; d < cols(W); ++d) {

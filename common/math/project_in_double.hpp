@@ -17,4 +17,5 @@ Matrix times_in_double(const std::vector<std::vector<double>>& A, const Matrix& 
 // The largest |a| of A, and the largest Σ_r |W(r, c)| over W's columns: together
 // the size a row of A · W can reach, which float rounding is relative to.
 double largest_abs(const std::vector<std::vector<double>>& A);
+double largest_abs(const Matrix& A);
 double largest_column_sum(const Matrix& W);
