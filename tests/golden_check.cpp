@@ -16,7 +16,9 @@
 // stderr together. `step=NAME` runs the program with `--step NAME` and keeps
 // the step (the output from its "Step N." heading on, without the title);
 // `step=N` keeps only step N of the whole output (from its "Step N." heading
-// to the next step), for chapters whose steps have no names. `<!-- measured: … -->` marks output with timings: shown, not
+// to the next step), for chapters whose steps have no names. `doc` runs each command once:
+// a named step's block that opens with its heading "Step K. …" is step K of the run without
+// --step, and the default run that draws the pictures serves the default blocks. `<!-- measured: … -->` marks output with timings: shown, not
 // compared. A block with no arguments must also equal GOLDEN_DIR/<program>.txt.
 //
 // Pictures: a doc that embeds pictures of its chapter, ![…](pictures/<chapter>/<name>.svg),
@@ -39,6 +41,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <iostream>
 #include <sstream>
@@ -254,6 +257,14 @@ std::string excerpt(const std::string& output, const std::string& step) {
     return out;
 }
 
+// "K" when the text opens with the heading "Step K. …"; "" otherwise.
+std::string heading_number(const std::string& text) {
+    if (text.rfind("Step ", 0) != 0) return "";
+    const auto dot = text.find(". ", 5);
+    const std::string k = dot == std::string::npos ? "" : text.substr(5, dot - 5);
+    return is_number(k) ? k : "";
+}
+
 std::vector<std::string> program_argv(const std::string& bin_dir, const Block& b) {
     std::vector<std::string> argv{bin_dir + "/" + b.program};
     argv.insert(argv.end(), b.args.begin(), b.args.end());
@@ -321,10 +332,11 @@ Drawing draw_pictures(const std::string& bin_dir, const std::string& chapter) {
     return {dir, output};
 }
 
-bool check_pictures(const std::string& path, const std::vector<std::string>& doc, const std::string& bin_dir) {
+// Compares the pictures of the default run `drawing` (which check_doc made) with the doc's.
+bool check_pictures(const std::string& path, const std::vector<std::string>& doc, const Drawing& drawing) {
     const Pictures p = embedded_pictures(path, doc);
     if (p.embedded.empty()) return true;
-    const fs::path fresh = draw_pictures(bin_dir, p.chapter).dir;
+    const fs::path fresh = drawing.dir;
     if (fresh.empty()) return false;
     bool ok = true;
     const auto drawn = svg_files(fresh), committed = svg_files(p.dir);
@@ -349,7 +361,6 @@ bool check_pictures(const std::string& path, const std::vector<std::string>& doc
                              (p.dir / name).string()) && ok;
         }
     }
-    fs::remove_all(fresh);
     return ok;
 }
 
@@ -384,11 +395,29 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
         std::cerr << path << ": has no <!-- output: … --> block\n";
         return 1;
     }
+    // Blocks often show different steps of one command: each command runs once. A named
+    // step whose block opens with its heading "Step K. …" is cut from the run without
+    // --step, as step K (the frame prints a step alike either way; a chapter that trains
+    // first then trains once per doc, not once per block).
+    std::map<std::pair<std::vector<std::string>, bool>, std::pair<std::string, int>> runs;
+    // The run that draws the pictures is the default run: its output serves the default blocks.
+    const Pictures pictures = embedded_pictures(path, doc);
+    const Drawing drawing = pictures.embedded.empty() ? Drawing{} : draw_pictures(bin_dir, pictures.chapter);
+    if (!drawing.dir.empty()) {
+        Block default_run;
+        default_run.program = pictures.chapter;
+        runs[{program_argv(bin_dir, default_run), false}] = {drawing.output, 0};
+    }
     for (const auto& b : blocks) {
         if (b.measured) continue;
         const std::string what = path + ":" + std::to_string(b.first_line) + " (" + b.program + ")";
-        const auto [full_output, code] = run(program_argv(bin_dir, b), b.exit_code != 0);
-        const std::string output = excerpt(full_output, b.step);
+        Block command = b;
+        const std::string shown = heading_number(b.content);
+        if (!b.step.empty() && !is_number(b.step) && !shown.empty()) command.step = shown;
+        const auto key = std::make_pair(program_argv(bin_dir, command), b.exit_code != 0);
+        if (!runs.count(key)) runs[key] = run(key.first, key.second);
+        const auto& [full_output, code] = runs[key];
+        const std::string output = excerpt(full_output, command.step);
         if (code != b.exit_code) {
             std::cerr << what << ": exit code " << code << ", expected " << b.exit_code << "\n";
             ok = false;
@@ -400,7 +429,8 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
             ok = false;
         }
     }
-    ok = check_pictures(path, doc, bin_dir) && ok;
+    ok = check_pictures(path, doc, drawing) && ok;
+    if (!drawing.dir.empty()) fs::remove_all(drawing.dir);
     return ok ? 0 : 1;
 }
 
