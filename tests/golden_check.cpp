@@ -1,7 +1,8 @@
 // Keeps printed output and docs honest.
 //
 //   golden_check run GOLDEN -- PROGRAM ARGS…      the program exits 0 and prints GOLDEN
-//   golden_check doc DOC BIN_DIR GOLDEN_DIR       every output block of DOC matches its program
+//   golden_check doc DOC BIN_DIR GOLDEN_DIR [PAGE…]  every output block of DOC (and of each PAGE,
+//                                                 sharing its runs) matches its program
 //   golden_check bless-run GOLDEN -- PROGRAM ARGS…  (re)writes GOLDEN from the program
 //   golden_check bless-doc DOC BIN_DIR             (re)writes DOC's output blocks
 //
@@ -387,7 +388,10 @@ bool bless_pictures(const std::string& path, const std::vector<std::string>& doc
     return ok;
 }
 
-int check_doc(const std::string& path, const std::string& bin_dir, const std::string& golden_dir) {
+// The output of each command a doc runs: (argv, stderr merged) → (output, exit code).
+using Runs = std::map<std::pair<std::vector<std::string>, bool>, std::pair<std::string, int>>;
+
+int check_doc(const std::string& path, const std::string& bin_dir, const std::string& golden_dir, Runs& runs) {
     bool ok = true;
     const auto doc = split_lines(read_file(path));
     const auto blocks = find_blocks(doc, path, ok);
@@ -399,7 +403,6 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
     // step whose block opens with its heading "Step K. …" is cut from the run without
     // --step, as step K (the frame prints a step alike either way; a chapter that trains
     // first then trains once per doc, not once per block).
-    std::map<std::pair<std::vector<std::string>, bool>, std::pair<std::string, int>> runs;
     // The run that draws the pictures is the default run: its output serves the default blocks.
     const Pictures pictures = embedded_pictures(path, doc);
     const Drawing drawing = pictures.embedded.empty() ? Drawing{} : draw_pictures(bin_dir, pictures.chapter);
@@ -467,7 +470,7 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
 
 int usage() {
     std::cerr << "usage: golden_check run|bless-run GOLDEN -- PROGRAM ARGS…\n"
-                 "       golden_check doc DOC BIN_DIR GOLDEN_DIR\n"
+                 "       golden_check doc DOC BIN_DIR GOLDEN_DIR [PAGE…]\n"
                  "       golden_check bless-doc DOC BIN_DIR\n";
     return 2;
 }
@@ -489,7 +492,12 @@ int main(int argc, char** argv) {
         }
         return texts_match(read_file(args[1]), output, args[1]) ? 0 : 1;
     }
-    if (args.size() == 4 && args[0] == "doc") return check_doc(args[1], args[2], args[3]);
+    if (args.size() >= 4 && args[0] == "doc") {
+        Runs runs;  // shared: a page beside a chapter's doc reuses the chapter's runs
+        int code = check_doc(args[1], args[2], args[3], runs);
+        for (std::size_t i = 4; i < args.size(); ++i) code = std::max(code, check_doc(args[i], args[2], args[3], runs));
+        return code;
+    }
     if (args.size() == 3 && args[0] == "bless-doc") return bless_doc(args[1], args[2]);
     return usage();
 }
