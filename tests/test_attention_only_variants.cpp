@@ -247,3 +247,68 @@ TEST_CASE("variants: what does not fit is refused") {
     m.variant = logit;  // no sinks drawn
     CHECK_THROWS_AS(model_forward(m, random_batch(1, 1, 7, 5)), InputError);
 }
+
+TEST_CASE("variants: shared keys (MQA, GQA) and latent keys (MLA): the backward pass equals central differences") {
+    struct Case {
+        std::string name;
+        std::size_t heads, kv_heads, latent;
+        Mixer mixer;
+    };
+    const std::vector<Case> cases = {{"MQA, 4 heads", 4, 1, 0, Mixer::softmax},
+                                     {"GQA, 4 heads in 2 groups", 4, 2, 0, Mixer::softmax},
+                                     {"MLA, d_c = 6", 2, 0, 6, Mixer::softmax},
+                                     {"MLA, d_c = 3, 4 heads", 4, 0, 3, Mixer::softmax},
+                                     {"GQA with the gated delta rule", 4, 2, 0, Mixer::gated_delta},
+                                     {"MLA with linear attention", 2, 0, 4, Mixer::linear}};
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        Variant v;
+        v.kv_heads = c.kv_heads, v.latent = c.latent;
+        const AttentionOnlyModel<double> m = small_model(v, c.heads, 9, c.mixer);
+        const std::size_t groups = c.latent > 0 ? 0 : 2 * c.kv_heads;  // 2 layers
+        CHECK(m.W_K.size() == groups);
+        CHECK(m.W_DKV.size() == (c.latent > 0 ? 2u : 0u));
+        const GradientCheck g = gradient_check(m, random_batch(10, 3, 7, 5), 1e-5);
+        MESSAGE(c.name, ": ", g.entries, " entries, largest relative error ", g.max_relative_error);
+        CHECK(g.max_relative_error < 1e-6);
+    }
+}
+
+TEST_CASE("variants: a group's heads read the same keys and values, its first head's of the MHA draw") {
+    Variant gqa;
+    gqa.kv_heads = 2;
+    const AttentionOnlyModel<double> mha = small_model({}, 4), m = small_model(gqa, 4);
+    CHECK(m.W_K.size() == 4);  // 2 layers × 2 groups
+    for (std::size_t l = 0; l < 2; ++l)
+        for (std::size_t g = 0; g < 2; ++g) {
+            CHECK(m.W_K[l * 2 + g] == mha.W_K[l * 4 + 2 * g]);
+            CHECK(m.W_V[l * 2 + g] == mha.W_V[l * 4 + 2 * g]);
+        }
+    for (std::size_t k = 0; k < 8; ++k) CHECK(m.W_Q[k] == mha.W_Q[k]);
+    const ModelForward<double> f = model_forward(m, random_batch(11, 2, 7, 5));
+    CHECK(f.K[0] == f.K[1]);
+    CHECK(f.V[6] == f.V[7]);
+    CHECK(!(f.K[1] == f.K[2]));
+}
+
+TEST_CASE("variants: latent keys are c W_UK^h with c = X W_DKV, by loops") {
+    Variant v;
+    v.latent = 3;
+    const AttentionOnlyModel<double> m = small_model(v);
+    const ModelForward<double> f = model_forward(m, random_batch(12, 2, 7, 5));
+    double worst = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t l = k / 2;
+        for (std::size_t r = 0; r < 14; ++r)
+            for (std::size_t c = 0; c < 4; ++c) {
+                double key = 0, value = 0;
+                for (std::size_t a = 0; a < 3; ++a) {
+                    double latent = 0;
+                    for (std::size_t i = 0; i < 8; ++i) latent += f.X[l](r, i) * m.W_DKV[l](i, a);
+                    key += latent * m.W_UK[k](a, c), value += latent * m.W_UV[k](a, c);
+                }
+                worst = std::max({worst, std::abs(key - f.K[k](r, c)), std::abs(value - f.V[k](r, c))});
+            }
+    }
+    CHECK(worst < 1e-12);
+}

@@ -547,10 +547,8 @@ AttentionOnlyModel<double> in_double(const AttentionOnlyModel<float>& m) {
     AttentionOnlyModel<double> r;
     r.layers = m.layers, r.heads = m.heads, r.learned_positions = m.learned_positions;
     r.E = cast(m.E), r.P = cast(m.P), r.U = cast(m.U);
-    for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
-        r.W_Q.push_back(cast(m.W_Q[k])), r.W_K.push_back(cast(m.W_K[k]));
-        r.W_V.push_back(cast(m.W_V[k])), r.W_O.push_back(cast(m.W_O[k]));
-    }
+    for (std::size_t k = 0; k < m.W_Q.size(); ++k) r.W_Q.push_back(cast(m.W_Q[k])), r.W_O.push_back(cast(m.W_O[k]));
+    for (std::size_t k = 0; k < m.W_K.size(); ++k) r.W_K.push_back(cast(m.W_K[k])), r.W_V.push_back(cast(m.W_V[k]));
     r.mixer = m.mixer;
     for (const Mat<float>& w : m.W_beta) r.W_beta.push_back(cast(w));
     for (const Mat<float>& w : m.W_alpha) r.W_alpha.push_back(cast(w));

@@ -64,9 +64,10 @@
 //     so a row sums to less than 1 and a head may attend to nothing. Backward: the sink's column
 //     gets no gradient from above (it is dropped), so dS is as above, and
 //       ds_h = −Σ_i a_sink,i · rowsum(dA ⊙ A)_i    (over every query of every sequence)
-//     s_h = −∞ is plain softmax. It starts at 0: the logit of a key orthogonal to the query,
-//     about the size of the random start's scores (≈ ±1), so the sink takes a share near
-//     1/(i + 2) of query i at first, and training moves it either way.
+//     s_h = −∞ is plain softmax. It starts at 0: the score of a key orthogonal to the query, in
+//     the middle of the random start's scores (spread about ±2 at chapter 16's sizes), so that
+//     at first the sink takes the share of one more, typical key, and training moves it either
+//     way (a large negative start would hide it, with a gradient near 0: it could not grow).
 //   kv_heads g  (0 or h: a key and value per head, MHA; 1: MQA; a divisor of h: GQA) the h/g
 //     heads of a group share W_K and W_V (the group's first head's): dW_K, dW_V sum over the group.
 //   latent d_c  (MLA without its decoupled RoPE key: this model's positions are learned and
@@ -142,7 +143,8 @@ struct ModelForward {
     std::vector<Mat<T>> X;         // [l] (B·n × d) residual stream before layer l; X[layers] the last
     std::vector<Mat<T>> Q, K, V;   // [l·heads + h] (B·n × d_h)
     std::vector<Mat<T>> weights;   // [l·heads + h] (B·n × n): row b·n + i = query i of sequence b
-                                   //   softmax and linear: A (rows sum to 1); delta and gated: the
+                                   //   softmax and linear: A (rows sum to 1; with a sink logit, to
+                                   //   1 − a_sink,i); delta and gated: the
                                    //   matrix M with z_i = Σ_{j≤i} M[i, j] v_j (the state unrolled:
                                    //   M[i, j] = q̂_iᵀ α_i(I − β_i k̂_i k̂_iᵀ) ⋯ α_{j+1}(I − β_{j+1} k̂_{j+1} k̂_{j+1}ᵀ) β_j k̂_j,
                                    //   rows need not sum to 1); 0 after the diagonal
