@@ -156,7 +156,7 @@ void check_sparse(SelfChecks& check, const SparseLesson& r) {
     close_to_loops(check, fmt::format("top-k with k = n = {}: full causal attention", n), o.topk_all.weights,
                    o.topk_all.output, causal, t);
     // the sweeps' first rows keep every key: the trained model's own numbers, exactly
-    const Halves& full = r.model.after;
+    const Halves& full = r.after;
     const auto off = [&](const Matrix& table, std::size_t c) {
         return std::max(std::abs(table(0, c) - float(full.accuracy_second)), std::abs(table(0, c + 1) - float(full.loss_second)));
     };

@@ -27,6 +27,6 @@ Variant chosen_variant(const Flags& f) {
 
 CopyTaskSettings copy_task_settings(const Flags& f) {
     CopyTaskSettings s;
-    s.steps = f.steps, s.seed = f.seed;
+    s.steps = f.steps, s.seed = f.seed, s.heads = model_heads;
     return s;
 }

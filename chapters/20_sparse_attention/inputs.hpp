@@ -24,5 +24,5 @@ void add_flags(CLI::App& cli, Flags& f);
 // The window, sinks, k and r the flags give, once they are parsed.
 Variant chosen_variant(const Flags& f);
 
-// Chapter 16's copy task with --steps and --seed.
+// Chapter 16's copy task with --steps and --seed, and model_heads heads per layer.
 CopyTaskSettings copy_task_settings(const Flags& f);

@@ -16,12 +16,18 @@
 #include "chapters/20_sparse_attention/inputs.hpp"
 #include "chapters/20_sparse_attention/math.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/math/long_attention.hpp"
 
 namespace {
 
 std::string three(double x) { return format_number(float(x), 3); }
+Labels variant_names(const std::vector<VariantRow>& table) {
+    Labels labels;
+    for (const VariantRow& v : table) labels.push_back(v.name);
+    return labels;
+}
 Labels token_labels(const Tokens& t) {
     Labels labels;
     for (std::size_t v : t) labels.push_back(std::to_string(v));
@@ -37,24 +43,38 @@ Labels head_names(const CopyTaskSettings& s) {
 }
 
 // Progress on stderr when it is a terminal.
-Progress progress_line() {
+std::function<Progress(std::size_t)> progress_line() {
     if (!isatty(2)) return {};
-    return [](int step, int steps, const LoggedStep&) {
-        fmt::print(stderr, "\rtraining: step {}/{}{}", step, steps, step == steps ? "\n" : "");
+    return [](std::size_t row) -> Progress {
+        const std::string name = variant_costs()[row].name;
+        return [name](int step, int steps, const LoggedStep&) {
+            fmt::print(stderr, "\rtraining {}: step {}/{}{}", name, step, steps, step == steps ? "\n" : "");
+        };
     };
+}
+// FLOPs with a unit: "812 k", "4.61 G" (3 significant digits).
+std::string flops_text(double x) {
+    const char* units[] = {"", " k", " M", " G", " T"};
+    std::size_t u = 0;
+    while (x >= 1000 && u < 4) x /= 1000, ++u;
+    return fmt::format("{}{}", format_number(float(x), x >= 100 ? 0 : x >= 10 ? 1 : 2), units[u]);
 }
 
 
 void show_model(Lesson& lesson, const SparseLesson& r) {
     const CopyTaskSettings& s = r.settings;
+    std::size_t trained = 0;
+    for (const VariantRun& run : r.runs) trained += run.trained;
     lesson.say(fmt::format(
-        "Chapter 16's task and model, trained once: sequences of n = 2L = {} tokens from V = {}\n"
-        "whose second half repeats the first; d_model = {}, {} layers of {} heads (d_h = {}),\n"
-        "{} Adam steps of {} sequences, seed {}. Held-out accuracy over {} sequences: first\n"
-        "half {} (chance 1/V = {}), second half {}.",
+        "Chapter 16's task and model: sequences of n = 2L = {} tokens from V = {} whose second\n"
+        "half repeats the first; d_model = {}, {} layers of {} heads (d_h = {}), {} Adam steps of {}\n"
+        "sequences, seed {}. {} models are trained, once each, the same way: one per variant that\n"
+        "changes training ({}); the window, the sinks and top-k read the first one's weights.\n"
+        "That one, multi-head attention over every key (MHA), is the model of the next steps. Its\n"
+        "held-out accuracy over {} sequences: first half {} (chance 1/V = {}), second half {}.",
         2 * s.half_length, s.vocabulary, s.d_model, s.layers, s.heads, s.d_model / s.heads, s.steps, s.batch,
-        s.seed, held_out_count, three(r.model.after.accuracy_first), three(1.0 / double(s.vocabulary)),
-        three(r.model.after.accuracy_second)));
+        s.seed, trained, lesson.ref("variants"), held_out_count, three(r.after.accuracy_first),
+        three(1.0 / double(s.vocabulary)), three(r.after.accuracy_second)));
 }
 
 void show_rolling(Lesson& lesson, const SparseLesson& r) {
@@ -142,7 +162,7 @@ void show_sink_logit(Lesson& lesson, const SparseLesson& r) {
         "head: a_ij = e^(s_ij) / (e^σ_h + Σ_j' e^(s_ij')), so a row may sum to less than 1 and a head\n"
         "may read nothing. Held-out accuracy of the second half: {} (without the sink: {}).\n"
         "Shares of the first half's queries 1 … L − 1, without the sink, then with it:",
-        s.steps, s.seed, three(r.sink_model.after.accuracy_second), three(r.model.after.accuracy_second)));
+        s.steps, s.seed, three(r.sink_after.accuracy_second), three(r.after.accuracy_second)));
     lesson.table({"head", "position 0", "current", "σ_h", "position 0", "current", "the sink"}, table);
     const std::size_t sunk = most(r.sink_shares, 2);
     lesson.say(fmt::format(
@@ -197,6 +217,34 @@ void show_topk(Lesson& lesson, const SparseLesson& r) {
     lesson.table({"keys n", "indexer", "top-k attention", "full attention"}, flops);
 }
 
+void show_variants(Lesson& lesson, const SparseLesson& r) {
+    const VariantShapes shapes;
+    const PublishedModel& m = shapes.model;
+    lesson.say(fmt::format(
+        "Every variant the tutorial has built, side by side (common/math/attention_variants). What\n"
+        "one layer keeps while decoding, in numbers (elements), at DeepSeek-V3's attention shape:\n"
+        "h = {}, d_h = {}, d_model = {}; MLA as published (d_c = {}, d_h^R = {}); GQA with g = {};\n"
+        "a window of w = {} (Mistral 7B), s = {} sinks (StreamingLLM); top-k with k = {} and an\n"
+        "indexer of {} heads of {} (DeepSeek-V3.2).",
+        m.h, m.d_h, m.d_model, m.d_c, m.d_rope, shapes.gqa_groups, shapes.window, shapes.sinks, shapes.top_k,
+        shapes.indexer_heads, shapes.indexer_width));
+    std::vector<TextRow> kept, costs;
+    for (const VariantRow& v : r.table) {
+        kept.push_back({v.name, v.chapter, v.kept, grouped(v.kept_short), grouped(v.kept_long)});
+        costs.push_back({v.name, format_bytes(v.bytes_short), format_bytes(v.bytes_long), flops_text(double(v.flops_short)),
+                         flops_text(double(v.flops_long)), three(v.accuracy), v.trained ? "trained" : "MHA's, read"});
+    }
+    lesson.table({"variant", "chapter", "kept per layer", fmt::format("n = {}", shapes.short_n),
+                  fmt::format("n = {}", shapes.long_n)}, kept);
+    lesson.say(fmt::format(
+        "The cache of all {} layers in bfloat16, FLOPs per decoded token per layer (projections,\n"
+        "attention, W_O; top-k with its indexer), and the copy task's second-half accuracy at this\n"
+        "chapter's scale (w = {}, s = {}, k = {}, r = {}; {} steps, seed {}):",
+        m.layers, r.chosen.window, r.chosen.sinks, r.chosen.top_k, r.chosen.indexer_rank, r.settings.steps,
+        r.settings.seed));
+    lesson.table({"variant", "cache, 4 k", "128 k", "FLOPs, 4 k", "128 k", "accuracy", "model"}, costs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -214,7 +262,10 @@ int main(int argc, char** argv) {
                        {"positions", numbered("t", r.held_out[0].size())},
                        {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
                        {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
-                       {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}}});
+                       {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}},
+                       {"variants", variant_names(r.table)},
+                       {"variant_columns", {"kept_4k", "kept_128k", "bytes_4k", "bytes_128k", "flops_4k", "flops_128k",
+                                            "accuracy"}}});
         lesson.list(r.matrices());
         lesson.step("model", "The model, trained once", [&] { show_model(lesson, r); });
         lesson.step("rolling-buffer", "A window and sinks in a rolling buffer", [&] { show_rolling(lesson, r); });
@@ -225,6 +276,7 @@ int main(int argc, char** argv) {
             show_sink_logit(lesson, r);
         });
         lesson.step("top-k", "Top-k keys, chosen by an indexer", [&] { show_topk(lesson, r); });
+        lesson.step("variants", "Every variant side by side", [&] { show_variants(lesson, r); });
         lesson.step("checks", "Self-checks", [&] { check_sparse(lesson.checks(), r); });
         lesson.present();
     });

@@ -205,8 +205,8 @@ void sweeps(SparseLesson& r, const AttentionOnlyModel<float>& indexed) {
     r.window_table = Matrix({swept_windows.size(), std::size_t{5}});
     for (std::size_t a = 0; a < swept_windows.size(); ++a) {
         r.window_table(a, 0) = float(swept_windows[a]);
-        second_half(reading(r.model.trained, swept_windows[a], 0, 0), r.window_table, a, 1);
-        second_half(reading(r.model.trained, swept_windows[a], r.chosen.sinks, 0), r.window_table, a, 3);
+        second_half(reading(r.trained, swept_windows[a], 0, 0), r.window_table, a, 1);
+        second_half(reading(r.trained, swept_windows[a], r.chosen.sinks, 0), r.window_table, a, 3);
     }
     const std::size_t d = r.settings.d_model, d_h = d / r.settings.heads;
     AttentionOnlyModel<float> exact = indexed;  // an indexer of rank d_h: the heads' own ranking
@@ -263,35 +263,50 @@ MatrixList SparseLesson::matrices() const {
     list.push_back({"window_table", window_table, "held out, second half", "", "window_columns"});
     list.push_back({"topk_table", topk_table, "held out, second half", "", "topk_columns"});
     list.push_back({"flops_table", flops_table, "per decoded token and head", "", "flops_columns"});
+    list.push_back({"variants", variants, "per layer at DeepSeek-V3's shape; copy-task accuracy", "variants",
+                    "variant_columns"});
     return list;
 }
 
-SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen, const Progress& progress) {
+SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen,
+                           const std::function<Progress(std::size_t)>& progress) {
     SparseLesson r;
     r.settings = s, r.chosen = chosen;
     r.held_out = held_out_sequences(s);
     const std::size_t L = s.half_length, H = s.layers * s.heads;
-    // 1. train once; read the same weights with the chosen window and sinks, and top-k
-    r.model = train_copy_task(s, progress);
-    const ModelForward<float>& f = r.plain_forward = model_forward(r.model.trained, r.held_out);
+    // 1. every variant of the table, each trained once; the chosen window, sinks and top-k
+    CopyScale scale;
+    scale.window = chosen.window, scale.sinks = chosen.sinks, scale.top_k = chosen.top_k;
+    scale.indexer_rank = chosen.indexer_rank;
+    r.runs = variant_runs(s, scale, progress);
+    r.table = variant_costs();
+    r.variants = Matrix({r.table.size(), std::size_t{7}});
+    for (std::size_t a = 0; a < r.table.size(); ++a) {
+        VariantRow& v = r.table[a];
+        v.accuracy = r.runs[a].held_out.accuracy_second;
+        const std::uint64_t numbers[] = {v.kept_short, v.kept_long, v.bytes_short, v.bytes_long, v.flops_short,
+                                         v.flops_long};
+        for (std::size_t c = 0; c < 6; ++c) r.variants(a, c) = float(numbers[c]);
+        r.variants(a, 6) = float(v.accuracy);
+        if (v.name == "MHA") r.trained = r.runs[a].model, r.after = r.runs[a].held_out;
+        if (v.name == "sink logit") r.sink_trained = r.runs[a].model, r.sink_after = r.runs[a].held_out;
+    }
+    // 2. the MHA model read with the chosen window and sinks, and top-k
+    const ModelForward<float>& f = r.plain_forward = model_forward(r.trained, r.held_out);
     r.shares = first_half_shares(f, L);
-    AttentionOnlyModel<float> indexed = reading(r.model.trained, 0, 0, chosen.top_k);
+    AttentionOnlyModel<float> indexed = reading(r.trained, 0, 0, chosen.top_k);
     set_indexer_from_heads(indexed, chosen.indexer_rank);
-    r.windowed = halves(model_forward(reading(r.model.trained, chosen.window, chosen.sinks, 0), r.held_out),
-                        r.held_out, L);
+    r.windowed = halves(model_forward(reading(r.trained, chosen.window, chosen.sinks, 0), r.held_out), r.held_out, L);
     r.indexed = halves(model_forward(indexed, r.held_out), r.held_out, L);
-    r.one = one_head(indexed, r.held_out[0], copying_head(r.model.trained, f, L), chosen);
+    r.one = one_head(indexed, r.held_out[0], copying_head(r.trained, f, L), chosen);
     r.tokens = token_row(r.held_out[0]);
-    // 2. the same training with a sink logit per head
-    CopyTaskSettings with_sink = s;
-    with_sink.variant.sink_logit = true;
-    r.sink_model = train_copy_task(with_sink, progress);
-    const ModelForward<float>& g = r.sink_forward = model_forward(r.sink_model.trained, r.held_out);
+    // 3. the model trained with a sink logit per head
+    const ModelForward<float>& g = r.sink_forward = model_forward(r.sink_trained, r.held_out);
     r.sink_shares = first_half_shares(g, L);
     r.sink_logits = Matrix({H, std::size_t{1}});
-    for (std::size_t k = 0; k < H; ++k) r.sink_logits(k, 0) = r.sink_model.trained.sink[k](0, 0);
-    r.sink = sink_head(r.sink_model.trained, r.held_out[0], copying_head(r.sink_model.trained, g, L));
-    // 3. the sweeps
+    for (std::size_t k = 0; k < H; ++k) r.sink_logits(k, 0) = r.sink_trained.sink[k](0, 0);
+    r.sink = sink_head(r.sink_trained, r.held_out[0], copying_head(r.sink_trained, g, L));
+    // 4. the sweeps
     sweeps(r, indexed);
     return r;
 }

@@ -21,17 +21,21 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "common/math/attention_only_model.hpp"
+#include "common/math/attention_variants.hpp"
 #include "common/math/copy_task.hpp"
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 
 // The flags' defaults, and what the sweeps try (n = 32: the copy is L − 1 = 15 tokens back).
-constexpr std::size_t default_window = 8, default_sinks = 4, default_top_k = 8, default_rank = 4;
-constexpr int default_steps = 1000;  // --steps: every training of the chapter
+// The defaults are those of the side-by-side table at the copy task's scale (CopyScale).
+constexpr std::size_t default_window = 8, default_sinks = 4, default_top_k = 4, default_rank = 2;
+constexpr int default_steps = 1000;       // --steps: every training of the chapter
+constexpr std::size_t model_heads = 4;    // per layer, d_h = 8: GQA can have 2 groups of 2 heads
 constexpr std::array<std::size_t, 10> swept_windows = {32, 24, 17, 16, 15, 12, 8, 4, 2, 1};
 constexpr std::array<std::size_t, 7> swept_top_k = {32, 16, 12, 8, 4, 2, 1};
 
@@ -110,8 +114,11 @@ struct SinkHead {
 struct SparseLesson {
     CopyTaskSettings settings;          // the training's (its variant: none)
     Variant chosen;                     // --window, --sinks, --top-k, --rank
-    TrainedModel model;                 // softmax heads, trained once
-    TrainedModel sink_model;            // the same with a sink logit per head: the same data and steps
+    std::vector<VariantRun> runs;       // every variant of the table, each trained once (attention_variants)
+    std::vector<VariantRow> table;      // their costs at DeepSeek-V3's shape, and their accuracy
+    AttentionOnlyModel<float> trained;  // the MHA row's model: softmax heads, every key
+    AttentionOnlyModel<float> sink_trained;  // the sink-logit row's: the same data and steps
+    Halves after, sink_after;           // theirs on the held-out sequences
     std::vector<Tokens> held_out;       // held_out_count sequences, second half = first
     Halves windowed, indexed;           // the trained model read with the chosen window + sinks, top-k
     ModelForward<float> plain_forward, sink_forward;  // the two models on the held-out sequences
@@ -124,7 +131,11 @@ struct SparseLesson {
     Matrix topk_table;    // (ks × 6) k; second-half accuracy and loss; the shown head's largest |output − full|;
                           //   second-half accuracy and loss with an indexer of rank d_h (the heads' own ranking)
     Matrix flops_table;   // (lengths × 4) n; FLOPs per token and head: indexer, top-k attention, full attention
+    Matrix variants;      // (rows × 7) per layer: elements kept at n = 4096, 131072; bytes (all layers) at both;
+                          //   FLOPs per decoded token at both; second-half accuracy on the copy task
 
     MatrixList matrices() const;
 };
-SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen, const Progress& progress);
+// `progress(row)` (when set) hears the training of each trained row of the table.
+SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen,
+                           const std::function<Progress(std::size_t)>& progress);

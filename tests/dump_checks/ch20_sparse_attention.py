@@ -22,7 +22,7 @@ def check(dump, expect, softmax):
                                      "--seed", "4"], ["--steps", "10", "--window", "1", "--sinks", "0", "--top-k", "1"]):
         d = dump("ch20_sparse_attention", *args)
         flag = lambda name, default: int(args[args.index(name) + 1]) if name in args else default
-        w, s, k = flag("--window", 8), flag("--sinks", 4), flag("--top-k", 8)
+        w, s, k = flag("--window", 8), flag("--sinks", 4), flag("--top-k", 4)
         tag = f"ch20 {' '.join(args)}"
         Q, K, V = d["Q"], d["K"], d["V"]
         n = Q.shape[0]
