@@ -83,6 +83,9 @@ VALID_EDGES = {
                             ["--vocab", "128", "--heads", "1"], ["--heads", "4", "--seed", "1"],
                             ["--vocab", "8", "--heads", "4"], ["--steps", "1"], ["--layers", "1"],
                             ["--positions", "none"], ["--steps", "1", "--seed", "1181"]],
+    "ch20_sparse_attention": [["--steps", "1", "--window", "1", "--sinks", "0", "--top-k", "1", "--rank", "1"],
+                              ["--steps", "1", "--window", "32", "--sinks", "31", "--top-k", "32", "--rank", "32"],
+                              ["--steps", "1", "--window", "1", "--sinks", "31", "--seed", "999999999"]],
 }
 
 # Flag values out of range, and combinations that cannot work: each must exit 2
@@ -162,6 +165,12 @@ OUT_OF_RANGE = {
                               (["--base", "10000x"], "--base"),
                               (["--max-distance", "0"], "--max-distance"),
                               (["--max-distance", "10001"], "--max-distance")],
+    "ch20_sparse_attention": [(["--window", "0"], "--window"), (["--window", "33"], "--window"),
+                              (["--sinks", "32"], "--sinks"), (["--top-k", "0"], "--top-k"),
+                              (["--top-k", "33"], "--top-k"), (["--rank", "0"], "--rank"),
+                              (["--rank", "33"], "--rank"), (["--seed", "-1"], "--seed"),
+                              (["--seed", "1000000000"], "--seed"), (["--steps", "0"], "--steps"),
+                              (["--steps", "5001"], "--steps")],
 }
 
 # Values refused only against the number of processes: chapter 17's launcher checks them

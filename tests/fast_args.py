@@ -8,6 +8,7 @@ import os
 FAST_ARGS = {
     "ch10_long_sequences": ["--max-n", "1024", "--budget-s", "0.5"],
     "ch19_linear_attention": ["--steps", "10"],  # four trainings of 1000 steps: about 17 s a run
+    "ch20_sparse_attention": ["--steps", "10"],  # every training of the chapter at 10 steps
 }
 
 # Under the sanitizers (the sanitize test preset sets TUTORIAL_SANITIZE) chapter 16 trains

@@ -109,15 +109,47 @@ void weighted_values(const T* a_i, const T* v, T* z_i, std::size_t i, std::size_
         for (std::size_t c = 0; c < dh; ++c) z_i[c] += a_i[j] * v[j * dh + c];
 }
 
+// Which keys a softmax head reads, and its sink (the variants of the header); the defaults:
+// every earlier key, no sink.
+template <class T>
+struct KeyChoice {
+    std::size_t window = 0, sinks = 0, top_k = 0;
+    const Mat<T>* index_scores = nullptr;  // (B·n × n) the indexer's scores (top_k)
+    const Mat<T>* sink = nullptr;          // (1 × 1) s_h (sink_logit)
+    Mat<T>* sink_share = nullptr;          // (B·n × 1) a_sink,i, written by attend
+    bool plain() const { return window == 0 && top_k == 0 && !sink; }
+};
+
+// seen[j] for the keys query i reads (j ≤ i): in the window or a sink, then, with top_k, the
+// k of those the indexer ranks highest (equal scores: the lower position first).
+template <class T>
+void visible_keys(const KeyChoice<T>& choice, const T* index_i, std::size_t i, std::vector<char>& seen,
+                  std::vector<std::size_t>& order) {
+    order.clear();
+    for (std::size_t j = 0; j <= i; ++j) {
+        seen[j] = choice.window == 0 || j + choice.window > i || j < choice.sinks;
+        if (seen[j]) order.push_back(j);
+    }
+    if (choice.top_k == 0 || order.size() <= choice.top_k) return;  // every visible key: nothing to choose
+    std::partial_sort(order.begin(), order.begin() + long(choice.top_k), order.end(), [&](std::size_t a, std::size_t b) {
+        return index_i[a] > index_i[b] || (index_i[a] == index_i[b] && a < b);
+    });
+    for (std::size_t r = choice.top_k; r < order.size(); ++r) seen[order[r]] = 0;
+}
+
 // One head on one sequence (rows r0 … r0 + n − 1): causal softmax of Q Kᵀ / √d_h, then A · V.
 // Raw row pointers (the matrices are row-major): the innermost loops run on every step.
+// With a KeyChoice, only the keys it keeps (the others get 0), and the sink's column in the sum.
 template <class T>
-void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n) {
+void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n,
+            const KeyChoice<T>& choice = {}) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
     const T *q = Q.data() + r0 * dh, *v = V.data() + r0 * dh;
     T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
     const std::vector<T> k_t = rows_transposed(K, r0, n);  // (d_h × n)
+    std::vector<char> seen(choice.plain() ? 0 : n);
+    std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i) {
         T* a_i = a + i * n;
         for (std::size_t j = 0; j <= i; ++j) a_i[j] = 0;  // keys after i are hidden: weight 0
@@ -126,10 +158,26 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
             for (std::size_t j = 0; j <= i; ++j) a_i[j] += q_ic * k_c[j];
         }
         T largest = -std::numeric_limits<T>::infinity();
-        for (std::size_t j = 0; j <= i; ++j) largest = std::max(largest, a_i[j] *= scale);
-        T sum = 0;
-        for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
-        for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
+        if (choice.plain()) {
+            for (std::size_t j = 0; j <= i; ++j) largest = std::max(largest, a_i[j] *= scale);
+            T sum = 0;
+            for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
+            for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
+        } else {  // the same passes over the keys kept, and the sink's column
+            const T* index_i = choice.index_scores ? choice.index_scores->data() + (r0 + i) * n : nullptr;
+            visible_keys(choice, index_i, i, seen, order);
+            for (std::size_t j = 0; j <= i; ++j)
+                if (seen[j]) largest = std::max(largest, a_i[j] *= scale);
+            const T s_h = choice.sink ? (*choice.sink)(0, 0) : T(0);
+            if (choice.sink) largest = std::max(largest, s_h);
+            T sum = 0;
+            for (std::size_t j = 0; j <= i; ++j)
+                if (seen[j]) sum += (a_i[j] = std::exp(a_i[j] - largest));
+            const T e_sink = choice.sink ? std::exp(s_h - largest) : T(0);
+            sum += e_sink;
+            for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i && seen[j] ? a_i[j] / sum : T(0);
+            if (choice.sink_share) (*choice.sink_share)(r0 + i, 0) = e_sink / sum;
+        }
         weighted_values(a_i, v, z + i * dh, i, dh);
     }
 }
@@ -153,10 +201,12 @@ T weighted_values_backward(const T* a_i, const T* dz_i, const std::vector<T>& v_
     return dot;
 }
 
-// The backward pass of attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1).
+// The backward pass of attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1). The same with a
+// KeyChoice (a key it hid has A = 0, so dS = 0); with a sink, d_sink += −a_sink,i · rowsum(dA ⊙ A)_i.
 template <class T>
 void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& A, const Mat<T>& dZ,
-                     Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, std::size_t r0, std::size_t n) {
+                     Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, std::size_t r0, std::size_t n,
+                     const Mat<T>* sink_share = nullptr, T* d_sink = nullptr) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
     const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *a = A.data() + r0 * n;
@@ -167,6 +217,7 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
     for (std::size_t i = 0; i < n; ++i) {
         const T *a_i = a + i * n, *dz_i = dz + i * dh;
         const T dot = weighted_values_backward(a_i, dz_i, v_t, dv, dA.data(), i, n, dh);
+        if (d_sink) *d_sink -= (*sink_share)(r0 + i, 0) * dot;  // the sink's column: dA = 0 there
         for (std::size_t j = 0; j <= i; ++j) dS[j] = a_i[j] * (dA[j] - dot) * scale;
         for (std::size_t j = 0; j <= i; ++j)  // dQ = dS K; dK = dSᵀ Q
             for (std::size_t c = 0; c < dh; ++c) {
@@ -402,13 +453,42 @@ void require_batch(const std::vector<Tokens>& batch, std::size_t vocabulary, std
     }
 }
 
+// The variant fits the model: the softmax mixer's variants on it only, g dividing h, and
+// either shared or latent keys.
+void require_variant(const Variant& v, Mixer mixer, std::size_t heads) {
+    const bool choice = v.window > 0 || v.sinks > 0 || v.top_k > 0 || v.sink_logit;
+    if (choice && mixer != Mixer::softmax)
+        throw InputError("a window, sinks, top-k or a sink logit need the softmax mixer");
+    if (v.kv_heads > 0 && heads % v.kv_heads != 0)
+        throw InputError(describe(heads, " heads do not split into ", v.kv_heads, " key–value groups"));
+    if (v.latent > 0 && v.kv_heads > 0 && v.kv_heads != heads)
+        throw InputError("latent keys and values with shared key–value heads: choose one");
+}
+
+// The indexer's scores of every sequence: row b·n + i holds q_i^I · k_j^I for j ≤ i, c = 0, 1, …
+// in turn (0 after i). IQ, IK (B·n × r).
+template <class T>
+Mat<T> indexer_scores(const Mat<T>& IQ, const Mat<T>& IK, std::size_t B, std::size_t n) {
+    Mat<T> S = xt::zeros<T>({B * n, n});
+    const std::size_t r = cols(IQ);
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j <= i; ++j) {
+                T sum = 0;
+                for (std::size_t c = 0; c < r; ++c) sum += IQ(b * n + i, c) * IK(b * n + j, c);
+                S(b * n + i, j) = sum;
+            }
+    return S;
+}
+
 }  // namespace
 
 AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t length, std::size_t d_model,
                                        std::size_t layers, std::size_t heads, bool learned_positions,
-                                       std::uint64_t seed, Mixer mixer) {
+                                       std::uint64_t seed, Mixer mixer, const Variant& variant) {
     if (heads == 0 || d_model % heads != 0)
         throw InputError(describe("d_model ", d_model, " does not split into ", heads, " heads"));
+    require_variant(variant, mixer, heads);
     Random rng(seed);
     const std::size_t dh = d_model / heads;
     const float s = 1.0f / std::sqrt(float(d_model)), s_h = 1.0f / std::sqrt(float(dh));
@@ -434,6 +514,31 @@ AttentionOnlyModel<float> random_model(std::size_t vocabulary, std::size_t lengt
             m.W_alpha.push_back(rng.normal_matrix(d_model, 1, s));
             m.b_alpha.push_back(Mat<float>({{std::log(19.0f)}}));  // σ(ln 19) = 19/20 = 0.95
         }
+    // the variant's numbers come after all of those: the model above is the MHA one of this seed
+    m.variant = variant;
+    const std::size_t g = variant.kv_heads == 0 ? heads : variant.kv_heads;
+    if (variant.latent > 0 || g != heads) {  // a group keeps its first head's W_K, W_V; a latent none
+        std::vector<Mat<float>> W_K, W_V;
+        for (std::size_t k = 0; k < layers * heads && variant.latent == 0; k += heads / g)
+            W_K.push_back(m.W_K[k]), W_V.push_back(m.W_V[k]);
+        m.W_K = W_K, m.W_V = W_V;
+    }
+    if (variant.sink_logit)
+        for (std::size_t k = 0; k < layers * heads; ++k) m.sink.push_back(xt::zeros<float>({1, 1}));
+    const std::size_t r = variant.indexer_rank == 0 ? dh : variant.indexer_rank;
+    if (variant.top_k > 0)
+        for (std::size_t k = 0; k < layers * heads; ++k) {
+            m.W_IQ.push_back(rng.normal_matrix(d_model, r, s));
+            m.W_IK.push_back(rng.normal_matrix(d_model, r, s));
+        }
+    if (variant.latent > 0) {
+        const float s_c = 1.0f / std::sqrt(float(variant.latent));
+        for (std::size_t l = 0; l < layers; ++l) m.W_DKV.push_back(rng.normal_matrix(d_model, variant.latent, s));
+        for (std::size_t k = 0; k < layers * heads; ++k) {
+            m.W_UK.push_back(rng.normal_matrix(variant.latent, dh, s_c));
+            m.W_UV.push_back(rng.normal_matrix(variant.latent, dh, s_c));
+        }
+    }
     return m;
 }
 
@@ -442,14 +547,19 @@ AttentionOnlyModel<double> in_double(const AttentionOnlyModel<float>& m) {
     AttentionOnlyModel<double> r;
     r.layers = m.layers, r.heads = m.heads, r.learned_positions = m.learned_positions;
     r.E = cast(m.E), r.P = cast(m.P), r.U = cast(m.U);
-    for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
-        r.W_Q.push_back(cast(m.W_Q[k])), r.W_K.push_back(cast(m.W_K[k]));
-        r.W_V.push_back(cast(m.W_V[k])), r.W_O.push_back(cast(m.W_O[k]));
-    }
+    for (std::size_t k = 0; k < m.W_Q.size(); ++k) r.W_Q.push_back(cast(m.W_Q[k])), r.W_O.push_back(cast(m.W_O[k]));
+    for (std::size_t k = 0; k < m.W_K.size(); ++k) r.W_K.push_back(cast(m.W_K[k])), r.W_V.push_back(cast(m.W_V[k]));
     r.mixer = m.mixer;
     for (const Mat<float>& w : m.W_beta) r.W_beta.push_back(cast(w));
     for (const Mat<float>& w : m.W_alpha) r.W_alpha.push_back(cast(w));
     for (const Mat<float>& b : m.b_alpha) r.b_alpha.push_back(cast(b));
+    r.variant = m.variant;
+    for (const Mat<float>& x : m.sink) r.sink.push_back(cast(x));
+    for (const Mat<float>& w : m.W_IQ) r.W_IQ.push_back(cast(w));
+    for (const Mat<float>& w : m.W_IK) r.W_IK.push_back(cast(w));
+    for (const Mat<float>& w : m.W_DKV) r.W_DKV.push_back(cast(w));
+    for (const Mat<float>& w : m.W_UK) r.W_UK.push_back(cast(w));
+    for (const Mat<float>& w : m.W_UV) r.W_UV.push_back(cast(w));
     return r;
 }
 
@@ -459,12 +569,18 @@ std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m) {
     if (m.learned_positions) p.push_back(&m.P);
     p.push_back(&m.U);
     for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
-        p.push_back(&m.W_Q[k]), p.push_back(&m.W_K[k]), p.push_back(&m.W_V[k]), p.push_back(&m.W_O[k]);
+        p.push_back(&m.W_Q[k]);
+        const std::size_t kv = kv_index(m, k);
+        if (!m.W_K.empty() && (k == 0 || kv_index(m, k - 1) != kv)) p.push_back(&m.W_K[kv]), p.push_back(&m.W_V[kv]);
+        p.push_back(&m.W_O[k]);
     }
     for (std::size_t k = 0; k < m.W_beta.size(); ++k) {  // after the others: a softmax model's order stays
         p.push_back(&m.W_beta[k]);
         if (k < m.W_alpha.size()) p.push_back(&m.W_alpha[k]), p.push_back(&m.b_alpha[k]);
     }
+    for (Mat<T>& x : m.sink) p.push_back(&x);
+    for (Mat<T>& w : m.W_DKV) p.push_back(&w);
+    for (std::size_t k = 0; k < m.W_UK.size(); ++k) p.push_back(&m.W_UK[k]), p.push_back(&m.W_UV[k]);
     return p;
 }
 
@@ -482,14 +598,36 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
             for (std::size_t c = 0; c < d; ++c) X(b * n + i, c) = m.E(batch[b][i], c) + m.P(i, c);
     const bool delta = m.mixer == Mixer::delta || m.mixer == Mixer::gated_delta;
     const bool gated = m.mixer == Mixer::gated_delta;
+    const Variant& var = m.variant;
+    require_variant(var, m.mixer, m.heads);
+    const std::size_t head_count = m.layers * m.heads;
+    if ((var.sink_logit && m.sink.size() != head_count) || (var.top_k > 0 && m.W_IQ.size() != head_count))
+        throw InputError("a sink logit or top-k without their numbers (a sink per head, an indexer per head)");
     // 2. each layer: X_{l+1} = X_l + Σ_h Z_h W_O^h
     for (std::size_t l = 0; l < m.layers; ++l) {
         f.X.push_back(X);
+        if (var.latent > 0) f.latent.push_back(mm(f.X[l], m.W_DKV[l]));  // c = X_l W_DKV (B·n × d_c)
         for (std::size_t h = 0; h < m.heads; ++h) {
-            const std::size_t k = l * m.heads + h;
+            const std::size_t k = l * m.heads + h, kv = kv_index(m, k);
             f.Q.push_back(mm(f.X[l], m.W_Q[k]));  // (B·n × d_h)
-            f.K.push_back(mm(f.X[l], m.W_K[k]));
-            f.V.push_back(mm(f.X[l], m.W_V[k]));
+            if (var.latent > 0) {                 // K_h = c W_UK^h, V_h = c W_UV^h
+                f.K.push_back(mm(f.latent[l], m.W_UK[k]));
+                f.V.push_back(mm(f.latent[l], m.W_UV[k]));
+            } else if (h > 0 && kv_index(m, k - 1) == kv) {  // the group's keys and values, once
+                f.K.push_back(f.K[k - 1]), f.V.push_back(f.V[k - 1]);
+            } else {
+                f.K.push_back(mm(f.X[l], m.W_K[kv]));
+                f.V.push_back(mm(f.X[l], m.W_V[kv]));
+            }
+            KeyChoice<T> choice{var.window, var.sinks, var.top_k, nullptr, nullptr, nullptr};
+            if (var.top_k > 0) {  // the indexer's scores q^I k^Iᵀ, q^I = X_l W_IQ, k^I = X_l W_IK
+                f.index_scores.push_back(indexer_scores(mm(f.X[l], m.W_IQ[k]), mm(f.X[l], m.W_IK[k]), B, n));
+                choice.index_scores = &f.index_scores[k];
+            }
+            if (var.sink_logit) {
+                f.sink_share.push_back(Mat<T>::from_shape({B * n, std::size_t(1)}));
+                choice.sink = &m.sink[k], choice.sink_share = &f.sink_share[k];
+            }
             f.weights.push_back(Mat<T>::from_shape({B * n, n}));
             f.Z.push_back(Mat<T>::from_shape({B * n, cols(m.W_Q[k])}));
             const std::size_t dh = cols(m.W_Q[k]);
@@ -500,7 +638,7 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
                 f.states.push_back(Mat<T>::from_shape({B * n, dh * dh}));
             }
             for (std::size_t b = 0; b < B; ++b) {  // each sequence on its own
-                if (m.mixer == Mixer::softmax) attend(f.Q[k], f.K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
+                if (m.mixer == Mixer::softmax) attend(f.Q[k], f.K[k], f.V[k], f.weights[k], f.Z[k], b * n, n, choice);
                 if (m.mixer == Mixer::linear)
                     linear_attend(f.phi_Q[k], f.phi_K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
                 if (delta)
@@ -564,8 +702,9 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
     // 2. each layer from the last: the residual passes G down, each head adds its share
     for (std::size_t l = m.layers; l-- > 0;) {
         Mat<T> dX = G;
+        Mat<T> dc = m.variant.latent > 0 ? Mat<T>(xt::zeros<T>(f.latent[l].shape())) : Mat<T>();  // ∂loss/∂c
         for (std::size_t h = 0; h < m.heads; ++h) {
-            const std::size_t k = l * m.heads + h;
+            const std::size_t k = l * m.heads + h, kv = kv_index(m, k);
             if (is_ablated<T>(ablated, k)) continue;
             g.W_O[k] = mm_tn(f.Z[k], G);
             const Mat<T> dZ = mm_nt(G, m.W_O[k]);
@@ -573,7 +712,9 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
             Mat<T> d_beta = xt::zeros<T>({B * n, std::size_t(1)}), d_alpha = d_beta;  // ∂loss/∂β_t, ∂loss/∂α_t
             for (std::size_t b = 0; b < B; ++b) {
                 if (m.mixer == Mixer::softmax)
-                    attend_backward(f.Q[k], f.K[k], f.V[k], f.weights[k], dZ, dQ, dK, dV, b * n, n);
+                    attend_backward(f.Q[k], f.K[k], f.V[k], f.weights[k], dZ, dQ, dK, dV, b * n, n,
+                                    f.sink_share.empty() ? nullptr : &f.sink_share[k],
+                                    g.sink.empty() ? nullptr : &g.sink[k](0, 0));
                 if (m.mixer == Mixer::linear)
                     linear_attend_backward(f.Q[k], f.K[k], f.phi_Q[k], f.phi_K[k], f.V[k], f.weights[k], dZ, dQ, dK,
                                            dV, b * n, n);
@@ -581,8 +722,15 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
                     delta_rule_backward(f.Q[k], f.K[k], f.V[k], f.beta[k], gated ? &f.alpha[k] : nullptr,
                                         f.states[k], dZ, dQ, dK, dV, d_beta, gated ? &d_alpha : nullptr, b * n, n);
             }
-            g.W_Q[k] = mm_tn(f.X[l], dQ), g.W_K[k] = mm_tn(f.X[l], dK), g.W_V[k] = mm_tn(f.X[l], dV);
-            dX += mm_nt(dQ, m.W_Q[k]) + mm_nt(dK, m.W_K[k]) + mm_nt(dV, m.W_V[k]);
+            g.W_Q[k] = mm_tn(f.X[l], dQ);
+            if (m.variant.latent > 0) {  // K_h = c W_UK^h, V_h = c W_UV^h: to the latent, then to X_l below
+                g.W_UK[k] = mm_tn(f.latent[l], dK), g.W_UV[k] = mm_tn(f.latent[l], dV);
+                dc += mm_nt(dK, m.W_UK[k]) + mm_nt(dV, m.W_UV[k]);
+                dX += mm_nt(dQ, m.W_Q[k]);
+            } else {  // a group's heads add to its W_K and W_V (each head its own with MHA: 0 + x = x)
+                g.W_K[kv] += mm_tn(f.X[l], dK), g.W_V[kv] += mm_tn(f.X[l], dV);
+                dX += mm_nt(dQ, m.W_Q[k]) + mm_nt(dK, m.W_K[kv]) + mm_nt(dV, m.W_V[kv]);
+            }
             if (!delta) continue;
             // the gates: β = σ(s_β), ds_β = dβ ⊙ β(1 − β); s_β = X_l w_β, so dw_β = X_lᵀ ds_β, dX_l += ds_β w_βᵀ
             const Mat<T> ds_beta = d_beta * f.beta[k] * (T(1) - f.beta[k]);
@@ -595,6 +743,10 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
             for (T x : ds_alpha) db += x;
             g.b_alpha[k](0, 0) = db;
             dX += mm_nt(ds_alpha, m.W_alpha[k]);
+        }
+        if (m.variant.latent > 0) {  // c = X_l W_DKV
+            g.W_DKV[l] = mm_tn(f.X[l], dc);
+            dX += mm_nt(dc, m.W_DKV[l]);
         }
         G = dX;
     }

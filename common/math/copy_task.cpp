@@ -48,7 +48,8 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
     Random data(s.seed * 2 + 1);
     const std::vector<Tokens> held_out = held_out_sequences(s);
     const std::vector<Tokens> probe(held_out.begin(), held_out.begin() + long(probe_count));
-    r.start = r.trained = random_model(V, 2 * L, s.d_model, s.layers, s.heads, s.learned_positions, s.seed, s.mixer);
+    r.start = r.trained = random_model(V, 2 * L, s.d_model, s.layers, s.heads, s.learned_positions, s.seed, s.mixer,
+                                          s.variant);
     r.before = halves(model_forward(r.start, held_out), held_out, L);
     // training: one batch of fresh sequences per step, one Adam step on its gradient
     Adam adam(s.lr);

@@ -29,6 +29,7 @@ struct CopyTaskSettings {
     bool learned_positions = true;
     std::uint64_t seed = 0;
     Mixer mixer = Mixer::softmax;  // how each head mixes its tokens (attention_only_model.hpp)
+    Variant variant;               // which keys a head reads, how heads share them (the same header)
 };
 constexpr std::size_t held_out_count = 64;  // held-out sequences: accuracy, and what a lesson measures on them
 constexpr std::size_t probe_count = 32;     // the first held-out sequences, whose losses make the curve
@@ -65,7 +66,7 @@ struct TrainedModel {
     Halves before, after;           // on the held-out sequences
 };
 using Progress = std::function<void(int step, int steps, const LoggedStep&)>;
-// A random_model(V, 2L, d, layers, heads, learned_positions, seed, mixer) trained on the task
+// A random_model(V, 2L, d, layers, heads, learned_positions, seed, mixer, variant) trained on the task
 // with the batches of the stream Random(2·seed + 1); `progress` (when set) hears every logged step.
 TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress);
 

@@ -1,0 +1,174 @@
+// Chapter 20 · Attention that forgets on purpose: windows, sinks and top-k
+//
+// The lesson: chapter 16's copy-task model, trained once here, then read with fewer keys: a
+// sliding window kept in a rolling buffer, the window plus sink tokens, a learned sink logit,
+// and top-k keys chosen by a cheap indexer; what each keeps, costs and loses, side by side.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chapters/20_sparse_attention/checks.hpp"
+#include "chapters/20_sparse_attention/inputs.hpp"
+#include "chapters/20_sparse_attention/math.hpp"
+#include "chapters/20_sparse_attention/tables.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/math/long_attention.hpp"
+
+namespace {
+
+Labels variant_names(const std::vector<VariantRow>& table) {
+    Labels labels;
+    for (const VariantRow& v : table) labels.push_back(v.name);
+    return labels;
+}
+Labels token_labels(const Tokens& t) {
+    Labels labels;
+    for (std::size_t v : t) labels.push_back(std::to_string(v));
+    return labels;
+}
+Labels head_names(const CopyTaskSettings& s) {
+    Labels labels;
+    for (std::size_t k = 0; k < s.layers * s.heads; ++k) labels.push_back(head_name(s, k));
+    return labels;
+}
+
+// Progress on stderr when it is a terminal.
+std::function<Progress(std::size_t)> progress_line() {
+    if (!isatty(2)) return {};
+    return [](std::size_t row) -> Progress {
+        const std::string name = variant_costs()[row].name;
+        return [name](int step, int steps, const LoggedStep&) {
+            fmt::print(stderr, "\rtraining {}: step {}/{}{}", name, step, steps, step == steps ? "\n" : "");
+        };
+    };
+}
+
+void show_model(Lesson& lesson, const SparseLesson& r) {
+    const CopyTaskSettings& s = r.settings;
+    std::size_t trained = 0;
+    for (const VariantRun& run : r.runs) trained += run.trained;
+    lesson.say(fmt::format(
+        "Chapter 16's task and model: sequences of n = 2L = {} tokens from V = {} whose second\n"
+        "half repeats the first; d_model = {}, {} layers of {} heads (d_h = {}), {} Adam steps of {}\n"
+        "sequences, seed {}. {} models are trained, once each, the same way: one per variant that\n"
+        "changes training ({}); the window, the sinks and top-k read the first one's weights.\n"
+        "That one, multi-head attention over every key (MHA), is the model of the next steps. Its\n"
+        "held-out accuracy over {} sequences: first half {} (chance 1/V = {}), second half {}.",
+        2 * s.half_length, s.vocabulary, s.d_model, s.layers, s.heads, s.d_model / s.heads, s.steps, s.batch,
+        s.seed, trained, lesson.ref("variants"), held_out_count, three(r.after.accuracy_first),
+        three(1.0 / double(s.vocabulary)), three(r.after.accuracy_second)));
+}
+
+void show_rolling(Lesson& lesson, const SparseLesson& r) {
+    const Variant& v = r.chosen;
+    lesson.say(fmt::format(
+        "Head {} (the layer-2 head that copies) on held-out sequence 0, decoded one token at a\n"
+        "time with a rolling buffer of s = {} sink slot(s) and w = {} window slots: token t < s goes\n"
+        "to sink slot t and stays; token t ≥ s goes to slot s + (t mod w), over token t − w, which\n"
+        "no later query reads. The buffer holds at most s + w = {} keys, however long the text.",
+        head_name(r.settings, r.one.head), v.sinks, v.window, v.sinks + v.window));
+    lesson.show("slots", Style().decimals(0));
+    lesson.heat_map("weights_full", Style().decimals(1).svg());
+    lesson.heat_map("weights_window_sinks", Style().decimals(1).svg());
+    lesson.say(fmt::format(
+        "The copying head reads key i − L + 1 = i − {} in the second half (the stripe of the\n"
+        "full map); with w ≤ {} that key is out of the window, and only the sinks remain far back.",
+        r.settings.half_length - 1, r.settings.half_length - 1));
+}
+
+// The head with the largest entry of column c of a (heads × 3) table of shares.
+std::size_t most(const Matrix& shares, std::size_t c) {
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < rows(shares); ++k)
+        if (shares(k, c) > shares(best, c)) best = k;
+    return best;
+}
+
+void show_shares(Lesson& lesson, const SparseLesson& r) {
+    const CopyTaskSettings& s = r.settings;
+    std::vector<TextRow> table;
+    for (std::size_t k = 0; k < s.layers * s.heads; ++k)
+        table.push_back({head_name(s, k), three(r.shares(k, 0)), three(r.shares(k, 1))});
+    lesson.say(fmt::format(
+        "Where the trained heads put their weight when there is nothing to copy: queries 1 … L − 1\n"
+        "of the first half, averaged over {} held-out sequences. Spread evenly, position 0 and the\n"
+        "current token would get {} each on average.",
+        held_out_count, three(uniform_share(s.half_length))));
+    lesson.table({"head", "on position 0", "on the current token"}, table);
+    const std::size_t self = most(r.shares, 1), first = most(r.shares, 0);
+    lesson.say(fmt::format(
+        "This model: head {} puts {} of its weight on the current token, head {} puts {} on\n"
+        "position 0. Softmax must spend a whole row; a head with nothing to do spends it where the\n"
+        "value it reads changes little: its own token (already in the residual stream) or a fixed\n"
+        "position. Large language models pile it on the first token, the attention sink of\n"
+        "StreamingLLM. This small model has learned absolute positions, so a head can find any\n"
+        "position, the current one included, without a first token to lean on.",
+        head_name(s, self), three(r.shares(self, 1)), head_name(s, first), three(r.shares(first, 0))));
+}
+
+void show_sink_logit(Lesson& lesson, const SparseLesson& r) {
+    const CopyTaskSettings& s = r.settings;
+    std::vector<TextRow> table;
+    for (std::size_t k = 0; k < s.layers * s.heads; ++k)
+        table.push_back({head_name(s, k), three(r.shares(k, 0)), three(r.shares(k, 1)), three(r.sink_logits(k, 0)),
+                         three(r.sink_shares(k, 0)), three(r.sink_shares(k, 1)), three(r.sink_shares(k, 2))});
+    lesson.say(fmt::format(
+        "The same model trained again (the same data, {} steps, seed {}) with a sink logit σ_h per\n"
+        "head: a_ij = e^(s_ij) / (e^σ_h + Σ_j' e^(s_ij')), so a row may sum to less than 1 and a head\n"
+        "may read nothing. Held-out accuracy of the second half: {} (without the sink: {}).\n"
+        "Shares of the first half's queries 1 … L − 1, without the sink, then with it:",
+        s.steps, s.seed, three(r.sink_after.accuracy_second), three(r.after.accuracy_second)));
+    lesson.table({"head", "position 0", "current", "σ_h", "position 0", "current", "the sink"}, table);
+    const std::size_t sunk = most(r.sink_shares, 2);
+    lesson.say(fmt::format(
+        "With a place to put nothing, head {} gives the sink {} of its first-half weight\n"
+        "(σ = {}); without it, that head put {} on position 0 and {} on the current token.\n"
+        "The copying head {} of the sink model on held-out sequence 0 (rows sum to 1 − the\n"
+        "sink's share):",
+        head_name(s, sunk), three(r.sink_shares(sunk, 2)), three(r.sink_logits(sunk, 0)), three(r.shares(sunk, 0)),
+        three(r.shares(sunk, 1)), head_name(s, r.sink.head)));
+    lesson.heat_map("sink_weights", Style().decimals(1).svg());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    set_blas_threads(1);                  // small products: threads would cost more than they save
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);  // reuse the step's buffers instead of mapping them anew
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    Lesson lesson("ch20_sparse_attention", "Chapter 20 · Attention that forgets on purpose: windows, sinks and top-k");
+    Flags flags;
+    add_flags(lesson.cli(), flags);
+    return lesson.run(argc, argv, [&] {
+        const SparseLesson r = sparse_lesson(copy_task_settings(flags), chosen_variant(flags), progress_line());
+        lesson.labels({{"tokens", token_labels(r.held_out[0])}, {"heads", head_names(r.settings)},
+                       {"shares", {"position_0", "current", "missing"}},
+                       {"slots", numbered("slot", r.chosen.sinks + r.chosen.window)},
+                       {"positions", numbered("t", r.held_out[0].size())},
+                       {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
+                       {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
+                       {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}},
+                       {"variants", variant_names(r.table)},
+                       {"variant_columns", {"kept_4k", "kept_128k", "bytes_4k", "bytes_128k", "flops_4k", "flops_128k",
+                                            "accuracy"}}});
+        lesson.list(r.matrices());
+        lesson.step("model", "The model, trained once", [&] { show_model(lesson, r); });
+        lesson.step("rolling-buffer", "A window and sinks in a rolling buffer", [&] { show_rolling(lesson, r); });
+        lesson.step("window-sweep", "Accuracy as the window shrinks, with and without sinks",
+                    [&] { show_window_sweep(lesson, r); });
+        lesson.step("sinks", "Where the weight goes with nothing to copy, and a learned sink", [&] {
+            show_shares(lesson, r);
+            show_sink_logit(lesson, r);
+        });
+        lesson.step("top-k", "Top-k keys, chosen by an indexer", [&] { show_topk(lesson, r); });
+        lesson.step("variants", "Every variant side by side", [&] { show_variants(lesson, r); });
+        lesson.step("checks", "Self-checks", [&] { check_sparse(lesson.checks(), r); });
+        lesson.present();
+    });
+}

@@ -1,0 +1,17 @@
+// Chapter 20 · the lesson's tables and charts: the window and top-k sweeps (steps 3 and 5)
+// and the side-by-side table of every variant (step 6), from what math.cpp computed.
+#pragma once
+
+#include <string>
+
+#include "chapters/20_sparse_attention/math.hpp"
+#include "common/lesson/lesson.hpp"
+
+// A share, an accuracy or a loss as the tables print it (3 decimals).
+std::string three(double x);
+// A head's name: "L2H0" is head 0 of layer 2 (k = l·heads + h).
+std::string head_name(const CopyTaskSettings& s, std::size_t k);
+
+void show_window_sweep(Lesson& lesson, const SparseLesson& r);
+void show_topk(Lesson& lesson, const SparseLesson& r);
+void show_variants(Lesson& lesson, const SparseLesson& r);
