@@ -33,11 +33,6 @@ std::string names(const Settings& s, const std::vector<std::size_t>& heads) {
     for (std::size_t k : heads) text += (text.empty() ? "" : ", ") + head_name(s, k);
     return text.empty() ? "none" : text;
 }
-Labels token_labels(const Tokens& t) {
-    Labels labels;
-    for (std::size_t v : t) labels.push_back(std::to_string(v));
-    return labels;
-}
 std::string token_text(const Tokens& t) {
     std::string text;
     for (std::size_t i = 0; i < t.size(); ++i) text += (i % 24 == 0 && i ? "\n  " : " ") + std::to_string(t[i]);

@@ -156,16 +156,6 @@ void as_matrices(Induction& r) {
 
 }  // namespace
 
-std::string head_name(const Settings& s, std::size_t k) {
-    return "L" + std::to_string(k / s.heads + 1) + "H" + std::to_string(k % s.heads);
-}
-
-Labels head_names(const Settings& s) {
-    Labels labels;
-    for (std::size_t k = 0; k < s.layers * s.heads; ++k) labels.push_back(head_name(s, k));
-    return labels;
-}
-
 MatrixList Induction::matrices() const {
     MatrixList list = {{"tokens", tokens, ""},
                        {"loss_first_half", loss_first_half, ""},

@@ -92,9 +92,4 @@ struct Induction {
     MatrixList matrices() const;
 };
 
-// A head's name: "L1H0" is head 0 of layer 1 (k = l·heads + h).
-std::string head_name(const Settings& s, std::size_t k);
-// Every head's, in the order k = 0, 1, …: the labels of the rows of head_scores.
-Labels head_names(const Settings& s);
-
 Induction train_induction(const Settings& s, const Progress& progress);

@@ -27,16 +27,6 @@ Labels variant_names(const std::vector<VariantRow>& table) {
     for (const VariantRow& v : table) labels.push_back(v.name);
     return labels;
 }
-Labels token_labels(const Tokens& t) {
-    Labels labels;
-    for (std::size_t v : t) labels.push_back(std::to_string(v));
-    return labels;
-}
-Labels head_names(const CopyTaskSettings& s) {
-    Labels labels;
-    for (std::size_t k = 0; k < s.layers * s.heads; ++k) labels.push_back(head_name(s, k));
-    return labels;
-}
 
 // Progress on stderr when it is a terminal.
 std::function<Progress(std::size_t)> progress_line() {

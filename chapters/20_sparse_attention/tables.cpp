@@ -10,10 +10,6 @@
 
 std::string three(double x) { return format_number(float(x), 3); }
 
-std::string head_name(const CopyTaskSettings& s, std::size_t k) {
-    return "L" + std::to_string(k / s.heads + 1) + "H" + std::to_string(k % s.heads);
-}
-
 namespace {
 
 // FLOPs with a unit: "812 k", "4.61 G" (3 significant digits).

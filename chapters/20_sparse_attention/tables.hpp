@@ -9,8 +9,6 @@
 
 // A share, an accuracy or a loss as the tables print it (3 decimals).
 std::string three(double x);
-// A head's name: "L2H0" is head 0 of layer 2 (k = l·heads + h).
-std::string head_name(const CopyTaskSettings& s, std::size_t k);
 
 void show_window_sweep(Lesson& lesson, const SparseLesson& r);
 void show_topk(Lesson& lesson, const SparseLesson& r);

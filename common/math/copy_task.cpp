@@ -105,3 +105,19 @@ GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vec
         }
     return r;
 }
+
+std::string head_name(const CopyTaskSettings& s, std::size_t k) {
+    return "L" + std::to_string(k / s.heads + 1) + "H" + std::to_string(k % s.heads);
+}
+
+Labels head_names(const CopyTaskSettings& s) {
+    Labels labels;
+    for (std::size_t k = 0; k < s.layers * s.heads; ++k) labels.push_back(head_name(s, k));
+    return labels;
+}
+
+Labels token_labels(const Tokens& tokens) {
+    Labels labels;
+    for (std::size_t v : tokens) labels.push_back(std::to_string(v));
+    return labels;
+}

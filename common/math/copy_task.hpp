@@ -16,9 +16,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "common/math/attention_only_model.hpp"
+#include "common/math/matrix.hpp"
 #include "common/math/random.hpp"
 
 struct CopyTaskSettings {
@@ -69,6 +71,12 @@ using Progress = std::function<void(int step, int steps, const LoggedStep&)>;
 // A random_model(V, 2L, d, layers, heads, learned_positions, seed, mixer, variant) trained on the task
 // with the batches of the stream Random(2·seed + 1); `progress` (when set) hears every logged step.
 TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress);
+
+// Names a lesson gives the model's heads and a sequence's tokens: head k = l·heads + h is
+// "L{l+1}H{h}"; a token is its id.
+std::string head_name(const CopyTaskSettings& s, std::size_t k);
+Labels head_names(const CopyTaskSettings& s);  // every head, in order
+Labels token_labels(const Tokens& tokens);
 
 // Central differences D(h) = (loss(w + h) − loss(w − h)) / 2h in double, extrapolated as
 // (4·D(h) − D(2h)) / 3 (Richardson: the h² error terms cancel), against the backward pass.
