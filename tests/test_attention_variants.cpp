@@ -126,6 +126,13 @@ TEST_CASE("variant table: the accuracies come from training (a tiny budget: trai
     CHECK(runs[8].settings.mixer == Mixer::linear);
     CHECK(runs[10].settings.mixer == Mixer::gated_delta);
     CHECK(heard.size() == 8 * 4);  // 8 trained rows, steps 0 … 3 each
+    const std::vector<VariantRow> table = variant_table(runs);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        CHECK(table[r].name == runs[r].name);
+        CHECK(table[r].accuracy == runs[r].held_out.accuracy_second);
+    }
+    CHECK(&run_named(runs, "top-k") == &runs[7]);
+    CHECK_THROWS_AS(run_named(runs, "no such row"), InputError);
     CopyTaskSettings two_heads = base;
     two_heads.heads = 2;  // GQA needs groups between 1 and h
     CHECK_THROWS_AS(variant_runs(two_heads), InputError);

@@ -115,13 +115,6 @@ void name_and_ablate(Induction& r, const std::vector<Tokens>& held_out) {
     r.without_previous = without(r.previous_heads), r.without_induction = without(r.induction_heads);
 }
 
-// A sequence of tokens as a (1 × n) row of numbers.
-Matrix token_row(const Tokens& t) {
-    Matrix m = Matrix::from_shape({1, t.size()});
-    for (std::size_t i = 0; i < t.size(); ++i) m(0, i) = float(t[i]);
-    return m;
-}
-
 // The numbers the lesson shows or keeps as matrices: the sequence, the curves, the scores,
 // the accuracy and the generated sequence.
 void as_matrices(Induction& r) {

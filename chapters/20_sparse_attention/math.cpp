@@ -188,12 +188,6 @@ SinkHead sink_head(const AttentionOnlyModel<float>& m, const Tokens& tokens, std
     return r;
 }
 
-Matrix token_row(const Tokens& t) {
-    Matrix m({1, t.size()});
-    for (std::size_t i = 0; i < t.size(); ++i) m(0, i) = float(t[i]);
-    return m;
-}
-
 // Accuracy and loss of the second half as the window shrinks (with no sinks, and with s), and as
 // k falls (the shown head's largest output error beside them).
 void sweeps(SparseLesson& r, const AttentionOnlyModel<float>& indexed) {
@@ -279,25 +273,23 @@ SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen,
     scale.window = chosen.window, scale.sinks = chosen.sinks, scale.top_k = chosen.top_k;
     scale.indexer_rank = chosen.indexer_rank;
     r.runs = variant_runs(s, scale, progress);
-    r.table = variant_costs();
+    r.table = variant_table(r.runs);
     r.variants = Matrix({r.table.size(), std::size_t{7}});
     for (std::size_t a = 0; a < r.table.size(); ++a) {
-        VariantRow& v = r.table[a];
-        v.accuracy = r.runs[a].held_out.accuracy_second;
+        const VariantRow& v = r.table[a];
         const std::uint64_t numbers[] = {v.kept_short, v.kept_long, v.bytes_short, v.bytes_long, v.flops_short,
                                          v.flops_long};
         for (std::size_t c = 0; c < 6; ++c) r.variants(a, c) = float(numbers[c]);
         r.variants(a, 6) = float(v.accuracy);
-        if (v.name == "MHA") r.trained = r.runs[a].model, r.after = r.runs[a].held_out;
-        if (v.name == "sink logit") r.sink_trained = r.runs[a].model, r.sink_after = r.runs[a].held_out;
     }
-    // 2. the MHA model read with the chosen window and sinks, and top-k
+    r.trained = run_named(r.runs, "MHA").model, r.after = run_named(r.runs, "MHA").held_out;
+    r.sink_trained = run_named(r.runs, "sink logit").model, r.sink_after = run_named(r.runs, "sink logit").held_out;
+    // 2. the MHA model read with the chosen window and sinks, and top-k (the table's rows that read it)
     const ModelForward<float>& f = r.plain_forward = model_forward(r.trained, r.held_out);
     r.shares = first_half_shares(f, L);
-    AttentionOnlyModel<float> indexed = reading(r.trained, 0, 0, chosen.top_k);
-    set_indexer_from_heads(indexed, chosen.indexer_rank);
-    r.windowed = halves(model_forward(reading(r.trained, chosen.window, chosen.sinks, 0), r.held_out), r.held_out, L);
-    r.indexed = halves(model_forward(indexed, r.held_out), r.held_out, L);
+    const AttentionOnlyModel<float>& indexed = run_named(r.runs, "top-k").model;  // its indexer set, top_k = k
+    r.windowed = run_named(r.runs, "window + sinks").held_out;
+    r.indexed = run_named(r.runs, "top-k").held_out;
     r.one = one_head(indexed, r.held_out[0], copying_head(r.trained, f, L), chosen);
     r.tokens = token_row(r.held_out[0]);
     // 3. the model trained with a sink logit per head

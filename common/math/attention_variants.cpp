@@ -132,11 +132,16 @@ std::vector<VariantRun> variant_runs(const CopyTaskSettings& base, const CopySca
     return runs;
 }
 
-std::vector<VariantRow> variant_table(const CopyTaskSettings& base, const CopyScale& scale,
-                                      const VariantShapes& shapes,
-                                      const std::function<Progress(std::size_t)>& progress) {
+std::vector<VariantRow> variant_table(const std::vector<VariantRun>& runs, const VariantShapes& shapes) {
     std::vector<VariantRow> table = variant_costs(shapes);
-    const std::vector<VariantRun> runs = variant_runs(base, scale, progress);
+    if (runs.size() != table.size())
+        throw InputError(describe(runs.size(), " runs for the ", table.size(), " rows of the table"));
     for (std::size_t r = 0; r < table.size(); ++r) table[r].accuracy = runs[r].held_out.accuracy_second;
     return table;
+}
+
+const VariantRun& run_named(const std::vector<VariantRun>& runs, const std::string& name) {
+    for (const VariantRun& run : runs)
+        if (run.name == name) return run;
+    throw InputError("no run of the variant " + name);
 }

@@ -121,3 +121,9 @@ Labels token_labels(const Tokens& tokens) {
     for (std::size_t v : tokens) labels.push_back(std::to_string(v));
     return labels;
 }
+
+Matrix token_row(const Tokens& tokens) {
+    Matrix m = Matrix::from_shape({1, tokens.size()});
+    for (std::size_t i = 0; i < tokens.size(); ++i) m(0, i) = float(tokens[i]);
+    return m;
+}

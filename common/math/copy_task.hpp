@@ -77,6 +77,8 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
 std::string head_name(const CopyTaskSettings& s, std::size_t k);
 Labels head_names(const CopyTaskSettings& s);  // every head, in order
 Labels token_labels(const Tokens& tokens);
+// A sequence of tokens as a (1 × n) row of numbers (what a lesson lists and dumps).
+Matrix token_row(const Tokens& tokens);
 
 // Central differences D(h) = (loss(w + h) − loss(w − h)) / 2h in double, extrapolated as
 // (4·D(h) − D(2h)) / 3 (Richardson: the h² error terms cancel), against the backward pass.
