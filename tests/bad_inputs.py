@@ -6,7 +6,7 @@ A bad input (a file, a flag, a value) must give:
   - exit code 2,
   - exactly one line on stderr, naming the flag, or the file and its line,
   - nothing on stdout (every such error is found before the first output),
-  - no partial files: the run is given --dump and --svg into fresh directories,
+  - no partial files: the run is given --dump, --svg and --html into fresh directories,
     which must be empty (or not exist) afterwards.
 Some inputs are odd but fine and must work: a sequence of one token, and a very
 long one, whose printed matrices are elided (no line longer than 200 characters,
@@ -290,9 +290,9 @@ def one_line(err):
 
 
 def check_error(chapter, case, args, must_name, tmp, outputs=True, launched=False):
-    """Runs args (with fresh --dump/--svg dirs) and checks the answer to a bad input."""
-    dump, svg = Path(tempfile.mkdtemp(dir=tmp)) / "dump", Path(tempfile.mkdtemp(dir=tmp)) / "svg"
-    extra = ["--dump", dump, "--svg", svg] if outputs else []
+    """Runs args (with fresh --dump/--svg/--html dirs) and checks the answer to a bad input."""
+    dump, svg, html = (Path(tempfile.mkdtemp(dir=tmp)) / name for name in ("dump", "svg", "html"))
+    extra = ["--dump", dump, "--svg", svg, "--html", html] if outputs else []
     # A refusal comes before the program needs its processes: started directly (see launch.py),
     # except the LAUNCHED_OUT_OF_RANGE cases.
     argv = [BIN / chapter, "--no-color", *fast(chapter, args), *args, *extra]
@@ -307,7 +307,7 @@ def check_error(chapter, case, args, must_name, tmp, outputs=True, launched=Fals
             problems.append(f"stderr does not name {must!r}: {err.strip()[:200]!r}")
     if out:
         problems.append(f"stdout not empty ({out.count(chr(10))} lines, first {out.splitlines()[0][:80]!r})")
-    for d in (dump, svg):
+    for d in (dump, svg, html):
         if d.exists() and any(d.iterdir()):
             problems.append(f"left files in {d.name}: {sorted(p.name for p in d.iterdir())}")
     return report(chapter, case, problems, err.strip())
@@ -368,7 +368,7 @@ def check_chapter(chapter):
     # Output directories that cannot be written (root ignores permissions, so: under a regular file).
     blocker = tmp / "a_file"
     blocker.write_text("not a directory\n")
-    for flag in ("--dump", "--svg"):
+    for flag in ("--dump", "--svg", "--html"):
         jobs.append((f"{flag} under a regular file", [flag, blocker / "out"], flag, False))
         jobs.append((f"{flag} is a regular file", [flag, blocker], flag, False))
 

@@ -46,6 +46,8 @@ NOT_RUN = {
     "./tutorial bench --benchmark_filter=streaming": "a benchmark (the same)",
     "./tutorial bless": "rewrites the golden outputs and the docs (the golden and docs tests compare them)",
     "./tutorial watch": "waits for the learner's saves until Ctrl-C",
+    "./tutorial explore": "every chapter's default run, chapter 16's training too (about two minutes; "
+                          "explorer_browser opens a page of each chapter)",
     "cmake --preset release": "configures the build this test runs in",
     "cmake --build --preset release -j": "builds the build this test runs in",
     "ctest --preset release": "the whole test suite, of which this test is a part",

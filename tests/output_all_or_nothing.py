@@ -1,4 +1,4 @@
-"""--dump and --svg write every file or none, and say so in one line.
+"""--dump, --svg and --html write every file or none, and say so in one line.
 
     python3 tests/output_all_or_nothing.py BIN_DIR     (ctest runs it as output_all_or_nothing)
 
@@ -8,7 +8,7 @@ For every chapter:
   - a full disk, played by a file size limit of 100 bytes (ulimit -f): the lesson
     prints, then the run exits 2 with one line naming the file it could not
     write, prints no "Wrote …", and leaves no file (not even a partial one) in
-    either directory.
+    any directory; and the same with --html alone (the page, index.html).
 """
 import concurrent.futures
 import resource
@@ -50,19 +50,20 @@ def on_a_full_disk(program, *args):
 def check(chapter):
     lines = []
     # Refused before the program needs its processes: started directly (see launch.py).
-    run = subprocess.run([BIN / chapter, "--no-color", "--dump", "/proc"], capture_output=True, text=True,
-                         timeout=600)
-    if run.returncode != 2 or run.stderr.count("\n") != 1 or "--dump /proc" not in run.stderr or run.stdout:
-        failures.append(f"{chapter} --dump /proc: exit {run.returncode}, stderr {run.stderr!r}, "
-                        f"{run.stdout.count(chr(10))} lines on stdout")
-    lines.append(f"  --dump /proc: {run.stderr.strip()}")
+    for flag in ("--dump", "--html"):
+        run = subprocess.run([BIN / chapter, "--no-color", flag, "/proc"], capture_output=True, text=True,
+                             timeout=600)
+        if run.returncode != 2 or run.stderr.count("\n") != 1 or f"{flag} /proc" not in run.stderr or run.stdout:
+            failures.append(f"{chapter} {flag} /proc: exit {run.returncode}, stderr {run.stderr!r}, "
+                            f"{run.stdout.count(chr(10))} lines on stdout")
+        lines.append(f"  {flag} /proc: {run.stderr.strip()}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        dump, svg = Path(tmp) / "dump", Path(tmp) / "svg"
+        dump, svg, html = Path(tmp) / "dump", Path(tmp) / "svg", Path(tmp) / "html"
         argv, preexec = on_a_full_disk(BIN / chapter, *FAST_ARGS.get(chapter, []), "--no-color", "--dump", dump,
-                                       "--svg", svg)
+                                       "--svg", svg, "--html", html)
         run = subprocess.run(argv, capture_output=True, text=True, timeout=600, preexec_fn=preexec)
-        left = sorted(p.name for d in (dump, svg) if d.exists() for p in d.iterdir())
+        left = sorted(p.name for d in (dump, svg, html) if d.exists() for p in d.iterdir())
         problems = []
         if run.returncode != 2:
             problems.append(f"exit {run.returncode}")
@@ -75,6 +76,14 @@ def check(chapter):
         if problems:
             failures.append(f"{chapter} with a full disk: " + "; ".join(problems))
         lines.append(f"  a full disk: {run.stderr.strip()}")
+        # The page alone: its one file is written whole or not at all.
+        argv, preexec = on_a_full_disk(BIN / chapter, *FAST_ARGS.get(chapter, []), "--no-color", "--html", html)
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=600, preexec_fn=preexec)
+        left = sorted(p.name for p in html.iterdir()) if html.exists() else []
+        if run.returncode != 2 or "index.html" not in run.stderr or "Wrote" in run.stdout or left:
+            failures.append(f"{chapter} --html on a full disk: exit {run.returncode}, stderr {run.stderr[:200]!r}, "
+                            f"left {left}")
+        lines.append(f"  --html on a full disk: {run.stderr.strip()}")
     return chapter, lines
 
 
