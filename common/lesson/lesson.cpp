@@ -43,11 +43,15 @@ std::size_t terminal_width() {
 }  // namespace
 
 Lesson::Lesson(std::string program, std::string title)
-    : program_(std::move(program)), cli_(title, program_), page_(title, checks_) {
+    : program_(std::move(program)), title_(title), cli_(title, program_), page_(title, checks_) {
     cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
         ->type_name("DIR");
     cli_.add_option("--svg", svg_dir_,
                     "draw the pictures (heat maps of attention maps, curves) as DIR/<name>.svg, for a browser")
+        ->type_name("DIR");
+    cli_.add_option("--html", html_dir_,
+                    "write the lesson as a page to open in a browser, DIR/index.html: every step, every matrix "
+                    "as a heat map to hover, attention as lines between tokens")
         ->type_name("DIR");
     cli_.add_option("--color", color_,
                     "heat shading: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always (also "
@@ -90,7 +94,9 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     page_.set_style(style);
     checks_.set_line_width(style.line_width);
     try {
-        files_.set_directories(dump_dir_, svg_dir_);
+        files_.set_directories(dump_dir_, svg_dir_, html_dir_);
+        if (files_.paging())
+            checks_.on_line([this](const std::string& mark, const std::string& text) { explorer_.check(mark, text); });
         body();
         if (!steps_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
         files_.write();
@@ -145,6 +151,7 @@ void Lesson::present() {
         if (chosen != all.size() && i != chosen) continue;
         page_.title_once();
         page_.heading(int(i + 1), all[i].heading);
+        explorer_.step(int(i + 1), all[i].name, all[i].heading);
         all[i].show();
         if (can_pause && chosen == all.size() && i + 1 < all.size()) {
             std::fflush(stdout);
@@ -154,15 +161,21 @@ void Lesson::present() {
             if (c == EOF) pause_ = false;
         }
     }
+    // While the listed matrices are alive: the result they belong to ends with run()'s body.
+    if (files_.paging()) files_.keep_page(explorer_.html(program_, title_, listed_));
 }
 
 // A text ends its line: one '\n' is added unless it has one (a table's text does).
 void Lesson::say(const std::string& text) {
     const std::string fitted = wrap_to_width(text, page_.style().line_width);
     page_.block(!fitted.empty() && fitted.back() == '\n' ? fitted : fitted + "\n");
+    explorer_.text(text);
 }
 
-void Lesson::say_under(const std::string& text) { page_.under(text); }
+void Lesson::say_under(const std::string& text) {
+    page_.under(text);
+    explorer_.caption(text);
+}
 
 void Lesson::labels(const std::string& kind, Labels words) { listed_.labels(kind, std::move(words)); }
 
@@ -172,11 +185,15 @@ void Lesson::labels(const std::vector<std::pair<std::string, Labels>>& kinds) {
 
 void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
-void Lesson::show(const std::string& name, const Style& style) { page_.block(matrix_text(listed_.find(name), style)); }
+void Lesson::show(const std::string& name, const Style& style) {
+    page_.block(matrix_text(listed_.find(name), style));
+    explorer_.matrix("matrix", name, style.decimal_places);
+}
 
 void Lesson::heat_map(const std::string& name, const Style& style) {
     const ListedMatrix& m = listed_.find(name);
-    if (style.drawn) draw(name, style);
+    if (style.drawn) draw_picture(m, style);
+    explorer_.matrix("heat_map", name, style.decimal_places);
     page_.block(heat_map_text(m.name, m.formula, *m.matrix, listed_.row_labels(m), style.decimal_places,
                               page_.style().line_width));
 }
@@ -184,24 +201,34 @@ void Lesson::heat_map(const std::string& name, const Style& style) {
 void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
     if (matrices.empty()) return;
     std::vector<std::string> blocks;
-    for (const Named& n : matrices) blocks.push_back(matrix_text(listed_.find(n.name), n.style));
+    std::vector<std::pair<std::string, int>> recorded;
+    for (const Named& n : matrices) {
+        blocks.push_back(matrix_text(listed_.find(n.name), n.style));
+        recorded.emplace_back(n.name, n.style.decimal_places);
+    }
+    explorer_.side_by_side(recorded);
     const std::string text = side_by_side(blocks, page_.style().line_width);
     page_.block(text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
 }
 
 // A listed matrix's printed text; drawn too when its style asks.
 std::string Lesson::matrix_text(const ListedMatrix& m, const Style& style) {
-    if (style.drawn) draw(m.name, style);
+    if (style.drawn) draw_picture(m, style);
     PrintStyle print = page_.style();
     print.decimals = style.decimal_places;
     return format_matrix(m.name, m.formula, *m.matrix, listed_.row_labels(m), listed_.col_labels(m), print);
 }
 
+// A matrix drawn without being printed is on the page too: the chapter thought it worth a picture.
 void Lesson::draw(const std::string& name, const Style& style) {
-    const ListedMatrix& m = listed_.find(name);
+    draw_picture(listed_.find(name), style);
+    explorer_.matrix("matrix", name, style.decimal_places);
+}
+
+void Lesson::draw_picture(const ListedMatrix& m, const Style& style) {
     constexpr std::size_t largest = 64;  // a bigger map is a blur of tiny cells, and a big file
     if (!files_.drawing() || rows(*m.matrix) > largest || cols(*m.matrix) > largest) return;
-    files_.keep_picture(name, heat_map_svg(name, m.formula, *m.matrix, listed_.row_labels(m), listed_.col_labels(m),
+    files_.keep_picture(m.name, heat_map_svg(m.name, m.formula, *m.matrix, listed_.row_labels(m), listed_.col_labels(m),
                                            style.decimal_places));
 }
 
@@ -221,12 +248,14 @@ void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std:
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
     page_.block(format_table(header, shown, page_.style().line_width));
+    explorer_.table(header, body);
 }
 
 void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
                   const std::vector<Series>& series) {
     if (!is_file_name(name)) throw std::logic_error("plot name '" + name + "' is not a file name");
     if (files_.drawing()) files_.keep_picture(name, line_plot_svg(title, x, y, series));
+    explorer_.chart(name, title, x, y, series);
 }
 
 void Lesson::chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,

@@ -76,7 +76,12 @@
 //   - chart(name, title, x, y, series, options) prints the same curves as a chart
 //     of text (common/lesson/terminal_chart.hpp) and draws them like plot().
 //
-// Like the dumps, the pictures are written at the end of a run that did not stop
+// The page (--html DIR). Every chapter accepts --html DIR and then writes DIR/index.html:
+// the steps as they printed, with their prose, tables, charts and self-checks, and every
+// listed matrix as a heat map to hover (attention weights also as lines between tokens), in
+// one page that opens from file:// (common/lesson/explorer_page.hpp; ./tutorial explore).
+//
+// Like the dumps, the pictures and the page are written at the end of a run that did not stop
 // on an error (nothing partial), into a directory checked to be writable before
 // the body runs. A doc embeds the pictures of the default run from
 // docs/pictures/<program>/<name>.svg; golden_check keeps them up to date.
@@ -92,6 +97,7 @@
 
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
+#include "common/lesson/explorer_page.hpp"
 #include "common/lesson/grading.hpp"
 #include "common/lesson/listed_matrices.hpp"
 #include "common/lesson/page.hpp"
@@ -169,11 +175,12 @@ public:
 private:
     void keep_listed();
     std::string matrix_text(const ListedMatrix& m, const Style& style);
+    void draw_picture(const ListedMatrix& m, const Style& style);
 
     // The command line.
-    std::string program_;
+    std::string program_, title_;
     CLI::App cli_;
-    std::string input_path_, dump_dir_, svg_dir_;
+    std::string input_path_, dump_dir_, svg_dir_, html_dir_;
     bool no_color_ = false;
     std::string color_ = "auto";
     std::string only_step_;  // --step
@@ -185,6 +192,7 @@ private:
     SelfChecks checks_;       // the ✓ and ✗ lines
     Page page_;               // where text goes: title, headings, blocks
     ListedMatrices listed_;   // the chapter's matrices, by name
-    RunFiles files_;          // --dump and --svg, written at the end
+    RunFiles files_;          // --dump, --svg and --html, written at the end
+    ExplorerPage explorer_;   // what the steps printed, for --html
     Grading grading_;         // ./tutorial check's verdict
 };

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <xtensor/xnpy.hpp>
 
+#include "common/lesson/explorer_page.hpp"
 #include "common/lesson/output_files.hpp"
 
 bool is_file_name(const std::string& name) {
@@ -30,10 +31,14 @@ void keep(std::vector<std::pair<std::string, T>>& kept, const std::string& name,
 
 }  // namespace
 
-void RunFiles::set_directories(const std::string& dump_dir, const std::string& svg_dir) {
-    dump_dir_ = dump_dir, svg_dir_ = svg_dir;
+void RunFiles::set_directories(const std::string& dump_dir, const std::string& svg_dir, const std::string& html_dir) {
+    dump_dir_ = dump_dir, svg_dir_ = svg_dir, html_dir_ = html_dir;
     if (dumping()) require_writable_directory("--dump", dump_dir_);
     if (drawing()) require_writable_directory("--svg", svg_dir_);
+    if (paging()) {
+        require_writable_directory("--html", html_dir_);
+        require_explorer_files();
+    }
 }
 
 void RunFiles::keep_matrix(const std::string& name, const Matrix& m) {
@@ -55,9 +60,11 @@ void RunFiles::write() const {
         files.add(svg_dir_ + "/" + name + ".svg", svg);
         drawn += (drawn.empty() ? "" : ", ") + name + ".svg";
     }
+    if (paging() && !page_.empty()) files.add(html_dir_ + "/index.html", page_);
     files.write_all();
     if (dumping()) fmt::print("\nWrote {} matrices to {}/: {}\n", matrices_.size(), dump_dir_, dumped);
     if (drawing())
         fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_,
                    drawn.empty() ? "" : ": " + drawn);
+    if (paging() && !page_.empty()) fmt::print("\nWrote the page {}/index.html (open it in a browser)\n", html_dir_);
 }

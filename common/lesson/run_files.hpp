@@ -1,5 +1,5 @@
-// The files a run writes: every listed matrix as DIR/<name>.npy (--dump) and the
-// pictures as DIR/<name>.svg (--svg). Kept while the lesson runs, written at its end
+// The files a run writes: every listed matrix as DIR/<name>.npy (--dump), the
+// pictures as DIR/<name>.svg (--svg) and the page as DIR/index.html (--html). Kept while the lesson runs, written at its end
 // all or none (common/lesson/output_files.hpp), then named in one line each.
 #pragma once
 
@@ -11,21 +11,25 @@
 
 class RunFiles {
 public:
-    // The directories of --dump and --svg (empty: not asked), checked to be writable now,
-    // before anything is computed.
-    void set_directories(const std::string& dump_dir, const std::string& svg_dir);
+    // The directories of --dump, --svg and --html (empty: not asked), checked to be
+    // writable now, before anything is computed.
+    void set_directories(const std::string& dump_dir, const std::string& svg_dir, const std::string& html_dir);
     bool dumping() const { return !dump_dir_.empty(); }
     bool drawing() const { return !svg_dir_.empty(); }
+    bool paging() const { return !html_dir_.empty(); }
 
     // Keeps a matrix for --dump; kept again under the same name, the last one is written.
     void keep_matrix(const std::string& name, const Matrix& m);
     // Keeps a picture's SVG text for --svg; likewise.
     void keep_picture(const std::string& name, std::string svg);
+    // Keeps the page's HTML for --html.
+    void keep_page(std::string html) { page_ = std::move(html); }
     // Writes them all or none, then prints "Wrote …" lines.
     void write() const;
 
 private:
-    std::string dump_dir_, svg_dir_;
+    std::string dump_dir_, svg_dir_, html_dir_;
+    std::string page_;
     std::vector<std::pair<std::string, Matrix>> matrices_;
     std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
 };

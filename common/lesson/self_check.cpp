@@ -9,26 +9,27 @@
 
 #include "common/lesson/fit_width.hpp"
 
-void SelfChecks::print(const std::string& line) const {
-    fmt::print("{}\n", wrap_to_width(line, line_width_, 2));
+void SelfChecks::print(const std::string& mark, const std::string& text) const {
+    fmt::print("{}\n", wrap_to_width(mark + " " + text, line_width_, 2));
+    if (listener_) listener_(mark, text);
 }
 
 bool SelfChecks::close(const std::string& claim, double max_error, double tolerance) {
     const bool holds = max_error <= tolerance;  // false for NaN
-    print(fmt::format("{} {} (max error {:.1e}, tolerance {:.0e})", holds ? "✓" : "✗", claim, max_error, tolerance));
+    print(holds ? "✓" : "✗", fmt::format("{} (max error {:.1e}, tolerance {:.0e})", claim, max_error, tolerance));
     (holds ? passed_ : failed_) += 1;
     return holds;
 }
 
 bool SelfChecks::that(const std::string& claim, bool holds) {
-    print(fmt::format("{} {}", holds ? "✓" : "✗", claim));
+    print(holds ? "✓" : "✗", claim);
     (holds ? passed_ : failed_) += 1;
     return holds;
 }
 
 void SelfChecks::skip(const std::string& claim, const std::string& why) {
     ++skipped_;
-    print(fmt::format("· {}: not checked ({})", claim, why));
+    print("·", fmt::format("{}: not checked ({})", claim, why));
 }
 
 double max_abs_difference(const Matrix& a, const Matrix& b) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "common/math/matrix.hpp"
@@ -23,6 +24,11 @@ public:
     //   · each French word looks most at its translation: not checked (only the default pair has one)
     void skip(const std::string& claim, const std::string& why);
 
+    // Also hands each line's mark (✓, ✗ or ·) and text to `listener` (the page of --html).
+    void on_line(std::function<void(const std::string& mark, const std::string& text)> listener) {
+        listener_ = std::move(listener);
+    }
+
     // Lines wider than this wrap, their continuation indented under the claim.
     void set_line_width(std::size_t width) { line_width_ = width; }
 
@@ -36,7 +42,8 @@ private:
     int failed_ = 0;
     int skipped_ = 0;
     std::size_t line_width_ = 100;
-    void print(const std::string& line) const;
+    std::function<void(const std::string&, const std::string&)> listener_;
+    void print(const std::string& mark, const std::string& text) const;
 };
 
 // The largest |a − b| over all entries; infinity when the shapes differ or an

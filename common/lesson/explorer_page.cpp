@@ -1,0 +1,171 @@
+#include "common/lesson/explorer_page.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/math/input_error.hpp"
+
+namespace {
+
+// Where the page's script and style live, and Debian's d3 (set by CMake for this file).
+const std::string script_path = std::string(TUTORIAL_EXPLORER_DIR) + "/explorer.js";
+const std::string style_path = std::string(TUTORIAL_EXPLORER_DIR) + "/explorer.css";
+const std::string d3_path = TUTORIAL_D3_JS;
+
+// A JSON string: quotes, backslashes and control characters escaped, and '<' as \u003c,
+// so that no text (a learner's token "</script>") can end the element the data sits in.
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += {'\\', c};
+        else if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+        else if (c == '<') out += "\\u003c";
+        else out += c;
+    }
+    return out + "\"";
+}
+
+std::string quoted_list(const std::vector<std::string>& words) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < words.size(); ++i) out += (i ? "," : "") + quoted(words[i]);
+    return out + "]";
+}
+
+// The shortest text that reads back as the same float; JSON has no infinity or NaN, so
+// those are the strings "inf", "-inf" and "nan".
+std::string number(float value) {
+    if (std::isnan(value)) return "\"nan\"";
+    if (std::isinf(value)) return value > 0 ? "\"inf\"" : "\"-inf\"";
+    return fmt::format("{}", value);
+}
+
+// A curve's coordinate: null where it cannot be drawn.
+std::string coordinate(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "null"; }
+
+std::string coordinates(const std::vector<double>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + coordinate(values[i]);
+    return out + "]";
+}
+
+std::string axis(const Axis& a) {
+    return fmt::format("{{\"label\":{},\"log\":{}}}", quoted(a.label), a.log ? "true" : "false");
+}
+
+std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
+    const Matrix& values = *m.matrix;
+    std::string rows_text = "[";
+    for (std::size_t i = 0; i < rows(values); ++i) {
+        rows_text += i ? ",[" : "[";
+        for (std::size_t j = 0; j < cols(values); ++j) rows_text += (j ? "," : "") + number(values(i, j));
+        rows_text += "]";
+    }
+    rows_text += "]";
+    return fmt::format("{{\"name\":{},\"formula\":{},\"rows\":{},\"cols\":{},\"values\":{}}}", quoted(m.name),
+                       quoted(m.formula), quoted_list(listed.row_labels(m)), quoted_list(listed.col_labels(m)),
+                       rows_text);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) throw InputError(fmt::format("--html: cannot read {}{}", path,
+                                          path == d3_path ? " (Debian's node-d3: ./tutorial run installs it)" : ""));
+    return text.str();
+}
+
+}  // namespace
+
+void require_explorer_files() {
+    for (const std::string& path : {script_path, style_path, d3_path}) read_file(path);
+}
+
+void ExplorerPage::step(int number, const std::string& name, const std::string& heading) {
+    end_checks();
+    steps_.push_back({fmt::format("\"number\":{},\"name\":{},\"heading\":{}", number, quoted(name), quoted(heading)),
+                      {}});
+}
+
+void ExplorerPage::block(std::string json) {
+    end_checks();
+    if (steps_.empty()) step(0, "", "");  // printed before the first step
+    steps_.back().blocks.push_back(std::move(json));
+}
+
+void ExplorerPage::text(const std::string& text) { block(fmt::format("{{\"kind\":\"text\",\"text\":{}}}", quoted(text))); }
+
+void ExplorerPage::caption(const std::string& text) {
+    block(fmt::format("{{\"kind\":\"caption\",\"text\":{}}}", quoted(text)));
+}
+
+void ExplorerPage::matrix(const std::string& kind, const std::string& name, int decimals) {
+    block(fmt::format("{{\"kind\":{},\"name\":{},\"decimals\":{}}}", quoted(kind), quoted(name), decimals));
+}
+
+void ExplorerPage::side_by_side(const std::vector<std::pair<std::string, int>>& names_and_decimals) {
+    std::string list = "[";
+    for (std::size_t i = 0; i < names_and_decimals.size(); ++i)
+        list += fmt::format("{}{{\"name\":{},\"decimals\":{}}}", i ? "," : "", quoted(names_and_decimals[i].first),
+                            names_and_decimals[i].second);
+    block(fmt::format("{{\"kind\":\"side_by_side\",\"matrices\":{}]}}", list));
+}
+
+void ExplorerPage::table(const TextRow& header, const std::vector<TextRow>& rows) {
+    std::string body = "[";
+    for (std::size_t i = 0; i < rows.size(); ++i) body += (i ? "," : "") + quoted_list(rows[i]);
+    block(fmt::format("{{\"kind\":\"table\",\"header\":{},\"rows\":{}]}}", quoted_list(header), body));
+}
+
+void ExplorerPage::chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
+                         const std::vector<Series>& series) {
+    std::string curves = "[";
+    for (std::size_t i = 0; i < series.size(); ++i)
+        curves += fmt::format("{}{{\"label\":{},\"x\":{},\"y\":{}}}", i ? "," : "", quoted(series[i].label),
+                              coordinates(series[i].x), coordinates(series[i].y));
+    block(fmt::format("{{\"kind\":\"chart\",\"name\":{},\"title\":{},\"x\":{},\"y\":{},\"series\":{}]}}",
+                      quoted(name), quoted(title), axis(x), axis(y), curves));
+}
+
+void ExplorerPage::check(const std::string& mark, const std::string& text) {
+    checks_.push_back(fmt::format("{{\"mark\":{},\"text\":{}}}", quoted(mark), quoted(text)));
+}
+
+void ExplorerPage::end_checks() {
+    if (checks_.empty()) return;
+    std::string lines;
+    for (std::size_t i = 0; i < checks_.size(); ++i) lines += (i ? "," : "") + checks_[i];
+    checks_.clear();
+    block(fmt::format("{{\"kind\":\"checks\",\"lines\":[{}]}}", lines));
+}
+
+std::string ExplorerPage::html(const std::string& program, const std::string& title,
+                               const ListedMatrices& listed) const {
+    ExplorerPage page = *this;  // the last self-checks become a block of the last step
+    page.end_checks();
+    std::string data = fmt::format("{{\"program\":{},\"title\":{},\"steps\":[", quoted(program), quoted(title));
+    for (std::size_t s = 0; s < page.steps_.size(); ++s) {
+        data += fmt::format("{}{{{},\"blocks\":[", s ? "," : "", page.steps_[s].head);
+        for (std::size_t b = 0; b < page.steps_[s].blocks.size(); ++b)
+            data += (b ? ",\n" : "\n") + page.steps_[s].blocks[b];
+        data += "]}";
+    }
+    data += "],\n\"matrices\":[";
+    for (std::size_t i = 0; i < listed.all().size(); ++i)
+        data += (i ? ",\n" : "\n") + matrix_data(listed.all()[i], listed);
+    data += "]}";
+    // A title holds no markup, but a learner's --input may put '<' or '&' in a token.
+    std::string escaped_title;
+    for (const char c : title) escaped_title += c == '<' ? "&lt;" : c == '&' ? "&amp;" : std::string(1, c);
+    return fmt::format(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<title>{}</title>\n<style>\n{}</style></head>\n<body>\n<script>\n{}</script>\n"
+        "<script id=\"lesson\" type=\"application/json\">\n{}\n</script>\n<script>\n{}</script>\n</body></html>\n",
+        escaped_title, read_file(style_path), read_file(d3_path), data, read_file(script_path));
+}
