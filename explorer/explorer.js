@@ -1,0 +1,499 @@
+// explorer.js: turns a chapter's lesson (the JSON in <script id="lesson">) into the page:
+// the steps with their prose, every matrix as a d3 heat map, attention weights also as
+// a head view, charts, tables, checks, and arrow-key / presentation navigation.
+// Plain DOM plus d3 v5 (inlined before this script): no build step, no network, and it
+// works from file://, so the page can be copied onto a classroom machine as it is.
+'use strict';
+(() => {
+  const lesson = JSON.parse(document.getElementById('lesson').textContent);
+  const matrices = new Map(lesson.matrices.map((m) => [m.name, m]));
+
+  const LIMIT = 128;           // the largest corner drawn; --dump writes the rest
+  const HEAD_VIEW_LIMIT = 64;  // beyond this a head view is a grey blur of lines
+  const GREY = '#bdbdbd';      // non-finite cells: a −inf mask must not look like a small value
+  // Okabe–Ito, readable by colour-blind students; yellow last since it is faint on white.
+  const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#F0E442'];
+  const FONT = '11px system-ui, sans-serif';
+
+  // ---------------------------------------------------------------- small helpers
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function svgEl(tag, attrs, parent) {
+    const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  // The JSON writes non-finite entries as the strings "inf", "-inf" and "nan".
+  const toNumber = (v) => (typeof v === 'number' ? v : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : NaN);
+  const format = (v, decimals) => {
+    const x = toNumber(v);
+    return Number.isFinite(x) ? x.toFixed(decimals) : String(v);
+  };
+  // Text widths decide whether values fit in cells; a canvas measures without drawing.
+  const ruler = document.createElement('canvas').getContext('2d');
+  const textWidth = (s, font = FONT) => ((ruler.font = font), ruler.measureText(s).width);
+  const widest = (strings, font) => strings.reduce((w, s) => Math.max(w, textWidth(s, font)), 0);
+
+  // One tooltip for the whole page, placed next to the pointer.
+  const tooltip = el('div', 'tooltip');
+  document.body.appendChild(tooltip);
+  function showTip(event, lines) {
+    tooltip.replaceChildren(...lines.filter((l) => l).map((l, i) => el('div', i ? '' : 'tip-head', l)));
+    tooltip.style.display = 'block';
+    const x = Math.min(event.clientX + 14, window.innerWidth - tooltip.offsetWidth - 8);
+    const y = event.clientY + 16 + tooltip.offsetHeight > window.innerHeight
+      ? event.clientY - tooltip.offsetHeight - 10 : event.clientY + 16;
+    tooltip.style.left = `${x}px`;
+    tooltip.style.top = `${y}px`;
+  }
+  const hideTip = () => { tooltip.style.display = 'none'; };
+
+  // ---------------------------------------------------------------- heads and layers
+  // Names that differ only in the number after "head", "_L" or "_H" are one group:
+  // head0_weights/head1_weights, weights_L1_H0 … weights_L2_H1.
+  const LAYER = /_L(\d+)(?=_|$)/, HEAD = /head(\d+)|_H(\d+)(?=_|$)/;
+  const groupKey = (name) => name.replace(/head\d+/g, 'head#')
+    .replace(/_L\d+(?=_|$)/g, '_L#').replace(/_H\d+(?=_|$)/g, '_H#');
+  const layerOf = (name) => { const m = LAYER.exec(name); return m ? +m[1] : null; };
+  const headOf = (name) => { const m = HEAD.exec(name); return m ? +(m[1] ?? m[2]) : null; };
+  const groups = new Map();  // key → member names, in the list's order
+  for (const m of lesson.matrices) {
+    const key = groupKey(m.name);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(m.name);
+  }
+  const uniqueSorted = (xs) => [...new Set(xs.filter((x) => x != null))].sort((a, b) => a - b);
+
+  // ---------------------------------------------------------------- heat map
+  function valueRange(m) {
+    let lo = Infinity, hi = -Infinity;
+    for (const row of m.values) for (const v of row) {
+      const x = toNumber(v);
+      if (Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    }
+    if (lo > hi) return [0, 1];                           // nothing finite: all grey anyway
+    return lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];   // a constant matrix sits mid-scale
+  }
+
+  // The heat map of (the top-left LIMIT × LIMIT corner of) m, at most maxWidth wide.
+  function heatMap(m, decimals, maxWidth) {
+    const R = Math.min(m.rows.length, LIMIT), C = Math.min(m.cols.length, LIMIT);
+    const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
+    const text = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
+    const valueW = widest(text.flat());
+    const rowLabelW = Math.min(140, widest(m.rows.slice(0, R))) + 8;
+    const colLabelW = Math.min(140, widest(m.cols.slice(0, C)));
+    // Cells wide enough for the printed values when the matrix fits; smaller otherwise.
+    let cw = Math.max(22, Math.min(72, valueW + 10));
+    if (rowLabelW + C * cw > maxWidth) cw = Math.max(3, Math.floor((maxWidth - rowLabelW) / C));
+    const withValues = cw >= valueW + 4;
+    const ch = withValues ? 20 : Math.min(cw, 22);
+    const rotated = colLabelW > cw - 2;  // long column labels stand at an angle
+    const top = rotated ? Math.ceil(colLabelW * 0.8) + 10 : 16;
+    // Labels thin out when cells are smaller than the text: every k-th one.
+    const rowEvery = Math.ceil(12 / ch), colEvery = Math.ceil(12 / cw);
+
+    const svg = svgEl('svg', { class: cw < 10 ? 'heat-map dense' : 'heat-map', width: rowLabelW + C * cw + 4, height: top + R * ch + 2 });
+    const labels = svgEl('g', { class: 'labels' }, svg);
+    for (let i = 0; i < R; i += rowEvery) {
+      svgEl('text', { class: 'row-label', 'data-index': i, x: rowLabelW - 5, y: top + (i + 0.5) * ch, 'text-anchor': 'end', 'dominant-baseline': 'central' }, labels).textContent = m.rows[i];
+    }
+    for (let j = 0; j < C; j += colEvery) {
+      const x = rowLabelW + (j + 0.5) * cw;
+      const t = svgEl('text', { class: 'col-label', 'data-index': j }, labels);
+      if (rotated) {
+        t.setAttribute('transform', `translate(${x + 3},${top - 4}) rotate(-55)`);
+      } else {
+        Object.entries({ x, y: top - 5, 'text-anchor': 'middle' }).forEach(([k, v]) => t.setAttribute(k, v));
+      }
+      t.textContent = m.cols[j];
+    }
+    const cells = svgEl('g', { class: 'cells' }, svg);
+    for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
+      const v = m.values[i][j], x = toNumber(v), fill = Number.isFinite(x) ? colour(x) : GREY;
+      svgEl('rect', {
+        class: 'cell', 'data-matrix': m.name, 'data-row': i, 'data-col': j, 'data-value': String(v),
+        x: rowLabelW + j * cw, y: top + i * ch, width: cw, height: ch, fill,
+      }, cells);
+      if (withValues) {
+        // Dark text on the light (green-yellow) end of viridis and on grey, white on the dark end.
+        const dark = Number.isFinite(x) && d3.lab(fill).l < 55;
+        svgEl('text', {
+          class: dark ? 'cell-value on-dark' : 'cell-value', x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
+          'text-anchor': 'middle', 'dominant-baseline': 'central',
+        }, cells).textContent = text[i][j];
+      }
+    }
+    // One listener for all cells: the tooltip, and the cell's row and column labels in bold.
+    const mark = (cell, on) => ['row', 'col'].forEach((axis) => {
+      const label = labels.querySelector(`.${axis}-label[data-index="${cell.dataset[axis]}"]`);
+      if (label) label.classList.toggle('hot', on);
+    });
+    svg.addEventListener('mouseover', (e) => { if (e.target.classList.contains('cell')) mark(e.target, true); });
+    svg.addEventListener('mouseout', (e) => { if (e.target.classList.contains('cell')) { mark(e.target, false); hideTip(); } });
+    svg.addEventListener('mousemove', (e) => {
+      const cell = e.target;
+      if (!cell.classList.contains('cell')) return;
+      const i = +cell.dataset.row, j = +cell.dataset.col;
+      showTip(e, [`${m.name}[${i}, ${j}] = ${format(m.values[i][j], decimals)}`,
+        `row ${i}: ${m.rows[i]}`, `column ${j}: ${m.cols[j]}`, m.formula && `= ${m.formula}`]);
+    });
+    return svg;
+  }
+
+  // ---------------------------------------------------------------- head view
+  // Attention weights: every entry in [0, 1], every row summing to 1; small enough to draw.
+  function isAttention(m) {
+    if (m.rows.length > HEAD_VIEW_LIMIT || m.cols.length > HEAD_VIEW_LIMIT || !m.rows.length) return false;
+    return m.values.every((row) => {
+      let sum = 0;
+      for (const v of row) {
+        if (typeof v !== 'number' || v < 0 || v > 1) return false;
+        sum += v;
+      }
+      return Math.abs(sum - 1) <= 1e-3;
+    });
+  }
+
+  // BertViz's head view: queries left, keys right, one line per weight, the weight as opacity.
+  function headView(m, decimals) {
+    const pitch = 18, top = 22, gap = 120;
+    const left = Math.min(140, widest(m.rows)) + 10, right = left + gap;
+    const height = top + Math.max(m.rows.length, m.cols.length) * pitch;
+    const width = right + 10 + Math.min(140, widest(m.cols)) + 50;  // 50: room for the weights
+    const svg = svgEl('svg', { class: 'head-view', 'data-matrix': m.name, width, height });
+    svgEl('text', { x: left - 6, y: 12, 'text-anchor': 'end', class: 'hv-title' }, svg).textContent = 'query';
+    svgEl('text', { x: right + 6, y: 12, class: 'hv-title' }, svg).textContent = 'key';
+    const y = (i) => top + (i + 0.5) * pitch;
+    const lines = [];
+    const lineGroup = svgEl('g', {}, svg);
+    m.values.forEach((row, i) => row.forEach((w, j) => {
+      lines.push(svgEl('line', {
+        class: 'hv-line', 'data-query': i, 'data-key': j, x1: left, y1: y(i), x2: right, y2: y(j), opacity: String(w),
+      }, lineGroup));
+    }));
+    const token = (cls, i, label, x, anchor) => {
+      const t = svgEl('text', { class: cls, 'data-index': i, x, y: y(i), 'text-anchor': anchor, 'dominant-baseline': 'central' }, svg);
+      t.textContent = label;
+      return t;
+    };
+    const queries = m.rows.map((label, i) => token('hv-query', i, label, left - 6, 'end'));
+    const keys = m.cols.map((label, j) => token('hv-key', j, label, right + 6, 'start'));
+    // The weights of the hovered query, printed after its keys (and after each query for a key).
+    const weightText = (i, x, anchor) => svgEl('text', { class: 'hv-weight', x, y: y(i), 'text-anchor': anchor, 'dominant-baseline': 'central' }, svg);
+    const keyWeights = keys.map((k, j) => weightText(j, right + 14 + widest([m.cols[j]]), 'start'));
+    const queryWeights = queries.map((q, i) => weightText(i, left - 12 - widest([m.rows[i]]), 'end'));
+    // Hovering a token keeps only its lines: what this query reads, or who reads this key.
+    const focus = (side, index) => {
+      for (const l of lines) l.classList.toggle('hv-hidden', index != null && +l.dataset[side] !== index);
+      queries.forEach((q, i) => q.classList.toggle('hv-active', side === 'query' && i === index));
+      keys.forEach((k, j) => k.classList.toggle('hv-active', side === 'key' && j === index));
+      keyWeights.forEach((t, j) => { t.textContent = side === 'query' && index != null ? format(m.values[index][j], decimals) : ''; });
+      queryWeights.forEach((t, i) => { t.textContent = side === 'key' && index != null ? format(m.values[i][index], decimals) : ''; });
+    };
+    queries.forEach((q, i) => { q.addEventListener('mouseenter', () => focus('query', i)); q.addEventListener('mouseleave', () => focus('query', null)); });
+    keys.forEach((k, j) => { k.addEventListener('mouseenter', () => focus('key', j)); k.addEventListener('mouseleave', () => focus('key', null)); });
+    // A wider queries' side: the query weights are printed left of the query tokens.
+    svg.setAttribute('viewBox', `${-50} 0 ${width + 50} ${height}`);
+    svg.setAttribute('width', width + 50);
+    return svg;
+  }
+
+  // ---------------------------------------------------------------- one matrix, with its group
+  // Title, heat map, clipping caption, and the head view for attention weights.
+  // stacked: the head view goes under the heat map (side by side, where width is short).
+  function drawMatrix(name, decimals, maxWidth, stacked) {
+    const m = matrices.get(name);
+    const figure = el('figure', 'matrix');
+    figure.dataset.matrix = name;
+    if (!m) return figure.appendChild(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`)), figure;
+    const title = el('figcaption', 'matrix-title');
+    title.append(el('span', 'matrix-name', m.name));
+    if (m.formula) title.append(` = ${m.formula}`);
+    title.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
+    figure.append(title);
+    const attention = isAttention(m);
+    const pair = el('div', stacked ? 'pair stacked' : 'pair');
+    // Attention keeps room beside the heat map for its head view.
+    pair.append(heatMap(m, decimals, attention && !stacked ? Math.max(200, maxWidth - 320) : maxWidth));
+    if (attention) pair.append(headView(m, decimals));
+    figure.append(pair);
+    const clipped = [];
+    if (m.rows.length > LIMIT) clipped.push(`rows ${LIMIT}–${m.rows.length - 1}`);
+    if (m.cols.length > LIMIT) clipped.push(`columns ${LIMIT}–${m.cols.length - 1}`);
+    if (clipped.length) figure.append(el('p', 'caption', `${clipped.join(' and ')} not drawn; --dump writes the whole matrix`));
+    return figure;
+  }
+
+  // A matrix shown by a step: with buttons to switch between its heads and layers, and for a
+  // group with both, a model view (layers × heads of small heat maps) to click.
+  function matrixView(name, decimals, maxWidth, withSelector, stacked) {
+    const view = el('div', 'matrix-view');
+    const members = withSelector ? groups.get(groupKey(name)) || [name] : [name];
+    const body = el('div', 'view-body');
+    const buttons = [], minis = [];
+    let show = (member) => body.replaceChildren(drawMatrix(member, decimals, maxWidth, stacked));
+    if (members.length > 1) {
+      const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
+      const find = (layer, head) => members.find((n) => layerOf(n) === layer && headOf(n) === head);
+      const controls = el('div', 'selector');
+      // One row of buttons per axis; a button names the member it would switch to.
+      const axis = (label, values, of, target) => {
+        if (values.length < 2) return;
+        const row = el('div', 'choices');
+        row.append(el('span', 'axis', label));
+        for (const v of values) {
+          const b = el('button', 'choice', `${label} ${v}`);
+          b.type = 'button';
+          b.addEventListener('click', () => { if (b.dataset.member) show(b.dataset.member); });
+          buttons.push({ b, target: (current) => target(v, current), is: (current) => of(current) === v });
+          row.append(b);
+        }
+        controls.append(row);
+      };
+      axis('layer', layers, layerOf, (v, cur) => find(v, headOf(cur)) || members.find((n) => layerOf(n) === v));
+      axis('head', heads, headOf, (v, cur) => find(layerOf(cur), v) || members.find((n) => headOf(n) === v));
+      view.append(controls);
+      if (layers.length > 1 && heads.length > 1) view.append(modelView(members, layers, heads, minis, (n) => show(n)));
+      const draw = show;
+      show = (member) => {
+        draw(member);
+        for (const { b, target, is } of buttons) {
+          const t = target(member);
+          if (t) b.dataset.member = t; else b.removeAttribute('data-member');
+          b.disabled = !t;
+          b.classList.toggle('selected', is(member));
+        }
+        minis.forEach((cell) => cell.classList.toggle('selected', cell.dataset.member === member));
+      };
+    }
+    view.append(body);
+    show(name);
+    return view;
+  }
+
+  // Every member of a layers × heads group as a thumbnail; a click selects it.
+  function modelView(members, layers, heads, cells, select) {
+    const grid = el('div', 'model-view');
+    grid.style.gridTemplateColumns = `auto repeat(${heads.length}, auto)`;
+    grid.append(el('span', 'mv-corner', 'layer \\ head'));
+    heads.forEach((h) => grid.append(el('span', 'mv-head', `head ${h}`)));
+    for (const layer of layers) {
+      grid.append(el('span', 'mv-layer', `layer ${layer}`));
+      for (const head of heads) {
+        const name = members.find((n) => layerOf(n) === layer && headOf(n) === head);
+        const cell = el('div', 'model-cell');
+        if (name) {
+          cell.dataset.member = name;
+          cell.title = name;
+          cell.append(thumbnail(matrices.get(name)));
+          cell.addEventListener('click', () => select(name));
+          cells.push(cell);
+        }
+        grid.append(cell);
+      }
+    }
+    return grid;
+  }
+
+  // A small heat map without labels or values (at most 64 × 64 cells of it).
+  function thumbnail(m) {
+    const size = 84, R = Math.min(m.rows.length, 64), C = Math.min(m.cols.length, 64);
+    const step = size / Math.max(R, C);
+    const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
+    const svg = svgEl('svg', { class: 'thumbnail', width: C * step, height: R * step });
+    for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
+      const x = toNumber(m.values[i][j]);
+      svgEl('rect', { x: j * step, y: i * step, width: step + 0.3, height: step + 0.3, fill: Number.isFinite(x) ? colour(x) : GREY }, svg);
+    }
+    return svg;
+  }
+
+  // ---------------------------------------------------------------- charts
+  function chart(block) {
+    const width = 760, height = 360, margin = { top: 12, right: 20, bottom: 46, left: 70 };
+    const usable = (v, log) => v != null && Number.isFinite(+v) && (!log || v > 0);
+    const series = block.series.map((s, k) => ({
+      label: s.label, colour: COLOURS[k % COLOURS.length],
+      points: s.x.map((x, i) => ({ x, y: s.y[i] })),
+    }));
+    const ok = (p) => usable(p.x, block.x.log) && usable(p.y, block.y.log);
+    const all = series.flatMap((s) => s.points.filter(ok));
+    const scale = (axis, values, range) => {
+      let [lo, hi] = values.length ? d3.extent(values) : [1, 10];
+      if (lo === hi) [lo, hi] = axis.log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+      // nice() rounds a log axis out to whole decades, which can waste most of it.
+      return axis.log ? d3.scaleLog().domain([lo, hi]).range(range) : d3.scaleLinear().domain([lo, hi]).range(range).nice();
+    };
+    const x = scale(block.x, all.map((p) => p.x), [margin.left, width - margin.right]);
+    const y = scale(block.y, all.map((p) => p.y), [height - margin.bottom, margin.top]);
+    const figure = el('figure', 'chart');
+    figure.dataset.chart = block.name;
+    if (block.title) figure.append(el('figcaption', 'chart-title', block.title));
+    const svg = d3.select(figure).append('svg').attr('width', width).attr('height', height);
+    // Log axes label only a few ticks per decade, so the labels do not collide.
+    const ticks = (axis, scaleOf, n) => (axis.log ? scaleOf.ticks(n, '~g') : scaleOf.ticks(n).tickFormat(null, '~g'));
+    svg.append('g').attr('transform', `translate(0,${height - margin.bottom})`).call(ticks(block.x, d3.axisBottom(x), 7));
+    svg.append('g').attr('transform', `translate(${margin.left},0)`).call(ticks(block.y, d3.axisLeft(y), 6));
+    svg.append('text').attr('class', 'axis-label').attr('x', (margin.left + width - margin.right) / 2)
+      .attr('y', height - 8).attr('text-anchor', 'middle').text(block.x.label + (block.x.log ? ' (log scale)' : ''));
+    svg.append('text').attr('class', 'axis-label').attr('transform', `translate(16,${(margin.top + height - margin.bottom) / 2}) rotate(-90)`)
+      .attr('text-anchor', 'middle').text(block.y.label + (block.y.log ? ' (log scale)' : ''));
+    const line = d3.line().defined(ok).x((p) => x(p.x)).y((p) => y(p.y));
+    for (const s of series) {
+      svg.append('path').attr('class', 'series').attr('fill', 'none').attr('stroke', s.colour).attr('stroke-width', 2).attr('d', line(s.points));
+      // Many points make a dense row of dots: smaller ones then.
+      const r = s.points.length > 150 ? 2 : 3.5;
+      svg.append('g').selectAll('circle').data(s.points.filter(ok)).enter().append('circle')
+        .attr('class', 'point').attr('data-series', s.label).attr('data-x', (p) => String(p.x)).attr('data-y', (p) => String(p.y))
+        .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', r).attr('fill', s.colour)
+        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${p.x}`, `${block.y.label} = ${p.y}`]))
+        .on('mouseout', hideTip);
+    }
+    const legend = el('div', 'legend');
+    for (const s of series) {
+      const item = el('span', 'legend-item');
+      const swatch = el('span', 'swatch');
+      swatch.style.background = s.colour;
+      item.append(swatch, s.label);
+      legend.append(item);
+    }
+    if (series.length > 1 || (series[0] && series[0].label)) figure.append(legend);
+    return figure;
+  }
+
+  // ---------------------------------------------------------------- text, tables, checks
+  // Prose keeps its line breaks; text whose lines are aligned in columns (small tables the
+  // terminal lines up with spaces or rules) needs a monospace font to stay aligned.
+  function text(block) {
+    const lines = block.text.split('\n');
+    const aligned = lines.length >= 2 && lines.filter((l) => /\S {2,}\S|[│─┼]/.test(l)).length >= 2;
+    return el('p', aligned ? 'text mono' : 'text', block.text);
+  }
+  const numeric = (s) => /^[-−+]?[\d.,  ]*\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
+  function table(block) {
+    const wrap = el('div', 'table-wrap'), t = el('table', 'data');
+    const head = t.createTHead().insertRow();
+    for (const h of block.header) head.append(el('th', '', h));
+    const body = t.createTBody();
+    for (const row of block.rows) {
+      const tr = body.insertRow();
+      for (const cell of row) tr.append(el('td', numeric(cell) ? 'num' : '', cell));
+    }
+    wrap.append(t);
+    return wrap;
+  }
+  function checks(block) {
+    const list = el('ul', 'checks');
+    const kind = { '✓': 'held', '✗': 'failed' };
+    for (const line of block.lines) {
+      const li = el('li', kind[line.mark] || 'unchecked');
+      li.append(el('span', 'mark', line.mark), el('span', 'check-text', line.text));
+      list.append(li);
+    }
+    return list;
+  }
+
+  // ---------------------------------------------------------------- the page
+  const main = el('main');
+  const shown = new Set();  // matrices some step names: the rest go to the appendix
+  const WIDTH = 1180;       // the widest a figure gets: fits a 1280-pixel projector
+  function block(b) {
+    switch (b.kind) {
+      case 'text': return text(b);
+      case 'caption': return el('p', 'caption', b.text);
+      case 'matrix':
+      case 'heat_map':
+        shown.add(b.name);
+        return matrixView(b.name, b.decimals ?? 3, WIDTH, true);
+      case 'side_by_side': {
+        const row = el('div', 'side-by-side');
+        const each = Math.max(320, Math.floor(WIDTH / b.matrices.length) - 24);
+        for (const m of b.matrices) { shown.add(m.name); row.append(matrixView(m.name, m.decimals ?? 3, each, true, true)); }
+        return row;
+      }
+      case 'table': return table(b);
+      case 'chart': return chart(b);
+      case 'checks': return checks(b);
+      default: return el('p', 'missing', `(a block of kind "${b.kind}" this page does not know)`);
+    }
+  }
+  function section(number, heading, cls) {
+    const s = el('section', cls);
+    s.id = `step-${number}`;
+    s.dataset.step = number;
+    s.append(el('h2', '', heading));
+    main.append(s);
+    return s;
+  }
+  main.append(el('h1', 'lesson-title', lesson.title));
+  lesson.steps.forEach((step, k) => {
+    const s = section(k + 1, `Step ${k + 1}. ${step.heading}`, 'step');
+    for (const b of step.blocks) s.append(block(b));
+  });
+  const rest = lesson.matrices.filter((m) => !shown.has(m.name));
+  const appendix = section(lesson.steps.length + 1, 'Every matrix', 'step appendix');
+  appendix.append(el('p', 'text', rest.length
+    ? 'The matrices of the chapter\'s list that no step shows, in the list\'s order.'
+    : 'Every matrix of the chapter\'s list is shown in a step above.'));
+  for (const m of rest) appendix.append(matrixView(m.name, 3, WIDTH, false));
+
+  // ---------------------------------------------------------------- navigation
+  // A fixed bar: every step by number and heading, and the presentation button.
+  const nav = el('nav', 'stepnav');
+  const sections = [...main.querySelectorAll('section.step')];
+  const links = sections.map((s) => {
+    const a = el('a', '', s.dataset.step);
+    a.href = `#${s.id}`;
+    const heading = s.classList.contains('appendix') ? 'Every matrix' : lesson.steps[s.dataset.step - 1].heading;
+    a.append(el('span', 'nav-heading', heading));
+    a.title = s.querySelector('h2').textContent;
+    return a;
+  });
+  const present = el('button', 'present', 'Present (p)');
+  present.type = 'button';
+  present.title = 'One step per screen; ← → move, Esc leaves';
+  nav.append(el('span', 'nav-title', lesson.title), ...links, present);
+  document.body.append(nav, main);
+
+  let current = 0;
+  function go(n, scroll) {
+    current = Math.max(1, Math.min(sections.length, n));
+    sections.forEach((s, i) => s.classList.toggle('current', i + 1 === current));
+    links.forEach((a, i) => a.classList.toggle('current', i + 1 === current));
+    // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
+    if (location.hash !== `#step-${current}`) history.replaceState(null, '', `#step-${current}`);
+    if (scroll) {
+      if (document.body.classList.contains('presenting')) window.scrollTo(0, 0);
+      else sections[current - 1].scrollIntoView({ block: 'start' });
+    }
+  }
+  const fromHash = () => +(/^#step-(\d+)$/.exec(location.hash) || [])[1] || 0;
+  function presenting(on) {
+    document.body.classList.toggle('presenting', on);
+    present.classList.toggle('selected', on);
+    present.textContent = on ? 'Leave (Esc)' : 'Present (p)';
+    go(current, true);
+  }
+  present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));
+  window.addEventListener('hashchange', () => { const n = fromHash(); if (n) go(n, true); });
+  // A click inside a step makes it the current one, so that ← → continue from there.
+  main.addEventListener('click', (e) => { const s = e.target.closest('section.step'); if (s) go(+s.dataset.step, false); });
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
+    const inShow = document.body.classList.contains('presenting');
+    // Presentation clickers send PageDown / PageUp; in the page itself those keep scrolling.
+    const next = e.key === 'ArrowRight' || (inShow && e.key === 'PageDown');
+    const prev = e.key === 'ArrowLeft' || (inShow && e.key === 'PageUp');
+    if (next || prev) { go(current + (next ? 1 : -1), true); e.preventDefault(); }
+    else if (e.key === 'p' || e.key === 'P') presenting(!inShow);
+    else if (e.key === 'Escape' && inShow) presenting(false);
+  });
+  const start = fromHash();
+  go(start || 1, start > 0);
+})();
