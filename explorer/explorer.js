@@ -212,10 +212,11 @@
     const figure = el('figure', 'matrix');
     figure.dataset.matrix = name;
     if (!m) return figure.appendChild(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`)), figure;
-    const title = el('figcaption', 'matrix-title');
-    title.append(el('span', 'matrix-name', m.name));
-    if (m.formula) title.append(` = ${m.formula}`);
-    title.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
+    const title = el('figcaption', 'matrix-title'), words = el('span', 'title-text');
+    words.append(el('span', 'matrix-name', m.name));
+    if (m.formula) words.append(` = ${m.formula}`);
+    words.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
+    title.append(words);
     figure.append(title);
     const attention = isAttention(m);
     const pair = el('div', stacked ? 'pair stacked' : 'pair');
@@ -236,43 +237,40 @@
     const view = el('div', 'matrix-view');
     const members = withSelector ? groups.get(groupKey(name)) || [name] : [name];
     const body = el('div', 'view-body');
-    const buttons = [], minis = [];
-    let show = (member) => body.replaceChildren(drawMatrix(member, decimals, maxWidth, stacked));
-    if (members.length > 1) {
-      const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
-      const find = (layer, head) => members.find((n) => layerOf(n) === layer && headOf(n) === head);
-      const controls = el('div', 'selector');
-      // One row of buttons per axis; a button names the member it would switch to.
-      const axis = (label, values, of, target) => {
-        if (values.length < 2) return;
-        const row = el('div', 'choices');
-        row.append(el('span', 'axis', label));
-        for (const v of values) {
-          const b = el('button', 'choice', `${label} ${v}`);
-          b.type = 'button';
-          b.addEventListener('click', () => { if (b.dataset.member) show(b.dataset.member); });
-          buttons.push({ b, target: (current) => target(v, current), is: (current) => of(current) === v });
-          row.append(b);
-        }
-        controls.append(row);
-      };
-      axis('layer', layers, layerOf, (v, cur) => find(v, headOf(cur)) || members.find((n) => layerOf(n) === v));
-      axis('head', heads, headOf, (v, cur) => find(layerOf(cur), v) || members.find((n) => headOf(n) === v));
-      view.append(controls);
-      if (layers.length > 1 && heads.length > 1) view.append(modelView(members, layers, heads, minis, (n) => show(n)));
-      const draw = show;
-      show = (member) => {
-        draw(member);
-        for (const { b, target, is } of buttons) {
-          const t = target(member);
-          if (t) b.dataset.member = t; else b.removeAttribute('data-member');
-          b.disabled = !t;
-          b.classList.toggle('selected', is(member));
-        }
-        minis.forEach((cell) => cell.classList.toggle('selected', cell.dataset.member === member));
-      };
-    }
     view.append(body);
+    if (members.length < 2) return body.append(drawMatrix(name, decimals, maxWidth, stacked)), view;
+    const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
+    const find = (layer, head) => members.find((n) => layerOf(n) === layer && headOf(n) === head);
+    const controls = el('div', 'selector'), buttons = [], minis = [];
+    // One row of buttons per axis; a button's data-member names the member it switches to,
+    // which for "layer 2" depends on the head shown now (and the other way round).
+    const axis = (label, values, of, target) => {
+      if (values.length < 2) return;
+      const row = el('div', 'choices');
+      for (const v of values) {
+        const b = el('button', 'choice', `${label} ${v}`);
+        b.type = 'button';
+        b.addEventListener('click', () => { if (b.dataset.member) show(b.dataset.member); });
+        buttons.push({ b, target: (current) => target(v, current), is: (current) => of(current) === v });
+        row.append(b);
+      }
+      controls.append(row);
+    };
+    axis('layer', layers, layerOf, (v, cur) => find(v, headOf(cur)) || members.find((n) => layerOf(n) === v));
+    axis('head', heads, headOf, (v, cur) => find(layerOf(cur), v) || members.find((n) => headOf(n) === v));
+    if (layers.length > 1 && heads.length > 1) view.insertBefore(modelView(members, layers, heads, minis, (n) => show(n)), body);
+    function show(member) {
+      const figure = drawMatrix(member, decimals, maxWidth, stacked);
+      figure.querySelector('.matrix-title').append(controls);  // the buttons sit on the title's line
+      body.replaceChildren(figure);
+      for (const { b, target, is } of buttons) {
+        const t = target(member);
+        if (t) b.dataset.member = t; else b.removeAttribute('data-member');
+        b.disabled = !t;
+        b.classList.toggle('selected', is(member));
+      }
+      minis.forEach((cell) => cell.classList.toggle('selected', cell.dataset.member === member));
+    }
     show(name);
     return view;
   }
@@ -458,7 +456,9 @@
   const present = el('button', 'present', 'Present (p)');
   present.type = 'button';
   present.title = 'One step per screen; ← → move, Esc leaves';
-  nav.append(el('span', 'nav-title', lesson.title), ...links, present);
+  const short = el('span', 'nav-title', lesson.title.split(' · ')[0]);  // "Chapter 07": the h1 has the rest
+  short.title = lesson.title;
+  nav.append(short, ...links, present);
   document.body.append(nav, main);
 
   let current = 0;
