@@ -6,6 +6,12 @@
 'use strict';
 (() => {
   const lesson = JSON.parse(document.getElementById('lesson').textContent);
+  // A matrix's shape is its values'; labels it lacks are numbered, like the terminal does.
+  for (const m of lesson.matrices) {
+    const number = (labels, n) => Array.from({ length: n }, (_, i) => (labels[i] ?? String(i)));
+    m.rows = number(m.rows || [], m.values.length);
+    m.cols = number(m.cols || [], m.values.reduce((c, row) => Math.max(c, row.length), 0));
+  }
   const matrices = new Map(lesson.matrices.map((m) => [m.name, m]));
 
   const LIMIT = 128;           // the largest corner drawn; --dump writes the rest
@@ -218,6 +224,7 @@
     words.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
     title.append(words);
     figure.append(title);
+    if (!m.rows.length || !m.cols.length) return figure.append(el('p', 'caption', 'empty: no values')), figure;
     const attention = isAttention(m);
     const pair = el('div', stacked ? 'pair stacked' : 'pair');
     // Attention keeps room beside the heat map for its head view.
@@ -258,7 +265,12 @@
     };
     axis('layer', layers, layerOf, (v, cur) => find(v, headOf(cur)) || members.find((n) => layerOf(n) === v));
     axis('head', heads, headOf, (v, cur) => find(layerOf(cur), v) || members.find((n) => headOf(n) === v));
-    if (layers.length > 1 && heads.length > 1) view.insertBefore(modelView(members, layers, heads, minis, (n) => show(n)), body);
+    // One model view per group and step: a step showing all of a group's members needs only one.
+    const key = groupKey(name);
+    if (layers.length > 1 && heads.length > 1 && !modelViewsInStep.has(key)) {
+      modelViewsInStep.add(key);
+      view.insertBefore(modelView(members, layers, heads, minis, (n) => show(n)), body);
+    }
     function show(member) {
       const figure = drawMatrix(member, decimals, maxWidth, stacked);
       figure.querySelector('.matrix-title').append(controls);  // the buttons sit on the title's line
@@ -376,8 +388,10 @@
   const numeric = (s) => /^[-−+]?[\d.,  ]*\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
   function table(block) {
     const wrap = el('div', 'table-wrap'), t = el('table', 'data');
+    // Numbers align right, and so does the header of a column of numbers.
+    const numberColumn = block.header.map((_, j) => block.rows.length > 0 && block.rows.every((r) => r[j] == null || numeric(r[j])));
     const head = t.createTHead().insertRow();
-    for (const h of block.header) head.append(el('th', '', h));
+    block.header.forEach((h, j) => head.append(el('th', numberColumn[j] ? 'num' : '', h)));
     const body = t.createTBody();
     for (const row of block.rows) {
       const tr = body.insertRow();
@@ -400,6 +414,7 @@
   // ---------------------------------------------------------------- the page
   const main = el('main');
   const shown = new Set();  // matrices some step names: the rest go to the appendix
+  let modelViewsInStep = new Set();  // groups whose model view this step already has
   const WIDTH = 1180;       // the widest a figure gets: fits a 1280-pixel projector
   function block(b) {
     switch (b.kind) {
@@ -432,6 +447,7 @@
   main.append(el('h1', 'lesson-title', lesson.title));
   lesson.steps.forEach((step, k) => {
     const s = section(k + 1, `Step ${k + 1}. ${step.heading}`, 'step');
+    modelViewsInStep = new Set();
     for (const b of step.blocks) s.append(block(b));
   });
   const rest = lesson.matrices.filter((m) => !shown.has(m.name));
