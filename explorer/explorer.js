@@ -130,7 +130,7 @@
         // Dark text on the light (green-yellow) end of viridis and on grey, white on the dark end.
         const dark = Number.isFinite(x) && d3.lab(fill).l < 55;
         svgEl('text', {
-          class: dark ? 'cell-value on-dark' : 'cell-value', x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
+          class: `cell-value${dark ? ' on-dark' : ''}${+text[i][j] === 0 ? ' zero' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
           'text-anchor': 'middle', 'dominant-baseline': 'central',
         }, cells).textContent = text[i][j];
       }
@@ -325,6 +325,8 @@
   }
 
   // ---------------------------------------------------------------- charts
+  // Four significant digits are plenty for reading a curve (the step numbers stay whole).
+  const short = (v) => (Number.isInteger(v) ? String(v) : String(+v.toPrecision(4)));
   function chart(block) {
     const width = 760, height = 360, margin = { top: 12, right: 20, bottom: 46, left: 70 };
     const usable = (v, log) => v != null && Number.isFinite(+v) && (!log || v > 0);
@@ -362,7 +364,7 @@
       svg.append('g').selectAll('circle').data(s.points.filter(ok)).enter().append('circle')
         .attr('class', 'point').attr('data-series', s.label).attr('data-x', (p) => String(p.x)).attr('data-y', (p) => String(p.y))
         .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', r).attr('fill', s.colour)
-        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${p.x}`, `${block.y.label} = ${p.y}`]))
+        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${short(p.x)}`, `${block.y.label} = ${short(p.y)}`]))
         .on('mouseout', hideTip);
     }
     const legend = el('div', 'legend');
@@ -497,6 +499,8 @@
     go(current, true);
   }
   present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));
+  // A click on a step's link goes there even when the hash is already that step's.
+  links.forEach((a, i) => a.addEventListener('click', (e) => { e.preventDefault(); go(i + 1, true); }));
   window.addEventListener('hashchange', () => { const n = fromHash(); if (n) go(n, true); });
   // A click inside a step makes it the current one, so that ← → continue from there.
   main.addEventListener('click', (e) => { const s = e.target.closest('section.step'); if (s) go(+s.dataset.step, false); });
@@ -509,6 +513,22 @@
     if (next || prev) { go(current + (next ? 1 : -1), true); e.preventDefault(); }
     else if (e.key === 'p' || e.key === 'P') presenting(!inShow);
     else if (e.key === 'Escape' && inShow) presenting(false);
+  });
+  // Scrolling by hand moves the current step too (the step under the bar), so that ← →
+  // continue from what is on screen. A current step still in view below that line stays:
+  // the last steps can be too short to reach the top of the window.
+  let pending = false;
+  window.addEventListener('scroll', () => {
+    if (pending || document.body.classList.contains('presenting')) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      const line = nav.offsetHeight + 40;
+      let n = 1;
+      sections.forEach((s, i) => { if (s.getBoundingClientRect().top <= line) n = i + 1; });
+      const top = sections[current - 1].getBoundingClientRect().top;
+      if (n !== current && !(top > line && top < window.innerHeight)) go(n, false);
+    });
   });
   const start = fromHash();
   go(start || 1, start > 0);
