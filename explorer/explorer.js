@@ -326,7 +326,7 @@
 
   // ---------------------------------------------------------------- charts
   // Four significant digits are plenty for reading a curve (the step numbers stay whole).
-  const short = (v) => (Number.isInteger(v) ? String(v) : String(+v.toPrecision(4)));
+  const fourDigits = (v) => (Number.isInteger(v) ? String(v) : String(+v.toPrecision(4)));
   function chart(block) {
     const width = 760, height = 360, margin = { top: 12, right: 20, bottom: 46, left: 70 };
     const usable = (v, log) => v != null && Number.isFinite(+v) && (!log || v > 0);
@@ -364,7 +364,7 @@
       svg.append('g').selectAll('circle').data(s.points.filter(ok)).enter().append('circle')
         .attr('class', 'point').attr('data-series', s.label).attr('data-x', (p) => String(p.x)).attr('data-y', (p) => String(p.y))
         .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', r).attr('fill', s.colour)
-        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${short(p.x)}`, `${block.y.label} = ${short(p.y)}`]))
+        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${fourDigits(p.x)}`, `${block.y.label} = ${fourDigits(p.y)}`]))
         .on('mouseout', hideTip);
     }
     const legend = el('div', 'legend');
