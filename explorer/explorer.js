@@ -339,6 +339,7 @@
     const scale = (axis, values, range) => {
       let [lo, hi] = values.length ? d3.extent(values) : [1, 10];
       if (lo === hi) [lo, hi] = axis.log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+      else if (axis.log) [lo, hi] = [lo / 1.15, hi * 1.15];  // keep the end points off the axes
       // nice() rounds a log axis out to whole decades, which can waste most of it.
       return axis.log ? d3.scaleLog().domain([lo, hi]).range(range) : d3.scaleLinear().domain([lo, hi]).range(range).nice();
     };
