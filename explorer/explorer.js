@@ -516,8 +516,8 @@
     else if (e.key === 'Escape' && inShow) presenting(false);
   });
   // Scrolling by hand moves the current step too (the step under the bar), so that ← →
-  // continue from what is on screen. A current step still in view below that line stays:
-  // the last steps can be too short to reach the top of the window.
+  // continue from what is on screen. At the bottom of the page a current step still in view
+  // stays: the last steps can be too short to reach the top of the window.
   let pending = false;
   window.addEventListener('scroll', () => {
     if (pending || document.body.classList.contains('presenting')) return;
@@ -528,7 +528,8 @@
       let n = 1;
       sections.forEach((s, i) => { if (s.getBoundingClientRect().top <= line) n = i + 1; });
       const top = sections[current - 1].getBoundingClientRect().top;
-      if (n !== current && !(top > line && top < window.innerHeight)) go(n, false);
+      const atBottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+      if (n !== current && !(atBottom && top > line && top < window.innerHeight)) go(n, false);
     });
   });
   const start = fromHash();
