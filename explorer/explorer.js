@@ -90,8 +90,8 @@
   function heatMap(m, decimals, maxWidth) {
     const R = Math.min(m.rows.length, LIMIT), C = Math.min(m.cols.length, LIMIT);
     const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
-    const text = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
-    const valueW = widest(text.flat());
+    const printed = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
+    const valueW = widest(printed.flat());
     const rowLabelW = Math.min(140, widest(m.rows.slice(0, R))) + 8;
     const colLabelW = Math.min(140, widest(m.cols.slice(0, C)));
     // Cells wide enough for the printed values when the matrix fits; smaller otherwise.
@@ -130,9 +130,9 @@
         // Dark text on the light (green-yellow) end of viridis and on grey, white on the dark end.
         const dark = Number.isFinite(x) && d3.lab(fill).l < 55;
         svgEl('text', {
-          class: `cell-value${dark ? ' on-dark' : ''}${+text[i][j] === 0 ? ' zero' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
+          class: `cell-value${dark ? ' on-dark' : ''}${+printed[i][j] === 0 ? ' zero' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
           'text-anchor': 'middle', 'dominant-baseline': 'central',
-        }, cells).textContent = text[i][j];
+        }, cells).textContent = printed[i][j];
       }
     }
     // One listener for all cells: the tooltip, and the cell's row and column labels in bold.
@@ -168,10 +168,11 @@
 
   // BertViz's head view: queries left, keys right, one line per weight, the weight as opacity.
   function headView(m, decimals) {
-    const pitch = 18, top = 22, gap = 120;
-    const left = Math.min(140, widest(m.rows)) + 10, right = left + gap;
+    // pad: room left of the queries and right of the keys for the weights a hover prints.
+    const pitch = 18, top = 22, gap = 120, pad = 50;
+    const left = pad + Math.min(140, widest(m.rows)) + 10, right = left + gap;
     const height = top + Math.max(m.rows.length, m.cols.length) * pitch;
-    const width = right + 10 + Math.min(140, widest(m.cols)) + 50;  // 50: room for the weights
+    const width = right + 10 + Math.min(140, widest(m.cols)) + pad;
     const svg = svgEl('svg', { class: 'head-view', 'data-matrix': m.name, width, height });
     svgEl('text', { x: left - 6, y: 12, 'text-anchor': 'end', class: 'hv-title' }, svg).textContent = 'query';
     svgEl('text', { x: right + 6, y: 12, class: 'hv-title' }, svg).textContent = 'key';
@@ -204,9 +205,6 @@
     };
     queries.forEach((q, i) => { q.addEventListener('mouseenter', () => focus('query', i)); q.addEventListener('mouseleave', () => focus('query', null)); });
     keys.forEach((k, j) => { k.addEventListener('mouseenter', () => focus('key', j)); k.addEventListener('mouseleave', () => focus('key', null)); });
-    // A wider queries' side: the query weights are printed left of the query tokens.
-    svg.setAttribute('viewBox', `${-50} 0 ${width + 50} ${height}`);
-    svg.setAttribute('width', width + 50);
     return svg;
   }
 
@@ -217,14 +215,20 @@
     const m = matrices.get(name);
     const figure = el('figure', 'matrix');
     figure.dataset.matrix = name;
-    if (!m) return figure.appendChild(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`)), figure;
+    if (!m) {
+      figure.append(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`));
+      return figure;
+    }
     const title = el('figcaption', 'matrix-title'), words = el('span', 'title-text');
     words.append(el('span', 'matrix-name', m.name));
     if (m.formula) words.append(` = ${m.formula}`);
     words.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
     title.append(words);
     figure.append(title);
-    if (!m.rows.length || !m.cols.length) return figure.append(el('p', 'caption', 'empty: no values')), figure;
+    if (!m.rows.length || !m.cols.length) {
+      figure.append(el('p', 'caption', 'empty: no values'));
+      return figure;
+    }
     const attention = isAttention(m);
     const pair = el('div', stacked ? 'pair stacked' : 'pair');
     // Attention keeps room beside the heat map for its head view.
@@ -245,7 +249,10 @@
     const members = withSelector ? groups.get(groupKey(name)) || [name] : [name];
     const body = el('div', 'view-body');
     view.append(body);
-    if (members.length < 2) return body.append(drawMatrix(name, decimals, maxWidth, stacked)), view;
+    if (members.length < 2) {
+      body.append(drawMatrix(name, decimals, maxWidth, stacked));
+      return view;
+    }
     const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
     const find = (layer, head) => members.find((n) => layerOf(n) === layer && headOf(n) === head);
     const controls = el('div', 'selector'), buttons = [], minis = [];
