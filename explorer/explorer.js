@@ -6,6 +6,12 @@
 'use strict';
 (() => {
   const lesson = JSON.parse(document.getElementById('lesson').textContent);
+  // A matrix's shape is its values'; labels it lacks are numbered, like the terminal does.
+  for (const m of lesson.matrices) {
+    const number = (labels, n) => Array.from({ length: n }, (_, i) => (labels[i] ?? String(i)));
+    m.rows = number(m.rows || [], m.values.length);
+    m.cols = number(m.cols || [], m.values.reduce((c, row) => Math.max(c, row.length), 0));
+  }
   const matrices = new Map(lesson.matrices.map((m) => [m.name, m]));
 
   const LIMIT = 128;           // the largest corner drawn; --dump writes the rest
@@ -84,8 +90,8 @@
   function heatMap(m, decimals, maxWidth) {
     const R = Math.min(m.rows.length, LIMIT), C = Math.min(m.cols.length, LIMIT);
     const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
-    const text = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
-    const valueW = widest(text.flat());
+    const printed = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
+    const valueW = widest(printed.flat());
     const rowLabelW = Math.min(140, widest(m.rows.slice(0, R))) + 8;
     const colLabelW = Math.min(140, widest(m.cols.slice(0, C)));
     // Cells wide enough for the printed values when the matrix fits; smaller otherwise.
@@ -124,9 +130,9 @@
         // Dark text on the light (green-yellow) end of viridis and on grey, white on the dark end.
         const dark = Number.isFinite(x) && d3.lab(fill).l < 55;
         svgEl('text', {
-          class: dark ? 'cell-value on-dark' : 'cell-value', x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
+          class: `cell-value${dark ? ' on-dark' : ''}${+printed[i][j] === 0 ? ' zero' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
           'text-anchor': 'middle', 'dominant-baseline': 'central',
-        }, cells).textContent = text[i][j];
+        }, cells).textContent = printed[i][j];
       }
     }
     // One listener for all cells: the tooltip, and the cell's row and column labels in bold.
@@ -162,10 +168,11 @@
 
   // BertViz's head view: queries left, keys right, one line per weight, the weight as opacity.
   function headView(m, decimals) {
-    const pitch = 18, top = 22, gap = 120;
-    const left = Math.min(140, widest(m.rows)) + 10, right = left + gap;
+    // pad: room left of the queries and right of the keys for the weights a hover prints.
+    const pitch = 18, top = 22, gap = 120, pad = 50;
+    const left = pad + Math.min(140, widest(m.rows)) + 10, right = left + gap;
     const height = top + Math.max(m.rows.length, m.cols.length) * pitch;
-    const width = right + 10 + Math.min(140, widest(m.cols)) + 50;  // 50: room for the weights
+    const width = right + 10 + Math.min(140, widest(m.cols)) + pad;
     const svg = svgEl('svg', { class: 'head-view', 'data-matrix': m.name, width, height });
     svgEl('text', { x: left - 6, y: 12, 'text-anchor': 'end', class: 'hv-title' }, svg).textContent = 'query';
     svgEl('text', { x: right + 6, y: 12, class: 'hv-title' }, svg).textContent = 'key';
@@ -198,9 +205,6 @@
     };
     queries.forEach((q, i) => { q.addEventListener('mouseenter', () => focus('query', i)); q.addEventListener('mouseleave', () => focus('query', null)); });
     keys.forEach((k, j) => { k.addEventListener('mouseenter', () => focus('key', j)); k.addEventListener('mouseleave', () => focus('key', null)); });
-    // A wider queries' side: the query weights are printed left of the query tokens.
-    svg.setAttribute('viewBox', `${-50} 0 ${width + 50} ${height}`);
-    svg.setAttribute('width', width + 50);
     return svg;
   }
 
@@ -211,12 +215,20 @@
     const m = matrices.get(name);
     const figure = el('figure', 'matrix');
     figure.dataset.matrix = name;
-    if (!m) return figure.appendChild(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`)), figure;
-    const title = el('figcaption', 'matrix-title');
-    title.append(el('span', 'matrix-name', m.name));
-    if (m.formula) title.append(` = ${m.formula}`);
-    title.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
+    if (!m) {
+      figure.append(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`));
+      return figure;
+    }
+    const title = el('figcaption', 'matrix-title'), words = el('span', 'title-text');
+    words.append(el('span', 'matrix-name', m.name));
+    if (m.formula) words.append(` = ${m.formula}`);
+    words.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
+    title.append(words);
     figure.append(title);
+    if (!m.rows.length || !m.cols.length) {
+      figure.append(el('p', 'caption', 'empty: no values'));
+      return figure;
+    }
     const attention = isAttention(m);
     const pair = el('div', stacked ? 'pair stacked' : 'pair');
     // Attention keeps room beside the heat map for its head view.
@@ -236,43 +248,48 @@
     const view = el('div', 'matrix-view');
     const members = withSelector ? groups.get(groupKey(name)) || [name] : [name];
     const body = el('div', 'view-body');
-    const buttons = [], minis = [];
-    let show = (member) => body.replaceChildren(drawMatrix(member, decimals, maxWidth, stacked));
-    if (members.length > 1) {
-      const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
-      const find = (layer, head) => members.find((n) => layerOf(n) === layer && headOf(n) === head);
-      const controls = el('div', 'selector');
-      // One row of buttons per axis; a button names the member it would switch to.
-      const axis = (label, values, of, target) => {
-        if (values.length < 2) return;
-        const row = el('div', 'choices');
-        row.append(el('span', 'axis', label));
-        for (const v of values) {
-          const b = el('button', 'choice', `${label} ${v}`);
-          b.type = 'button';
-          b.addEventListener('click', () => { if (b.dataset.member) show(b.dataset.member); });
-          buttons.push({ b, target: (current) => target(v, current), is: (current) => of(current) === v });
-          row.append(b);
-        }
-        controls.append(row);
-      };
-      axis('layer', layers, layerOf, (v, cur) => find(v, headOf(cur)) || members.find((n) => layerOf(n) === v));
-      axis('head', heads, headOf, (v, cur) => find(layerOf(cur), v) || members.find((n) => headOf(n) === v));
-      view.append(controls);
-      if (layers.length > 1 && heads.length > 1) view.append(modelView(members, layers, heads, minis, (n) => show(n)));
-      const draw = show;
-      show = (member) => {
-        draw(member);
-        for (const { b, target, is } of buttons) {
-          const t = target(member);
-          if (t) b.dataset.member = t; else b.removeAttribute('data-member');
-          b.disabled = !t;
-          b.classList.toggle('selected', is(member));
-        }
-        minis.forEach((cell) => cell.classList.toggle('selected', cell.dataset.member === member));
-      };
-    }
     view.append(body);
+    if (members.length < 2) {
+      body.append(drawMatrix(name, decimals, maxWidth, stacked));
+      return view;
+    }
+    const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
+    const find = (layer, head) => members.find((n) => layerOf(n) === layer && headOf(n) === head);
+    const controls = el('div', 'selector'), buttons = [], minis = [];
+    // One row of buttons per axis; a button's data-member names the member it switches to,
+    // which for "layer 2" depends on the head shown now (and the other way round).
+    const axis = (label, values, of, target) => {
+      if (values.length < 2) return;
+      const row = el('div', 'choices');
+      for (const v of values) {
+        const b = el('button', 'choice', `${label} ${v}`);
+        b.type = 'button';
+        b.addEventListener('click', () => { if (b.dataset.member) show(b.dataset.member); });
+        buttons.push({ b, target: (current) => target(v, current), is: (current) => of(current) === v });
+        row.append(b);
+      }
+      controls.append(row);
+    };
+    axis('layer', layers, layerOf, (v, cur) => find(v, headOf(cur)) || members.find((n) => layerOf(n) === v));
+    axis('head', heads, headOf, (v, cur) => find(layerOf(cur), v) || members.find((n) => headOf(n) === v));
+    // One model view per group and step: a step showing all of a group's members needs only one.
+    const key = groupKey(name);
+    if (layers.length > 1 && heads.length > 1 && !modelViewsInStep.has(key)) {
+      modelViewsInStep.add(key);
+      view.insertBefore(modelView(members, layers, heads, minis, (n) => show(n)), body);
+    }
+    function show(member) {
+      const figure = drawMatrix(member, decimals, maxWidth, stacked);
+      figure.querySelector('.matrix-title').append(controls);  // the buttons sit on the title's line
+      body.replaceChildren(figure);
+      for (const { b, target, is } of buttons) {
+        const t = target(member);
+        if (t) b.dataset.member = t; else b.removeAttribute('data-member');
+        b.disabled = !t;
+        b.classList.toggle('selected', is(member));
+      }
+      minis.forEach((cell) => cell.classList.toggle('selected', cell.dataset.member === member));
+    }
     show(name);
     return view;
   }
@@ -315,6 +332,8 @@
   }
 
   // ---------------------------------------------------------------- charts
+  // Four significant digits are plenty for reading a curve (the step numbers stay whole).
+  const fourDigits = (v) => (Number.isInteger(v) ? String(v) : String(+v.toPrecision(4)));
   function chart(block) {
     const width = 760, height = 360, margin = { top: 12, right: 20, bottom: 46, left: 70 };
     const usable = (v, log) => v != null && Number.isFinite(+v) && (!log || v > 0);
@@ -327,6 +346,7 @@
     const scale = (axis, values, range) => {
       let [lo, hi] = values.length ? d3.extent(values) : [1, 10];
       if (lo === hi) [lo, hi] = axis.log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+      else if (axis.log) [lo, hi] = [lo / 1.15, hi * 1.15];  // keep the end points off the axes
       // nice() rounds a log axis out to whole decades, which can waste most of it.
       return axis.log ? d3.scaleLog().domain([lo, hi]).range(range) : d3.scaleLinear().domain([lo, hi]).range(range).nice();
     };
@@ -352,7 +372,7 @@
       svg.append('g').selectAll('circle').data(s.points.filter(ok)).enter().append('circle')
         .attr('class', 'point').attr('data-series', s.label).attr('data-x', (p) => String(p.x)).attr('data-y', (p) => String(p.y))
         .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', r).attr('fill', s.colour)
-        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${p.x}`, `${block.y.label} = ${p.y}`]))
+        .on('mousemove', (p) => showTip(d3.event, [s.label, `${block.x.label} = ${fourDigits(p.x)}`, `${block.y.label} = ${fourDigits(p.y)}`]))
         .on('mouseout', hideTip);
     }
     const legend = el('div', 'legend');
@@ -378,8 +398,10 @@
   const numeric = (s) => /^[-−+]?[\d.,  ]*\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
   function table(block) {
     const wrap = el('div', 'table-wrap'), t = el('table', 'data');
+    // Numbers align right, and so does the header of a column of numbers.
+    const numberColumn = block.header.map((_, j) => block.rows.length > 0 && block.rows.every((r) => r[j] == null || numeric(r[j])));
     const head = t.createTHead().insertRow();
-    for (const h of block.header) head.append(el('th', '', h));
+    block.header.forEach((h, j) => head.append(el('th', numberColumn[j] ? 'num' : '', h)));
     const body = t.createTBody();
     for (const row of block.rows) {
       const tr = body.insertRow();
@@ -402,6 +424,7 @@
   // ---------------------------------------------------------------- the page
   const main = el('main');
   const shown = new Set();  // matrices some step names: the rest go to the appendix
+  let modelViewsInStep = new Set();  // groups whose model view this step already has
   const WIDTH = 1180;       // the widest a figure gets: fits a 1280-pixel projector
   function block(b) {
     switch (b.kind) {
@@ -434,6 +457,7 @@
   main.append(el('h1', 'lesson-title', lesson.title));
   lesson.steps.forEach((step, k) => {
     const s = section(k + 1, `Step ${k + 1}. ${step.heading}`, 'step');
+    modelViewsInStep = new Set();
     for (const b of step.blocks) s.append(block(b));
   });
   const rest = lesson.matrices.filter((m) => !shown.has(m.name));
@@ -458,7 +482,9 @@
   const present = el('button', 'present', 'Present (p)');
   present.type = 'button';
   present.title = 'One step per screen; ← → move, Esc leaves';
-  nav.append(el('span', 'nav-title', lesson.title), ...links, present);
+  const short = el('span', 'nav-title', lesson.title.split(' · ')[0]);  // "Chapter 07": the h1 has the rest
+  short.title = lesson.title;
+  nav.append(short, ...links, present);
   document.body.append(nav, main);
 
   let current = 0;
@@ -481,6 +507,8 @@
     go(current, true);
   }
   present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));
+  // A click on a step's link goes there even when the hash is already that step's.
+  links.forEach((a, i) => a.addEventListener('click', (e) => { e.preventDefault(); go(i + 1, true); }));
   window.addEventListener('hashchange', () => { const n = fromHash(); if (n) go(n, true); });
   // A click inside a step makes it the current one, so that ← → continue from there.
   main.addEventListener('click', (e) => { const s = e.target.closest('section.step'); if (s) go(+s.dataset.step, false); });
@@ -493,6 +521,23 @@
     if (next || prev) { go(current + (next ? 1 : -1), true); e.preventDefault(); }
     else if (e.key === 'p' || e.key === 'P') presenting(!inShow);
     else if (e.key === 'Escape' && inShow) presenting(false);
+  });
+  // Scrolling by hand moves the current step too (the step under the bar), so that ← →
+  // continue from what is on screen. At the bottom of the page a current step still in view
+  // stays: the last steps can be too short to reach the top of the window.
+  let pending = false;
+  window.addEventListener('scroll', () => {
+    if (pending || document.body.classList.contains('presenting')) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      const line = nav.offsetHeight + 40;
+      let n = 1;
+      sections.forEach((s, i) => { if (s.getBoundingClientRect().top <= line) n = i + 1; });
+      const top = sections[current - 1].getBoundingClientRect().top;
+      const atBottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+      if (n !== current && !(atBottom && top > line && top < window.innerHeight)) go(n, false);
+    });
   });
   const start = fromHash();
   go(start || 1, start > 0);
