@@ -87,9 +87,13 @@
   }
 
   // The heat map of (the top-left LIMIT × LIMIT corner of) m, at most maxWidth wide.
+  // Whether text on viridis at t ∈ [0, 1] should be white: the scale's lightness, looked up
+  // once in 256 steps (d3.lab for every cell cost chapter 16's page a tenth of a second).
+  const DARK = d3.range(256).map((k) => d3.lab(d3.interpolateViridis(k / 255)).l < 55);
+
   function heatMap(m, decimals, maxWidth) {
     const R = Math.min(m.rows.length, LIMIT), C = Math.min(m.cols.length, LIMIT);
-    const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
+    const range = valueRange(m), colour = d3.scaleSequential(d3.interpolateViridis).domain(range);
     const printed = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
     const valueW = widest(printed.flat());
     const rowLabelW = Math.min(140, widest(m.rows.slice(0, R))) + 8;
@@ -128,7 +132,7 @@
       }, cells);
       if (withValues) {
         // Dark text on the light (green-yellow) end of viridis and on grey, white on the dark end.
-        const dark = Number.isFinite(x) && d3.lab(fill).l < 55;
+        const dark = Number.isFinite(x) && DARK[Math.round(255 * (x - range[0]) / (range[1] - range[0]))];
         svgEl('text', {
           class: `cell-value${dark ? ' on-dark' : ''}${+printed[i][j] === 0 ? ' zero' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
           'text-anchor': 'middle', 'dominant-baseline': 'central',
@@ -319,16 +323,20 @@
   }
 
   // A small heat map without labels or values (at most 64 × 64 cells of it).
+  // A canvas, not an SVG of rects: four thumbnails of 32 × 32 would be 4096 elements.
   function thumbnail(m) {
     const size = 84, R = Math.min(m.rows.length, 64), C = Math.min(m.cols.length, 64);
     const step = size / Math.max(R, C);
     const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
-    const svg = svgEl('svg', { class: 'thumbnail', width: C * step, height: R * step });
+    const canvas = el('canvas', 'thumbnail');
+    canvas.width = Math.round(C * step), canvas.height = Math.round(R * step);
+    const g = canvas.getContext('2d');
     for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
       const x = toNumber(m.values[i][j]);
-      svgEl('rect', { x: j * step, y: i * step, width: step + 0.3, height: step + 0.3, fill: Number.isFinite(x) ? colour(x) : GREY }, svg);
+      g.fillStyle = Number.isFinite(x) ? colour(x) : GREY;
+      g.fillRect(j * step, i * step, step + 0.3, step + 0.3);
     }
-    return svg;
+    return canvas;
   }
 
   // ---------------------------------------------------------------- charts
@@ -432,12 +440,14 @@
       case 'caption': return el('p', 'caption', b.text);
       case 'matrix':
       case 'heat_map':
-        shown.add(b.name);
+        // A step that shows every head of a layers × heads group (chapter 16) gets one view of
+        // the group: its model view and its switch reach the other heads.
+        if (modelViewsInStep.has(groupKey(b.name))) return document.createComment(` ${b.name}: in its group's view `);
         return matrixView(b.name, b.decimals ?? 3, WIDTH, true);
       case 'side_by_side': {
         const row = el('div', 'side-by-side');
         const each = Math.max(320, Math.floor(WIDTH / b.matrices.length) - 24);
-        for (const m of b.matrices) { shown.add(m.name); row.append(matrixView(m.name, m.decimals ?? 3, each, true, true)); }
+        for (const m of b.matrices) row.append(matrixView(m.name, m.decimals ?? 3, each, true, true));
         return row;
       }
       case 'table': return table(b);
@@ -454,18 +464,41 @@
     main.append(s);
     return s;
   }
+  for (const step of lesson.steps)
+    for (const b of step.blocks) {
+      if (b.kind === 'matrix' || b.kind === 'heat_map') shown.add(b.name);
+      if (b.kind === 'side_by_side') b.matrices.forEach((m) => shown.add(m.name));
+    }
+  // Each section is drawn once, in order: the first at once, the rest while the reader reads
+  // (a step jumped to is drawn first, with every step above it, so that nothing moves under
+  // the reader). Chapter 16's page, 50 000 elements in all, opens as fast as a small one.
+  const fills = [];
   main.append(el('h1', 'lesson-title', lesson.title));
   lesson.steps.forEach((step, k) => {
     const s = section(k + 1, `Step ${k + 1}. ${step.heading}`, 'step');
-    modelViewsInStep = new Set();
-    for (const b of step.blocks) s.append(block(b));
+    fills.push(() => {
+      modelViewsInStep = new Set();
+      for (const b of step.blocks) s.append(block(b));
+    });
   });
   const rest = lesson.matrices.filter((m) => !shown.has(m.name));
   const appendix = section(lesson.steps.length + 1, 'Every matrix', 'step appendix');
-  appendix.append(el('p', 'text', rest.length
-    ? 'The matrices of the chapter\'s list that no step shows, in the list\'s order.'
-    : 'Every matrix of the chapter\'s list is shown in a step above.'));
-  for (const m of rest) appendix.append(matrixView(m.name, 3, WIDTH, false));
+  fills.push(() => {
+    appendix.append(el('p', 'text', rest.length
+      ? 'The matrices of the chapter\'s list that no step shows, in the list\'s order.'
+      : 'Every matrix of the chapter\'s list is shown in a step above.'));
+    for (const m of rest) appendix.append(matrixView(m.name, 3, WIDTH, false));
+  });
+  let filled = 0;
+  function drawTo(n) {
+    while (filled < Math.min(n, fills.length)) fills[filled++]();
+    if (filled === fills.length) document.body.dataset.drawn = 'all';  // the tests wait for it
+  }
+  function drawLater() {
+    if (filled === fills.length) return;
+    drawTo(filled + 1);
+    setTimeout(drawLater, 0);
+  }
 
   // ---------------------------------------------------------------- navigation
   // A fixed bar: every step by number and heading, and the presentation button.
@@ -490,6 +523,7 @@
   let current = 0;
   function go(n, scroll) {
     current = Math.max(1, Math.min(sections.length, n));
+    drawTo(current);
     sections.forEach((s, i) => s.classList.toggle('current', i + 1 === current));
     links.forEach((a, i) => a.classList.toggle('current', i + 1 === current));
     // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
@@ -541,4 +575,5 @@
   });
   const start = fromHash();
   go(start || 1, start > 0);
+  setTimeout(drawLater, 0);
 })();

@@ -295,8 +295,9 @@ Pictures embedded_pictures(const std::string& doc_path, const std::vector<std::s
         for (auto at = line.find(prefix); at != std::string::npos; at = line.find(prefix, at + 1)) {
             const auto start = at + prefix.size();
             const auto end = line.find(')', start);
-            if (end != std::string::npos) p.embedded.emplace_back(line.substr(start, end - start),
-                                                                  line.find("<!-- measured") != std::string::npos);
+            // (A screenshot of the chapter's page, explorer.png, is explorer_browser's to check.)
+            if (end != std::string::npos && line.compare(end - 4, 4, ".svg") == 0)
+                p.embedded.emplace_back(line.substr(start, end - start), line.find("<!-- measured") != std::string::npos);
         }
     return p;
 }

@@ -57,6 +57,14 @@ std::string axis(const Axis& a) {
     return fmt::format("{{\"label\":{},\"log\":{}}}", quoted(a.label), a.log ? "true" : "false");
 }
 
+// A matrix's labels: the words of its kind, or its indices from 0 (as the terminal numbers them).
+std::string labels(const Labels& words, std::size_t count) {
+    if (!words.empty()) return quoted_list(words);
+    std::string out = "[";
+    for (std::size_t i = 0; i < count; ++i) out += fmt::format("{}\"{}\"", i ? "," : "", i);
+    return out + "]";
+}
+
 std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
     const Matrix& values = *m.matrix;
     std::string rows_text = "[";
@@ -67,7 +75,8 @@ std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
     }
     rows_text += "]";
     return fmt::format("{{\"name\":{},\"formula\":{},\"rows\":{},\"cols\":{},\"values\":{}}}", quoted(m.name),
-                       quoted(m.formula), quoted_list(listed.row_labels(m)), quoted_list(listed.col_labels(m)),
+                       quoted(m.formula), labels(listed.row_labels(m), rows(values)),
+                       labels(listed.col_labels(m), cols(values)),
                        rows_text);
 }
 
