@@ -22,6 +22,7 @@ that loads with no console error and shows the tokens as they are written.
 One browser serves every page. The time a page takes to open is measured by
 bench/explorer_open.py, not here.
 """
+import concurrent.futures
 import shutil
 import subprocess
 import sys
@@ -83,7 +84,7 @@ def same_number(written, expected):
 def open_page(driver, page):
     """Opens the page and waits until every step is drawn (the page draws them after the first)."""
     driver.get(page.as_uri())
-    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.body.dataset.drawn === 'all'"))
+    WebDriverWait(driver, 20, poll_frequency=0.02).until(lambda d: d.execute_script("return document.body.dataset.drawn === 'all'"))
 
 
 # A matrix a step shows through its group's model view (chapter 16: one view for every head)
@@ -124,10 +125,10 @@ VISIBLE_LINES = """return Array.from(arguments[0].querySelectorAll('line.hv-line
 
 
 def check_head_view(driver, chapter):
-    views = [v for v in driver.find_elements(By.CSS_SELECTOR, "svg.head-view") if v.is_displayed()]
-    if not views:
+    view = driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.head-view')).find(v => v.getClientRects().length > 0)")
+    if view is None:
         return "no head view"
-    view = views[0]
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", view)
     queries = view.find_elements(By.CSS_SELECTOR, ".hv-query")
     keys = view.find_elements(By.CSS_SELECTOR, ".hv-key")
@@ -194,12 +195,18 @@ def screenshot(driver, chapter):
     return path
 
 
-def check(driver, chapter):
+def write_page(chapter):
+    """The chapter's run with --html and --dump into OUT/<chapter>/."""
     where = OUT / chapter
     shutil.rmtree(where, ignore_errors=True)
     fast = [] if screenshots else FAST_ARGS.get(chapter, [])
-    run = subprocess.run(command(BIN / chapter, *fast, "--no-color", "--html", where,
-                                 "--dump", where / "dump"), capture_output=True, text=True, timeout=600)
+    return subprocess.run(command(BIN / chapter, *fast, "--no-color", "--html", where, "--dump", where / "dump"),
+                          capture_output=True, text=True, timeout=600)
+
+
+def check(driver, chapter, written):
+    where = OUT / chapter
+    run = written.result()
     if run.returncode != 0:
         failures.append(f"{chapter}: exit {run.returncode}: {run.stderr.strip()[:300]}")
         return
@@ -213,11 +220,10 @@ def check(driver, chapter):
     complaints = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
     if complaints:
         failures.append(f"{chapter}: the console says {complaints[:3]}")
+    shot = screenshot(driver, chapter)  # first: as a learner first sees the page
     cells = check_numbers(driver, chapter, dumps)
     hover = check_head_view(driver, chapter)
     keys = check_keys(driver, chapter)
-    open_page(driver, page)  # as a learner first sees it
-    shot = screenshot(driver, chapter)
     doc, shown = DOCS / f"{chapter}.md", DOCS / "pictures" / chapter / "explorer.png"
     if doc.exists() and f"](pictures/{chapter}/explorer.png)" not in doc.read_text():
         failures.append(f"{chapter}: docs/{doc.name} does not show the page's screenshot")
@@ -254,17 +260,21 @@ def check_markup_tokens(driver):
 
 
 OUT.mkdir(parents=True, exist_ok=True)
+# The chapters run one after another in a thread of their own, ahead of the browser's checks.
+runs = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+written = {chapter: runs.submit(write_page, chapter) for chapter in chosen}
 driver = browser()
 try:
     for chapter in chosen:
         try:
-            check(driver, chapter)
+            check(driver, chapter, written[chapter])
         except Exception as e:  # a page that breaks the test is a failure of that page
             failures.append(f"{chapter}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     if "ch01_dot_product_scores" in chosen:
         check_markup_tokens(driver)
 finally:
     driver.quit()
+    runs.shutdown(cancel_futures=True)
 for f in failures:
     print("FAIL", f)
 print(f"{len(failures)} failed")
