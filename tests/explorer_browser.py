@@ -10,6 +10,8 @@ from file://. Then:
   - every matrix of the dump has cells on the page (a head that a model view holds once its
     thumbnail is clicked), and every cell's number (data-value, read from the DOM) is the
     dump's float32 at its row and column;
+  - hovering a heat-map cell shows its value, its row and column labels and its formula;
+    every chart of the lesson is drawn, and hovering a point shows its series, x and y;
   - in a head view, hovering a query token leaves only that token's lines, one per key;
     hovering a key token leaves only the lines into it; moving away shows them all again;
   - → makes the next step the current one and ← the one before; p shows only the current step
@@ -23,6 +25,8 @@ One browser serves every page. The time a page takes to open is measured by
 bench/explorer_open.py, not here.
 """
 import concurrent.futures
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -130,6 +134,8 @@ def check_head_view(driver, chapter):
     if view is None:
         return "no head view"
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", view)
+    away = driver.find_element(By.CSS_SELECTOR, "nav")  # the bar stays on screen: the mouse rests there
+    ActionChains(driver, duration=0).move_to_element(away).perform()
     queries = view.find_elements(By.CSS_SELECTOR, ".hv-query")
     keys = view.find_elements(By.CSS_SELECTOR, ".hv-key")
     everything = len(driver.execute_script(VISIBLE_LINES, view))
@@ -137,17 +143,60 @@ def check_head_view(driver, chapter):
         failures.append(f"{chapter}: a head view shows {everything} lines, not {len(queries)} × {len(keys)}")
     for token, side, other in ((queries[-1], 0, len(keys)), (keys[0], 1, len(queries))):
         index = int(token.get_attribute("data-index"))
-        ActionChains(driver).move_to_element(token).perform()
+        ActionChains(driver, duration=0).move_to_element(token).perform()
         shown = driver.execute_script(VISIBLE_LINES, view)
         if len(shown) != other or any(line[side] != index for line in shown):
             what = "query" if side == 0 else "key"
             failures.append(f"{chapter}: hovering {what} token {index} shows {len(shown)} lines, "
                             f"{sum(line[side] == index for line in shown)} of them its own (expected {other})")
-        ActionChains(driver).move_to_element(driver.find_element(By.TAG_NAME, "h1")).perform()
+        ActionChains(driver, duration=0).move_to_element(away).perform()
     after = len(driver.execute_script(VISIBLE_LINES, view))
     if after != everything:
         failures.append(f"{chapter}: after the hover, {after} of {everything} lines show")
     return f"head view of {view.get_attribute('data-matrix')}: hover keeps one token's lines"
+
+
+TOOLTIP = "const t = document.querySelector('.tooltip'); return t && t.style.display !== 'none' ? t.textContent : null;"
+
+
+def check_tooltips(driver, chapter, data):
+    """A cell's tooltip names its value, labels and formula; a chart point's its series and numbers."""
+    told = []
+    cell, name, i, j = driver.execute_script(
+        "const c = document.querySelector('rect.cell'); return [c, c.dataset.matrix, +c.dataset.row, +c.dataset.col];")
+    m = next(m for m in data["matrices"] if m["name"] == name)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
+    ActionChains(driver, duration=0).move_to_element(cell).perform()
+    tip = driver.execute_script(TOOLTIP) or ""
+    wanted = [f"{m['name']}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
+    if any(w not in tip for w in wanted):
+        failures.append(f"{chapter}: the tooltip of {m['name']}[{i}, {j}] is {tip!r}, not naming {wanted}")
+    told.append("cell tooltip")
+    charts = [b for step in data["steps"] for b in step["blocks"] if b["kind"] == "chart"]
+    if charts:
+        count, series = driver.execute_script(
+            "const p = document.querySelectorAll('circle.point'); return [p.length, Array.from(p, q => q.dataset.series)];")
+        series = set(series)
+        missing = [s["label"] for c in charts for s in c["series"] if s["label"] not in series]
+        if missing:
+            failures.append(f"{chapter}: no points drawn for the series {missing}")
+        # A point on top of its place (curves can share a point: the last drawn is the one hovered).
+        point = driver.execute_script("""
+            const points = document.querySelectorAll('circle.point');
+            points[0].closest('svg').scrollIntoView({block: 'center'});
+            for (const p of points) {
+                const r = p.getBoundingClientRect();
+                if (document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === p) return p;
+            }
+            return null;""")
+        if point is not None:
+            ActionChains(driver, duration=0).move_to_element(point).perform()
+            tip = driver.execute_script(TOOLTIP) or ""
+            label = driver.execute_script("return arguments[0].dataset.series", point)
+            if label not in tip:
+                failures.append(f"{chapter}: hovering a point of {label!r} shows {tip!r}")
+        told.append(f"{len(charts)} charts, {count} points")
+    return ", ".join(told)
 
 
 CURRENT = "const s = document.querySelector('section.step.current'); return s ? +s.dataset.step : null;"
@@ -215,6 +264,8 @@ def check(driver, chapter, written):
     if size > LARGEST_PAGE:
         failures.append(f"{chapter}: the page is {size} bytes, more than 2 MB")
     dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
+    data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
+                                page.read_text(), re.S).group(1))
     driver.get_log("browser")  # what an earlier page left
     open_page(driver, page)
     complaints = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
@@ -222,6 +273,7 @@ def check(driver, chapter, written):
         failures.append(f"{chapter}: the console says {complaints[:3]}")
     shot = screenshot(driver, chapter)  # first: as a learner first sees the page
     cells = check_numbers(driver, chapter, dumps)
+    tips = check_tooltips(driver, chapter, data)
     hover = check_head_view(driver, chapter)
     keys = check_keys(driver, chapter)
     doc, shown = DOCS / f"{chapter}.md", DOCS / "pictures" / chapter / "explorer.png"
@@ -229,7 +281,7 @@ def check(driver, chapter, written):
         failures.append(f"{chapter}: docs/{doc.name} does not show the page's screenshot")
     if not shown.exists():
         failures.append(f"{chapter}: no screenshot in {shown.relative_to(DOCS.parent)} (./tutorial bless)")
-    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {hover}; {keys}; {shot.name}")
+    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {tips}; {hover}; {keys}; {shot.name}")
 
 
 MARKUP_TOKENS = ["</script>", "<b>bold</b>", '"quoted"', "a&b", "<!--"]
