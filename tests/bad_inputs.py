@@ -334,8 +334,17 @@ def default_line_count(chapter, cache={}):
     return cache[chapter]
 
 
+# The frame's own flags (common/lesson/lesson.cpp) are read by the same code in every chapter:
+# their bad values are tried on the first chapter and on chapter 17 (whose launcher reads the
+# command line first), not twenty times over.
+FRAME_FLAGS = {"--dump", "--svg", "--html", "--color", "--step"}
+FRAME_CHAPTERS = {"ch01_dot_product_scores", "ch17_ring_attention"}
+
+
 def check_chapter(chapter):
     flags = parse_help(chapter)
+    if chapter not in FRAME_CHAPTERS:
+        flags = {flag: type_name for flag, type_name in flags.items() if flag not in FRAME_FLAGS}
     tmp = Path(tempfile.mkdtemp(prefix=f"bad_{chapter}_"))
     jobs = []
 
@@ -368,7 +377,7 @@ def check_chapter(chapter):
     # Output directories that cannot be written (root ignores permissions, so: under a regular file).
     blocker = tmp / "a_file"
     blocker.write_text("not a directory\n")
-    for flag in ("--dump", "--svg", "--html"):
+    for flag in ("--dump", "--svg", "--html") if chapter in FRAME_CHAPTERS else ():
         jobs.append((f"{flag} under a regular file", [flag, blocker / "out"], flag, False))
         jobs.append((f"{flag} is a regular file", [flag, blocker], flag, False))
 

@@ -51,6 +51,8 @@ void RunFiles::keep_picture(const std::string& name, std::string svg) {
 
 void RunFiles::write() const {
     OutputFiles files;
+    // The page first: with too little room, the one file learners open is the first refused.
+    if (paging() && !page_.empty()) files.add(html_dir_ + "/index.html", page_);
     std::string dumped, drawn;
     for (const auto& [name, m] : matrices_) {
         files.add(dump_dir_ + "/" + name + ".npy", xt::dump_npy(m));
@@ -60,7 +62,6 @@ void RunFiles::write() const {
         files.add(svg_dir_ + "/" + name + ".svg", svg);
         drawn += (drawn.empty() ? "" : ", ") + name + ".svg";
     }
-    if (paging() && !page_.empty()) files.add(html_dir_ + "/index.html", page_);
     files.write_all();
     if (dumping()) fmt::print("\nWrote {} matrices to {}/: {}\n", matrices_.size(), dump_dir_, dumped);
     if (drawing())
