@@ -124,8 +124,8 @@ TEST_CASE("the window of query i: w keys centred on it, shifted inward at the en
 }
 
 TEST_CASE("every query of the sliding window sees exactly w keys, itself among them (not Longformer's w/2 a side)") {
-    for (const std::size_t n : {1, 5, 10, 33})
-        for (const std::size_t w : {1, 2, 3, 4, 7, 10, 40}) {
+    for (const std::size_t n : {1u, 5u, 10u, 33u})
+        for (const std::size_t w : {1u, 2u, 3u, 4u, 7u, 10u, 40u}) {
             const std::size_t seen = std::min(w, n);
             for (std::size_t i = 0; i < n; ++i) {
                 const std::size_t b = window_begin(i, n, w);

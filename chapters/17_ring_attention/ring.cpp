@@ -100,7 +100,7 @@ void Mpi::refuse(const std::string& why) const {
 std::size_t usable_cores() {
     cpu_set_t cores;
     CPU_ZERO(&cores);
-    if (::sched_getaffinity(0, sizeof cores, &cores) == 0) return std::max(1, CPU_COUNT(&cores));
+    if (::sched_getaffinity(0, sizeof cores, &cores) == 0) return std::size_t(std::max(1, CPU_COUNT(&cores)));
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
