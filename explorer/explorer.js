@@ -5,13 +5,8 @@
 // works from file://, so the page can be copied onto a classroom machine as it is.
 'use strict';
 (() => {
+  // Every matrix comes with one label per row and column (numbers where the chapter names none).
   const lesson = JSON.parse(document.getElementById('lesson').textContent);
-  // A matrix's shape is its values'; labels it lacks are numbered, like the terminal does.
-  for (const m of lesson.matrices) {
-    const number = (labels, n) => Array.from({ length: n }, (_, i) => (labels[i] ?? String(i)));
-    m.rows = number(m.rows || [], m.values.length);
-    m.cols = number(m.cols || [], m.values.reduce((c, row) => Math.max(c, row.length), 0));
-  }
   const matrices = new Map(lesson.matrices.map((m) => [m.name, m]));
 
   const LIMIT = 128;           // the largest corner drawn; --dump writes the rest

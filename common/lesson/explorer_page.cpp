@@ -58,12 +58,7 @@ std::string axis(const Axis& a) {
 }
 
 // A matrix's labels: the words of its kind, or its indices from 0 (as the terminal numbers them).
-std::string labels(const Labels& words, std::size_t count) {
-    if (!words.empty()) return quoted_list(words);
-    std::string out = "[";
-    for (std::size_t i = 0; i < count; ++i) out += fmt::format("{}\"{}\"", i ? "," : "", i);
-    return out + "]";
-}
+std::string labels(const Labels& words, std::size_t count) { return quoted_list(words.empty() ? numbered("", count) : words); }
 
 std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
     const Matrix& values = *m.matrix;
@@ -91,8 +86,9 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-void require_explorer_files() {
-    for (const std::string& path : {script_path, style_path, d3_path}) read_file(path);
+void ExplorerPage::start() {
+    style_ = read_file(style_path), d3_ = read_file(d3_path), script_ = read_file(script_path);
+    started_ = true;
 }
 
 void ExplorerPage::step(int number, const std::string& name, const std::string& heading) {
@@ -102,6 +98,7 @@ void ExplorerPage::step(int number, const std::string& name, const std::string& 
 }
 
 void ExplorerPage::block(std::string json) {
+    if (!started_) return;
     end_checks();
     if (steps_.empty()) step(0, "", "");  // printed before the first step
     steps_.back().blocks.push_back(std::move(json));
@@ -142,7 +139,7 @@ void ExplorerPage::chart(const std::string& name, const std::string& title, cons
 }
 
 void ExplorerPage::check(const std::string& mark, const std::string& text) {
-    checks_.push_back(fmt::format("{{\"mark\":{},\"text\":{}}}", quoted(mark), quoted(text)));
+    if (started_) checks_.push_back(fmt::format("{{\"mark\":{},\"text\":{}}}", quoted(mark), quoted(text)));
 }
 
 void ExplorerPage::end_checks() {
@@ -153,15 +150,12 @@ void ExplorerPage::end_checks() {
     block(fmt::format("{{\"kind\":\"checks\",\"lines\":[{}]}}", lines));
 }
 
-std::string ExplorerPage::html(const std::string& program, const std::string& title,
-                               const ListedMatrices& listed) const {
-    ExplorerPage page = *this;  // the last self-checks become a block of the last step
-    page.end_checks();
+std::string ExplorerPage::html(const std::string& program, const std::string& title, const ListedMatrices& listed) {
+    end_checks();
     std::string data = fmt::format("{{\"program\":{},\"title\":{},\"steps\":[", quoted(program), quoted(title));
-    for (std::size_t s = 0; s < page.steps_.size(); ++s) {
-        data += fmt::format("{}{{{},\"blocks\":[", s ? "," : "", page.steps_[s].head);
-        for (std::size_t b = 0; b < page.steps_[s].blocks.size(); ++b)
-            data += (b ? ",\n" : "\n") + page.steps_[s].blocks[b];
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+        data += fmt::format("{}{{{},\"blocks\":[", s ? "," : "", steps_[s].head);
+        for (std::size_t b = 0; b < steps_[s].blocks.size(); ++b) data += (b ? ",\n" : "\n") + steps_[s].blocks[b];
         data += "]}";
     }
     data += "],\n\"matrices\":[";
@@ -176,5 +170,5 @@ std::string ExplorerPage::html(const std::string& program, const std::string& ti
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<title>{}</title>\n<style>\n{}</style></head>\n<body>\n<script>\n{}</script>\n"
         "<script id=\"lesson\" type=\"application/json\">\n{}\n</script>\n<script>\n{}</script>\n</body></html>\n",
-        escaped_title, read_file(style_path), read_file(d3_path), data, read_file(script_path));
+        escaped_title, style_, d3_, data, script_);
 }

@@ -7,6 +7,7 @@
 // from the source tree, so an edit of them shows at the next run) and d3 (Debian's
 // node-d3), all inlined, so that the page opens from file:// with no network.
 //
+//   page.start();                          // --html given: reads the files it inlines
 //   page.step(1, "heads", "Two heads");
 //   page.text("Each head has its own W_Q, W_K and W_V.");
 //   page.matrix("weights", 3);
@@ -23,6 +24,11 @@
 
 class ExplorerPage {
 public:
+    // Reads the files the page inlines (an InputError names one that cannot be read, and the
+    // package that holds it), before anything is computed; records from now on. Before it,
+    // the calls below keep nothing: a run without --html pays nothing.
+    void start();
+
     // A step's heading; what is recorded next belongs to it.
     void step(int number, const std::string& name, const std::string& heading);
     void text(const std::string& text);     // a paragraph
@@ -37,8 +43,8 @@ public:
     // A self-check's line: its mark (✓, ✗ or ·) and its text. Lines in a row make one block.
     void check(const std::string& mark, const std::string& text);
 
-    // The page. Throws InputError when a file it inlines cannot be read.
-    std::string html(const std::string& program, const std::string& title, const ListedMatrices& listed) const;
+    // The page; the last self-check lines become a block of the last step.
+    std::string html(const std::string& program, const std::string& title, const ListedMatrices& listed);
 
 private:
     void block(std::string json);
@@ -48,10 +54,8 @@ private:
         std::string head;                 // "number", "name", "heading" as JSON members
         std::vector<std::string> blocks;  // each a JSON object
     };
+    bool started_ = false;
+    std::string style_, d3_, script_;  // the files the page inlines
     std::vector<Step> steps_;
     std::vector<std::string> checks_;  // the self-check lines not yet in a block
 };
-
-// Checks, before anything is computed, that the files the page inlines can be read; an
-// InputError names the first that cannot, and the package that holds it.
-void require_explorer_files();

@@ -44,6 +44,7 @@ std::size_t terminal_width() {
 
 Lesson::Lesson(std::string program, std::string title)
     : program_(std::move(program)), title_(title), cli_(title, program_), page_(title, checks_) {
+    checks_.on_line([this](const std::string& mark, const std::string& text) { explorer_.check(mark, text); });
     cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
         ->type_name("DIR");
     cli_.add_option("--svg", svg_dir_,
@@ -95,8 +96,7 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     checks_.set_line_width(style.line_width);
     try {
         files_.set_directories(dump_dir_, svg_dir_, html_dir_);
-        if (files_.paging())
-            checks_.on_line([this](const std::string& mark, const std::string& text) { explorer_.check(mark, text); });
+        if (files_.paging()) explorer_.start();
         body();
         if (!steps_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
         files_.write();

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <xtensor/xnpy.hpp>
 
-#include "common/lesson/explorer_page.hpp"
 #include "common/lesson/output_files.hpp"
 
 bool is_file_name(const std::string& name) {
@@ -35,10 +34,7 @@ void RunFiles::set_directories(const std::string& dump_dir, const std::string& s
     dump_dir_ = dump_dir, svg_dir_ = svg_dir, html_dir_ = html_dir;
     if (dumping()) require_writable_directory("--dump", dump_dir_);
     if (drawing()) require_writable_directory("--svg", svg_dir_);
-    if (paging()) {
-        require_writable_directory("--html", html_dir_);
-        require_explorer_files();
-    }
+    if (paging()) require_writable_directory("--html", html_dir_);
 }
 
 void RunFiles::keep_matrix(const std::string& name, const Matrix& m) {
