@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +20,20 @@ bin_dir = Path(sys.argv[1])
 failures = 0
 
 
+def columns(line):
+    """The columns a line takes on a terminal: a wide character two, a combining one none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
 def dump(chapter, *args):
     """Runs bin/<chapter> --dump into a fresh directory; returns {name: array}."""
     out = Path(tempfile.mkdtemp(prefix=chapter + "_"))
-    subprocess.run(command(bin_dir / chapter, "--no-color", "--dump", out, *args), check=True,
-                   stdout=subprocess.DEVNULL)
+    printed = subprocess.run(command(bin_dir / chapter, "--no-color", "--dump", out, *args), check=True,
+                             stdout=subprocess.PIPE).stdout.decode()
+    # What the run prints, the closing "Wrote N matrices to DIR/: …" with its many names too,
+    # fits the 100 columns of a terminal (the width when the output is not one).
+    wide = [line for line in printed.splitlines() if columns(line) > 100]
+    assert not wide, f"{chapter} --dump prints {len(wide)} lines wider than 100 columns: {wide[0][:120]!r}…"
     arrays = {p.stem: np.load(p) for p in out.glob("*.npy")}
     for name, a in arrays.items():
         assert a.dtype == np.float32, f"{chapter}/{name}.npy is {a.dtype}, expected float32"

@@ -81,3 +81,17 @@ TEST_CASE("a heat map of text of 64 columns fits 100 characters whole; more than
     for (std::size_t start = 0, end; (end = big.find('\n', start)) != std::string::npos; start = end + 1)
         CHECK(display_width(big.substr(start, end - start)) <= 100);
 }
+
+TEST_CASE("a heat map of text cuts a long row label, so that every line fits the width") {
+    const std::string token(300, 'x');  // a learner's token of 300 characters, through --input
+    const std::string text = heat_map_text("m", "", causal_map(4, 0.5f), {token, "b", "c", "d"}, 2, 100);
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = text.find('\n', start);
+        const std::string line = text.substr(start, end - start);
+        CAPTURE(line);
+        CHECK(display_width(line) <= 100);
+        start = end + 1;
+    }
+    CHECK(text.find(std::string(15, 'x') + "…") != std::string::npos);  // cut to 16 columns, the cut shown
+}

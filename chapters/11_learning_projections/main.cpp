@@ -195,25 +195,29 @@ int main(int argc, char** argv) {
     Flags f;
     add_flags(lesson.cli(), f);
     return lesson.run(argc, argv, [&] {
-        const Learning r = learn_projections(shown_sentence(input), f.seed, f.d_k, f.steps, f.lr);
-        lesson.labels({{"tokens", r.shown.tokens}, {"first tokens", r.data[0].tokens}, {"dimensions", dimensions},
-                       {"colours", colours}, {"k", numbered("k", f.d_k)}});
-        lesson.list(r.matrices());
+        const Sentence shown = shown_sentence(input);  // read first: a bad file is refused before any step
+        // The training, done when the first step reads it (--list-steps does not wait for it).
+        Part<Learning>& r = lesson.part<Learning>([&] {
+            Learning learned = learn_projections(shown, f.seed, f.d_k, f.steps, f.lr);
+            lesson.labels({{"tokens", learned.shown.tokens}, {"first tokens", learned.data[0].tokens},
+                           {"dimensions", dimensions}, {"colours", colours}, {"k", numbered("k", f.d_k)}});
+            return learned;
+        });
         lesson.step("task", "The task: every pronoun fetches the colour of its noun",
                     [&] { show_task(lesson, f.seed); });
-        lesson.step("raw-similarity", "Why raw similarity fails", [&] { show_raw_similarity(lesson, r); });
-        lesson.step("random-start", "The layer to learn, at its random start", [&] { show_random_start(lesson, r); });
+        lesson.step("raw-similarity", "Why raw similarity fails", [&] { show_raw_similarity(lesson, r()); });
+        lesson.step("random-start", "The layer to learn, at its random start", [&] { show_random_start(lesson, r()); });
         lesson.step("backward-pass", "One backward pass, step by step (the first training sentence)",
-                    [&] { show_backward(lesson, r); });
+                    [&] { show_backward(lesson, r()); });
         lesson.step("gradient-check", "Gradient check: every entry against finite differences",
-                    [&] { show_gradient_check(lesson, r); });
+                    [&] { show_gradient_check(lesson, r()); });
         lesson.step("training", fmt::format("Training: {} steps of Adam, learning rate {}", f.steps, f.lr),
-                    [&] { show_training(lesson, r, f.lr); });
-        lesson.step("before-after", "Attention before and after training", [&] { show_before_after(lesson, r); });
+                    [&] { show_training(lesson, r(), f.lr); });
+        lesson.step("before-after", "Attention before and after training", [&] { show_before_after(lesson, r()); });
         lesson.step("learned-projections", "What W_Q · W_Kᵀ learned: which features look for which",
-                    [&] { show_learned(lesson, r); });
+                    [&] { show_learned(lesson, r()); });
         lesson.step("checks", "Self-checks",
-                    [&] { check_learning(lesson.checks(), r, lesson.ref("gradient-check"), f.lr); });
+                    [&] { check_learning(lesson.checks(), r(), lesson.ref("gradient-check"), f.lr); });
         lesson.present();
     });
 }

@@ -7,7 +7,6 @@
 // the weights), the accuracy per half, what zeroing a head does, and a copy generated
 // with a KV cache; then the self-checks.
 #include <malloc.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -22,6 +21,7 @@
 #include "chapters/16_induction_head/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
+#include "common/lesson/training_progress.hpp"
 #include "common/math/long_attention.hpp"
 
 namespace {
@@ -41,15 +41,13 @@ std::string token_text(const Tokens& t) {
 
 // Progress on stderr when it is a terminal: step, both losses, tokens per second.
 Progress progress_line(const Settings& s) {
-    if (!isatty(2)) return {};
     const auto start = std::chrono::steady_clock::now();
-    return [s, start](int step, int steps, const LoggedStep& row) {
+    return training_progress("training", [s, start](int step, const LoggedStep& row) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double tokens = double(step) * double(s.batch * 2 * s.half_length);
-        fmt::print(stderr, "\rstep {}/{}  loss {} (first half) {} (second half)  {} tokens/s{}", step, steps,
-                   three(row.loss_first), three(row.loss_second),
-                   format_number(float(seconds > 0 ? tokens / seconds : 0.0), 0), step == steps ? "\n" : "");
-    };
+        return fmt::format("loss {} (first half) {} (second half)  {} tokens/s", three(row.loss_first),
+                           three(row.loss_second), format_number(float(seconds > 0 ? tokens / seconds : 0.0), 0));
+    });
 }
 
 void show_task(Lesson& lesson, const Induction& r) {
@@ -184,21 +182,24 @@ int main(int argc, char** argv) {
     add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
         const Settings chosen = settings(flags);
-        const Induction r = train_induction(chosen, progress_line(chosen));
-        lesson.labels({{"tokens", token_labels(r.shown)}, {"heads", head_names(r.settings)},
-                       {"scores", {"previous_start", "previous_trained", "induction_start", "induction_trained"}},
-                       {"trained", {"trained"}}, {"halves", {"first_half", "second_half"}}});
-        lesson.list(r.matrices());
-        lesson.step("task", "The task: copy the repeated half", [&] { show_task(lesson, r); });
+        // The training, done when the first step reads it (--list-steps does not wait for it).
+        Part<Induction>& r = lesson.part<Induction>([&] {
+            Induction trained = train_induction(chosen, progress_line(chosen));
+            lesson.labels({{"tokens", token_labels(trained.shown)}, {"heads", head_names(trained.settings)},
+                           {"scores", {"previous_start", "previous_trained", "induction_start", "induction_trained"}},
+                           {"trained", {"trained"}}, {"halves", {"first_half", "second_half"}}});
+            return trained;
+        });
+        lesson.step("task", "The task: copy the repeated half", [&] { show_task(lesson, r()); });
         lesson.step("gradient-check", "The backward pass against finite differences",
-                    [&] { show_gradient_check(lesson, r); });
-        lesson.step("training", "Training: the two halves' losses", [&] { show_training(lesson, r); });
-        lesson.step("attention-maps", "Every head's attention", [&] { show_heads(lesson, r); });
-        lesson.step("head-scores", "Which head does which job", [&] { show_scores(lesson, r); });
-        lesson.step("accuracy", "In-context accuracy per half", [&] { show_accuracy(lesson, r); });
-        lesson.step("ablation", "Zeroing heads", [&] { show_ablation(lesson, r); });
-        lesson.step("generation", "Generating the copy with a KV cache", [&] { show_generation(lesson, r); });
-        lesson.step("checks", "Self-checks", [&] { check_induction(lesson.checks(), r); });
+                    [&] { show_gradient_check(lesson, r()); });
+        lesson.step("training", "Training: the two halves' losses", [&] { show_training(lesson, r()); });
+        lesson.step("attention-maps", "Every head's attention", [&] { show_heads(lesson, r()); });
+        lesson.step("head-scores", "Which head does which job", [&] { show_scores(lesson, r()); });
+        lesson.step("accuracy", "In-context accuracy per half", [&] { show_accuracy(lesson, r()); });
+        lesson.step("ablation", "Zeroing heads", [&] { show_ablation(lesson, r()); });
+        lesson.step("generation", "Generating the copy with a KV cache", [&] { show_generation(lesson, r()); });
+        lesson.step("checks", "Self-checks", [&] { check_induction(lesson.checks(), r()); });
         lesson.present();
     });
 }

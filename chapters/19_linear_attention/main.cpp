@@ -145,7 +145,12 @@ int main(int argc, char** argv) {
         const Recurrences r = recurrences(in.seq.X, in.W, in.s, flags.seed);
         const Shown s{lesson, r, in.s, input, rows(in.seq.X), cols(in.seq.X)};
         TrainingClock clock;
-        const SideBySide trained = train_side_by_side(copy_task_settings(flags), clock.progress());
+        // The four trainings, done when a step first reads them (--list-steps and the steps
+        // before "trained" do not wait for them).
+        Part<SideBySide>& trained = lesson.part<SideBySide>([&] {
+            if (flags.measure) use_training_memory(nullptr);  // --measure times the trainings themselves
+            return train_side_by_side(copy_task_settings(flags), clock.progress());
+        });
         lesson.labels({{"tokens", in.seq.tokens}, {"pairs", numbered("pair ", memory_pairs)},
                        {"memories", {"lin_orth", "delta_orth", "lin_corr", "delta_corr"}},
                        {"sweeps", sweep_labels()}, {"dimensions", in.seq.dimensions},
@@ -154,7 +159,6 @@ int main(int argc, char** argv) {
         lesson.list(in.seq.matrices());
         lesson.list(in.W.matrices());
         lesson.list(r.matrices());
-        lesson.list(trained.matrices());
         lesson.step("sequence", "The sequence and one head", [&] { show_sequence(s); });
         lesson.step("parallel", "Linear attention, parallel: a feature map instead of softmax",
                     [&] { show_parallel(s); });
@@ -162,12 +166,12 @@ int main(int argc, char** argv) {
         lesson.step("chunked", "Chunk by chunk: products inside, the state between", [&] { show_chunked(s); });
         lesson.step("delta-rule", "The delta rule: write the error, not the value", [&] { show_delta(s); });
         lesson.step("memory", "What the state holds: orthogonal and correlated keys", [&] { show_memory(s); });
-        lesson.step("trained", "Trained side by side on the copy task", [&] { show_trained(lesson, trained); });
+        lesson.step("trained", "Trained side by side on the copy task", [&] { show_trained(lesson, trained()); });
         if (flags.measure)
-            lesson.step("measured", "Measured: time per training step", [&] { show_measured(lesson, trained, clock); });
+            lesson.step("measured", "Measured: time per training step", [&] { show_measured(lesson, trained(), clock); });
         lesson.step("checks", "Self-checks", [&] {
             check_recurrences(lesson.checks(), r, in.s);
-            check_side_by_side(lesson.checks(), trained);
+            check_side_by_side(lesson.checks(), trained());
         });
         lesson.present();
     });

@@ -1,12 +1,12 @@
 #include "chapters/19_linear_attention/trained.hpp"
 
-#include <unistd.h>
 
 #include <string>
 
 #include <fmt/format.h>
 
 #include "common/lesson/time_text.hpp"
+#include "common/lesson/training_progress.hpp"
 
 namespace {
 std::string three_digits(double x) { return format_number(float(x), 3); }
@@ -17,13 +17,12 @@ std::string bytes(double x) { return x >= 10 ? fmt::format("{:.0f} B", x) : fmt:
 std::function<Progress(std::size_t)> TrainingClock::progress() {
     return [this](std::size_t m) -> Progress {
         if (first.size() <= m) first.resize(m + 1), last.resize(m + 1), steps.resize(m + 1);
-        return [this, m](int step, int total, const LoggedStep&) {
+        const Progress said = training_progress("training " + mixer_name(trained_mixers[m]));
+        return [this, m, said](int step, int total, const LoggedStep& row) {
             const auto now = std::chrono::steady_clock::now();
             if (step == 0) first[m] = now;
             last[m] = now, steps[m] = step;
-            if (isatty(2))
-                fmt::print(stderr, "\rtraining {}: step {}/{}{}", mixer_name(trained_mixers[m]), step, total,
-                           step == total ? "\n" : "");
+            said(step, total, row);
         };
     };
 }

@@ -4,7 +4,6 @@
 // sliding window kept in a rolling buffer, the window plus sink tokens, a learned sink logit,
 // and top-k keys chosen by a cheap indexer; what each keeps, costs and loses, side by side.
 #include <malloc.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <string>
@@ -18,6 +17,7 @@
 #include "chapters/20_sparse_attention/tables.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
+#include "common/lesson/training_progress.hpp"
 #include "common/math/long_attention.hpp"
 
 namespace {
@@ -28,15 +28,9 @@ Labels variant_names(const std::vector<VariantRow>& table) {
     return labels;
 }
 
-// Progress on stderr when it is a terminal.
+// Each row's training says what it is doing (common/lesson/training_progress.hpp).
 std::function<Progress(std::size_t)> progress_line() {
-    if (!isatty(2)) return {};
-    return [](std::size_t row) -> Progress {
-        const std::string name = variant_costs()[row].name;
-        return [name](int step, int steps, const LoggedStep&) {
-            fmt::print(stderr, "\rtraining {}: step {}/{}{}", name, step, steps, step == steps ? "\n" : "");
-        };
-    };
+    return [](std::size_t row) { return training_progress("training " + variant_costs()[row].name); };
 }
 
 void show_model(Lesson& lesson, const SparseLesson& r) {
@@ -136,29 +130,32 @@ int main(int argc, char** argv) {
     Flags flags;
     add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
-        const SparseLesson r = sparse_lesson(copy_task_settings(flags), chosen_variant(flags), progress_line());
-        lesson.labels({{"tokens", token_labels(r.held_out[0])}, {"heads", head_names(r.settings)},
-                       {"shares", {"position_0", "current", "missing"}},
-                       {"slots", numbered("slot", r.chosen.sinks + r.chosen.window)},
-                       {"positions", numbered("t", r.held_out[0].size())},
-                       {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
-                       {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
-                       {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}},
-                       {"variants", variant_names(r.table)},
-                       {"variant_columns", {"kept_4k", "kept_128k", "bytes_4k", "bytes_128k", "flops_4k", "flops_128k",
-                                            "accuracy"}}});
-        lesson.list(r.matrices());
-        lesson.step("model", "The model, trained once", [&] { show_model(lesson, r); });
-        lesson.step("rolling-buffer", "A window and sinks in a rolling buffer", [&] { show_rolling(lesson, r); });
-        lesson.step("window-sweep", "Accuracy as the window shrinks, with and without sinks",
-                    [&] { show_window_sweep(lesson, r); });
-        lesson.step("sinks", "Where the weight goes with nothing to copy, and a learned sink", [&] {
-            show_shares(lesson, r);
-            show_sink_logit(lesson, r);
+        // The trainings, done when the first step reads them (--list-steps does not wait for them).
+        Part<SparseLesson>& r = lesson.part<SparseLesson>([&] {
+            SparseLesson l = sparse_lesson(copy_task_settings(flags), chosen_variant(flags), progress_line());
+            lesson.labels({{"tokens", token_labels(l.held_out[0])}, {"heads", head_names(l.settings)},
+                           {"shares", {"position_0", "current", "missing"}},
+                           {"slots", numbered("slot", l.chosen.sinks + l.chosen.window)},
+                           {"positions", numbered("t", l.held_out[0].size())},
+                           {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
+                           {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
+                           {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}},
+                           {"variants", variant_names(l.table)},
+                           {"variant_columns", {"kept_4k", "kept_128k", "bytes_4k", "bytes_128k", "flops_4k",
+                                                "flops_128k", "accuracy"}}});
+            return l;
         });
-        lesson.step("top-k", "Top-k keys, chosen by an indexer", [&] { show_topk(lesson, r); });
-        lesson.step("variants", "Every variant side by side", [&] { show_variants(lesson, r); });
-        lesson.step("checks", "Self-checks", [&] { check_sparse(lesson.checks(), r); });
+        lesson.step("model", "The model, trained once", [&] { show_model(lesson, r()); });
+        lesson.step("rolling-buffer", "A window and sinks in a rolling buffer", [&] { show_rolling(lesson, r()); });
+        lesson.step("window-sweep", "Accuracy as the window shrinks, with and without sinks",
+                    [&] { show_window_sweep(lesson, r()); });
+        lesson.step("sinks", "Where the weight goes with nothing to copy, and a learned sink", [&] {
+            show_shares(lesson, r());
+            show_sink_logit(lesson, r());
+        });
+        lesson.step("top-k", "Top-k keys, chosen by an indexer", [&] { show_topk(lesson, r()); });
+        lesson.step("variants", "Every variant side by side", [&] { show_variants(lesson, r()); });
+        lesson.step("checks", "Self-checks", [&] { check_sparse(lesson.checks(), r()); });
         lesson.present();
     });
 }

@@ -7,12 +7,16 @@
 #include <fmt/format.h>
 
 #include "common/lesson/colormap.hpp"
+#include "common/lesson/fit_width.hpp"
 #include "common/lesson/print.hpp"
 #include "common/lesson/text_width.hpp"
 
 namespace {
 
 constexpr std::size_t max_rows = 64, edge_rows = 32;
+// A row's label is cut to this width ("a_very_long_tok…"): a learner's 300-character token
+// must not push the map off the line.
+constexpr std::size_t max_label_width = 16;
 
 // One entry: blank if exactly 0, else its nearest tenth of the way from low to high.
 std::string cell(float v, float low, float high) {
@@ -52,7 +56,7 @@ std::string heat_map_text(const std::string& name, const std::string& formula, c
     std::size_t label_width = 0;
     for (std::size_t i : shown_rows)
         if (i != std::string::npos && i < row_labels.size())
-            label_width = std::max(label_width, display_width(row_labels[i]));
+            label_width = std::max(label_width, display_width(cut_to_width(row_labels[i], max_label_width)));
     const std::size_t margin = index_width + (label_width ? 2 + label_width : 0) + 3;
     // The columns: all if they fit the line, else the first and last around one "…".
     const std::size_t room = line_width > margin + 4 ? line_width - margin : 4;
@@ -75,7 +79,8 @@ std::string heat_map_text(const std::string& name, const std::string& formula, c
             continue;
         }
         std::string line = fmt::format("{:>{}}", i, index_width);
-        if (label_width) line += "  " + pad_right(i < row_labels.size() ? row_labels[i] : "", label_width);
+        if (label_width)
+            line += "  " + pad_right(i < row_labels.size() ? cut_to_width(row_labels[i], max_label_width) : "", label_width);
         line += "   ";
         for (std::size_t j : shown_cols) line += j == std::string::npos ? "…" : cell(m(i, j), low, high);
         line.erase(line.find_last_not_of(' ') + 1);

@@ -15,6 +15,7 @@
 #include "common/lesson/flag_values.hpp"
 #include "common/lesson/heat_map_text.hpp"
 #include "common/lesson/side_by_side.hpp"
+#include "common/lesson/training_memory.hpp"
 
 namespace {
 
@@ -94,12 +95,15 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     style.line_width = terminal_width();
     page_.set_style(style);
     checks_.set_line_width(style.line_width);
+    // A model an earlier run trained with the same settings and code is read back, not trained again.
+    static TrainedOnDisk trained_on_disk;
+    use_training_memory(&trained_on_disk);
     try {
         files_.set_directories(dump_dir_, svg_dir_, html_dir_);
         if (files_.paging()) explorer_.start();
         body();
         if (!steps_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
-        files_.write();
+        files_.write(page_.style().line_width);
     } catch (const InputError& e) {
         std::fflush(stdout);
         fmt::print(stderr, "{}: {}\n", program_, e.what());
@@ -145,6 +149,8 @@ void Lesson::present() {
         for (std::size_t i = 0; i < all.size(); ++i) fmt::print("{:>2}  {:<16} {}\n", i + 1, all[i].name, all[i].heading);
         return;
     }
+    // The dumps, the page and the grading hold every listed matrix, shown or not.
+    if (files_.dumping() || files_.paging() || grading_.grading()) compute_parts();
     keep_listed();
     const bool can_pause = pause_ && isatty(STDIN_FILENO);
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -153,6 +159,7 @@ void Lesson::present() {
         page_.heading(int(i + 1), all[i].heading);
         explorer_.step(int(i + 1), all[i].name, all[i].heading);
         all[i].show();
+        std::fflush(stdout);  // through a pipe too, a step is read while the next one computes
         if (can_pause && chosen == all.size() && i + 1 < all.size()) {
             std::fflush(stdout);
             fmt::print(stderr, "\n── Enter: {} ({}) · Ctrl-C: stop ──", ref(all[i + 1].name), all[i + 1].name);
@@ -186,12 +193,12 @@ void Lesson::labels(const std::vector<std::pair<std::string, Labels>>& kinds) {
 void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
 void Lesson::show(const std::string& name, const Style& style) {
-    page_.block(matrix_text(listed_.find(name), style));
+    page_.block(matrix_text(find(name), style));
     explorer_.matrix("matrix", name, style.decimal_places);
 }
 
 void Lesson::heat_map(const std::string& name, const Style& style) {
-    const ListedMatrix& m = listed_.find(name);
+    const ListedMatrix& m = find(name);
     if (style.drawn) draw_picture(m, style);
     explorer_.matrix("heat_map", name, style.decimal_places);
     page_.block(heat_map_text(m.name, m.formula, *m.matrix, listed_.row_labels(m), style.decimal_places,
@@ -203,7 +210,7 @@ void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
     std::vector<std::string> blocks;
     std::vector<std::pair<std::string, int>> recorded;
     for (const Named& n : matrices) {
-        blocks.push_back(matrix_text(listed_.find(n.name), n.style));
+        blocks.push_back(matrix_text(find(n.name), n.style));
         recorded.emplace_back(n.name, n.style.decimal_places);
     }
     explorer_.side_by_side(recorded);
@@ -221,7 +228,7 @@ std::string Lesson::matrix_text(const ListedMatrix& m, const Style& style) {
 
 // A matrix drawn without being printed is on the page too: the chapter thought it worth a picture.
 void Lesson::draw(const std::string& name, const Style& style) {
-    draw_picture(listed_.find(name), style);
+    draw_picture(find(name), style);
     explorer_.matrix("matrix", name, style.decimal_places);
 }
 
@@ -230,6 +237,16 @@ void Lesson::draw_picture(const ListedMatrix& m, const Style& style) {
     if (!files_.drawing() || rows(*m.matrix) > largest || cols(*m.matrix) > largest) return;
     files_.keep_picture(m.name, heat_map_svg(m.name, m.formula, *m.matrix, listed_.row_labels(m), listed_.col_labels(m),
                                            style.decimal_places));
+}
+
+void Lesson::compute_parts() {
+    for (const std::unique_ptr<LessonPart>& part : parts_) part->compute();
+}
+
+// A listed matrix by its name; a name not listed yet may belong to a part not computed yet.
+const ListedMatrix& Lesson::find(const std::string& name) {
+    if (!listed_.has(name)) compute_parts();
+    return listed_.find(name);
 }
 
 // Every listed matrix, shown or not, for --dump and ./tutorial check.

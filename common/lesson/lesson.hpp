@@ -89,6 +89,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +102,7 @@
 #include "common/lesson/grading.hpp"
 #include "common/lesson/listed_matrices.hpp"
 #include "common/lesson/page.hpp"
+#include "common/lesson/part.hpp"
 #include "common/lesson/print.hpp"
 #include "common/lesson/run_files.hpp"
 #include "common/lesson/self_check.hpp"
@@ -140,6 +142,15 @@ public:
     // Adds matrices to the chapter's list: every one is written by --dump and graded by
     // ./tutorial check, shown or not; a step shows one by its name. Call it before present().
     void list(const MatrixList& matrices);
+    // A part of the computation done when first needed (common/lesson/part.hpp): a training
+    // that --list-steps, and a --step that does not read it, never wait for. Its value's
+    // matrices() join the list once it is computed.
+    template <class T>
+    Part<T>& part(std::function<T()> make) {
+        auto computed = [this](const T& value) { list(value.matrices()); };
+        parts_.push_back(std::make_unique<Part<T>>(std::move(make), std::move(computed)));
+        return static_cast<Part<T>&>(*parts_.back());
+    }
 
     // A paragraph of explanation: a block of its own.
     void say(const std::string& text);
@@ -174,6 +185,8 @@ public:
 
 private:
     void keep_listed();
+    void compute_parts();
+    const ListedMatrix& find(const std::string& name);
     std::string matrix_text(const ListedMatrix& m, const Style& style);
     void draw_picture(const ListedMatrix& m, const Style& style);
 
@@ -192,6 +205,7 @@ private:
     SelfChecks checks_;       // the ✓ and ✗ lines
     Page page_;               // where text goes: title, headings, blocks
     ListedMatrices listed_;   // the chapter's matrices, by name
+    std::vector<std::unique_ptr<LessonPart>> parts_;  // computed when first needed
     RunFiles files_;          // --dump, --svg and --html, written at the end
     ExplorerPage explorer_;   // what the steps printed, for --html
     Grading grading_;         // ./tutorial check's verdict

@@ -28,6 +28,12 @@ const ListedMatrix& ListedMatrices::find(const std::string& name) const {
     throw std::logic_error("no matrix named '" + name + "' in the chapter's list");
 }
 
+bool ListedMatrices::has(const std::string& name) const {
+    for (const ListedMatrix& m : list_)
+        if (m.name == name) return true;
+    return false;
+}
+
 const Labels& ListedMatrices::words(const std::string& kind, std::size_t count, const std::string& name) const {
     static const Labels numbered_from_0;
     if (kind.empty()) return numbered_from_0;

@@ -16,6 +16,7 @@ public:
     void add(const MatrixList& matrices);
 
     const ListedMatrix& find(const std::string& name) const;
+    bool has(const std::string& name) const;
     // The words of `kind` for `count` rows or columns of the matrix `name`; none (numbered
     // from 0) for an empty kind. A kind with another count is the chapter's mistake.
     const Labels& words(const std::string& kind, std::size_t count, const std::string& name) const;

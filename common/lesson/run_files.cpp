@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <xtensor/xnpy.hpp>
 
+#include "common/lesson/fit_width.hpp"
 #include "common/lesson/output_files.hpp"
 
 bool is_file_name(const std::string& name) {
@@ -45,7 +46,7 @@ void RunFiles::keep_picture(const std::string& name, std::string svg) {
     if (drawing()) keep(pictures_, name, std::move(svg));
 }
 
-void RunFiles::write() const {
+void RunFiles::write(std::size_t line_width) const {
     OutputFiles files;
     // The page first: with too little room, the one file learners open is the first refused.
     if (paging() && !page_.empty()) files.add(html_dir_ + "/index.html", page_);
@@ -59,9 +60,12 @@ void RunFiles::write() const {
         drawn += (drawn.empty() ? "" : ", ") + name + ".svg";
     }
     files.write_all();
-    if (dumping()) fmt::print("\nWrote {} matrices to {}/: {}\n", matrices_.size(), dump_dir_, dumped);
+    // The file names, many of them, wrap to the width like the lesson's text (indented under the first).
+    const auto said = [line_width](const std::string& text) { return wrap_to_width(text, line_width, 2); };
+    if (dumping()) fmt::print("\n{}\n", said(fmt::format("Wrote {} matrices to {}/: {}", matrices_.size(), dump_dir_, dumped)));
     if (drawing())
-        fmt::print("\nWrote {} picture{} to {}/{}\n", pictures_.size(), pictures_.size() == 1 ? "" : "s", svg_dir_,
-                   drawn.empty() ? "" : ": " + drawn);
-    if (paging() && !page_.empty()) fmt::print("\nWrote the page {}/index.html (open it in a browser)\n", html_dir_);
+        fmt::print("\n{}\n", said(fmt::format("Wrote {} picture{} to {}/{}", pictures_.size(),
+                                               pictures_.size() == 1 ? "" : "s", svg_dir_, drawn.empty() ? "" : ": " + drawn)));
+    if (paging() && !page_.empty())
+        fmt::print("\n{}\n", said(fmt::format("Wrote the page {}/index.html (open it in a browser)", html_dir_)));
 }

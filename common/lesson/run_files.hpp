@@ -24,8 +24,8 @@ public:
     void keep_picture(const std::string& name, std::string svg);
     // Keeps the page's HTML for --html.
     void keep_page(std::string html) { page_ = std::move(html); }
-    // Writes them all or none, then prints "Wrote …" lines.
-    void write() const;
+    // Writes them all or none, then prints "Wrote …" lines, wrapped to `line_width` columns.
+    void write(std::size_t line_width) const;
 
 private:
     std::string dump_dir_, svg_dir_, html_dir_;

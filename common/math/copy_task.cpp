@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "common/math/adam.hpp"
 
@@ -42,14 +43,47 @@ Halves halves(const ModelForward<float>& f, const std::vector<Tokens>& batch, st
     return r;
 }
 
+namespace {
+TrainingMemory* memory = nullptr;
+}
+
+void use_training_memory(TrainingMemory* m) { memory = m; }
+
+std::string settings_text(const CopyTaskSettings& s) {
+    std::string text;
+    const auto add = [&](const char* name, std::uint64_t value) {
+        text += (text.empty() ? "" : " ") + std::string(name) + " " + std::to_string(value);
+    };
+    const auto bits = [](float x) {  // a float exactly, as its 32 bits
+        std::uint32_t b = 0;
+        std::memcpy(&b, &x, sizeof b);
+        return b;
+    };
+    // Every field of CopyTaskSettings and Variant: one left out would let two different trainings
+    // share a key (test_copy_task checks that changing each field changes the text).
+    add("V", s.vocabulary), add("L", s.half_length), add("d", s.d_model), add("layers", s.layers);
+    add("heads", s.heads), add("batch", s.batch), add("steps", std::uint64_t(s.steps));
+    add("log_every", std::uint64_t(s.log_every)), add("lr", bits(s.lr)), add("decay", bits(s.decay_share));
+    add("positions", s.learned_positions), add("seed", s.seed), add("mixer", std::uint64_t(s.mixer));
+    const Variant& v = s.variant;
+    add("window", v.window), add("sinks", v.sinks), add("top_k", v.top_k), add("rank", v.indexer_rank);
+    add("sink_logit", v.sink_logit), add("kv_heads", v.kv_heads), add("latent", v.latent);
+    return text;
+}
+
+AttentionOnlyModel<float> starting_model(const CopyTaskSettings& s) {
+    return random_model(s.vocabulary, 2 * s.half_length, s.d_model, s.layers, s.heads, s.learned_positions, s.seed,
+                        s.mixer, s.variant);
+}
+
 TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress) {
     TrainedModel r;
-    const std::size_t L = s.half_length, V = s.vocabulary;
+    if (memory && memory->recall(s, r)) return r;  // trained by an earlier run: nothing to hear
+    const std::size_t L = s.half_length;
     Random data(s.seed * 2 + 1);
     const std::vector<Tokens> held_out = held_out_sequences(s);
     const std::vector<Tokens> probe(held_out.begin(), held_out.begin() + long(probe_count));
-    r.start = r.trained = random_model(V, 2 * L, s.d_model, s.layers, s.heads, s.learned_positions, s.seed, s.mixer,
-                                          s.variant);
+    r.start = r.trained = starting_model(s);
     r.before = halves(model_forward(r.start, held_out), held_out, L);
     // training: one batch of fresh sequences per step, one Adam step on its gradient
     Adam adam(s.lr);
@@ -64,7 +98,7 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
         // lr until the last decay steps, then falling linearly to 0: the weights settle instead of jittering
         const int left = s.steps - step, decay = std::max(1, int(std::lround(s.decay_share * float(s.steps))));
         adam.set_learning_rate(left >= decay ? s.lr : s.lr * float(left) / float(decay));
-        const std::vector<Tokens> batch = repeated_sequences(data, s.batch, V, L, shortest_lag(L));
+        const std::vector<Tokens> batch = repeated_sequences(data, s.batch, s.vocabulary, L, shortest_lag(L));
         Mat<float> d_logits;
         const ModelForward<float> f = model_forward(r.trained, batch);
         next_token_loss(f, batch, &d_logits);
@@ -73,6 +107,7 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
         adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
     }
     r.after = halves(model_forward(r.trained, held_out), held_out, L);
+    if (memory) memory->remember(s, r);
     return r;
 }
 

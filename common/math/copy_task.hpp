@@ -72,6 +72,23 @@ using Progress = std::function<void(int step, int steps, const LoggedStep&)>;
 // with the batches of the stream Random(2·seed + 1); `progress` (when set) hears every logged step.
 TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress);
 
+// A memory of trained models that train_copy_task asks before it trains and tells after:
+// the same settings and the same code train the same model to the last bit, so a run may
+// read back what an earlier run trained (common/lesson/training_memory.hpp keeps them on
+// disk). None by default: every call trains.
+class TrainingMemory {
+public:
+    virtual ~TrainingMemory() = default;
+    // True, with `model` filled, when a model trained with exactly these settings is kept.
+    virtual bool recall(const CopyTaskSettings& s, TrainedModel& model) = 0;
+    virtual void remember(const CopyTaskSettings& s, const TrainedModel& model) = 0;
+};
+void use_training_memory(TrainingMemory* memory);  // nullptr: none
+// Every field of the settings as text, one place: what a memory keys its models by.
+std::string settings_text(const CopyTaskSettings& s);
+// The model train_copy_task starts from (random_model of the settings): its shapes are the trained one's.
+AttentionOnlyModel<float> starting_model(const CopyTaskSettings& s);
+
 // Names a lesson gives the model's heads and a sequence's tokens: head k = l·heads + h is
 // "L{l+1}H{h}"; a token is its id.
 std::string head_name(const CopyTaskSettings& s, std::size_t k);

@@ -1,0 +1,33 @@
+// Trained models kept on disk, so that a run reads back what an earlier one trained: the
+// copy task's trainings (chapters 16, 19 and 20) are the seconds a learner waits, and
+// --step, --dump, --html and a second run would otherwise train the same models again.
+//
+// A model is kept under its settings (settings_text) and the fingerprint of the math
+// library it was trained with (common/lesson/math_fingerprint.cmake): the same settings and
+// the same code train the same model to the last bit, so what is read back is what training
+// would give. Any change to the mathematics, or to a setting, trains anew. A file that does
+// not read back whole (cut short, another version) is trained anew and written again.
+//
+// Where: $TUTORIAL_TRAINED when it is set (empty: keep nothing), else trained/ beside the
+// program's folder (build/release/trained for build/release/bin/chNN_name). A folder that
+// cannot be written keeps nothing, and the run trains as it would without it.
+#pragma once
+
+#include <string>
+
+#include "common/math/copy_task.hpp"
+
+class TrainedOnDisk : public TrainingMemory {
+public:
+    TrainedOnDisk();  // the folder, from $TUTORIAL_TRAINED or the program's path
+    explicit TrainedOnDisk(std::string folder) : folder_(std::move(folder)) {}
+
+    bool recall(const CopyTaskSettings& s, TrainedModel& model) override;
+    void remember(const CopyTaskSettings& s, const TrainedModel& model) override;
+
+    // The file a model of these settings is kept in (empty: none is kept).
+    std::string file_for(const CopyTaskSettings& s) const;
+
+private:
+    std::string folder_;
+};

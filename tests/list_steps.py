@@ -1,0 +1,74 @@
+"""--list-steps computes nothing, and --step NAME only what that step shows.
+
+    python3 tests/list_steps.py BIN_DIR
+
+Every chapter lists its steps with no training: the chapters that train run with their
+largest --steps, whose trainings would take minutes, and must answer within seconds, say
+nothing on stderr (a training says what it does there) and keep no trained model
+(TUTORIAL_TRAINED points at an empty folder). Chapter 19's steps before "trained" train
+nothing either. Through a pipe, a training says on stderr that it runs. Each run is bounded in time, in a process group of its own, killed whole.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from launch import command  # noqa: E402
+
+bin_dir = Path(sys.argv[1])
+# The chapters that train, with their largest number of steps.
+LONGEST = {"ch11_learning_projections": ["--steps", "5000"], "ch16_induction_head": ["--steps", "5000"],
+           "ch19_linear_attention": ["--steps", "5000"], "ch20_sparse_attention": ["--steps", "5000"]}
+SECONDS = 20  # bounds a run that trains nothing; the trainings asked for take minutes
+failures = []
+
+
+def run(program, *args):
+    """(exit code, stdout, stderr, trained models kept) of one bounded run."""
+    with tempfile.TemporaryDirectory() as trained:
+        env = dict(os.environ, TUTORIAL_TRAINED=trained)
+        p = subprocess.Popen(command(program, "--no-color", *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            p.communicate()
+            return None, "", f"still running after {SECONDS} s", 0
+        return p.returncode, out.decode(), err.decode(), len(os.listdir(trained))
+
+
+def expect_untrained(what, code, out, err, kept, lines_like=None):
+    if code != 0 or err or kept:
+        failures.append(f"{what}: exit {code}, stderr {err.strip()[:200]!r}, {kept} trained model(s) kept")
+    elif lines_like and not any(lines_like in line for line in out.splitlines()):
+        failures.append(f"{what}: no line with {lines_like!r} in {out[:200]!r}")
+    else:
+        print(f"✓ {what}: nothing trained")
+
+
+chapters = sorted(p for p in bin_dir.glob("ch[0-9][0-9]_*") if p.is_file() and os.access(p, os.X_OK)
+                  and p.suffix != ".launcher")
+for program in chapters:
+    args = LONGEST.get(program.name, [])
+    code, out, err, kept = run(program, "--list-steps", *args)
+    expect_untrained(f"{program.name} --list-steps {' '.join(args)}", code, out, err, kept, lines_like=" checks ")
+nineteen = bin_dir / "ch19_linear_attention"
+for step in ["sequence", "parallel", "recurrent", "chunked", "delta-rule", "memory"]:
+    code, out, err, kept = run(nineteen, "--step", step, *LONGEST[nineteen.name])
+    expect_untrained(f"ch19 --step {step} --steps 5000", code, out, err, kept)
+
+# Through a pipe too, a training says what it is doing: one line on stderr as each starts.
+code, out, err, kept = run(bin_dir / "ch20_sparse_attention", "--steps", "10", "--step", "model")
+said = [line for line in err.splitlines() if line.startswith("training ")]
+if code != 0 or len(said) != 8 or kept != 8:
+    failures.append(f"ch20 --steps 10 through a pipe: exit {code}, {len(said)} lines 'training …' on stderr "
+                    f"(expected 8: {err[:200]!r}), {kept} models kept (expected 8)")
+else:
+    print(f"✓ ch20 through a pipe says each training on stderr ({said[0]!r} …) and keeps the 8 models")
+
+print("\n".join(failures))
+print(f"{len(chapters) + 7 - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
