@@ -46,6 +46,7 @@ from launch import command  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
 
 LARGEST_PAGE = 2 * 1024 * 1024  # bytes
+CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/lesson/explorer_page.cpp)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 args = sys.argv[1:]
@@ -71,7 +72,7 @@ def browser():
 
 
 # Every heat-map cell of the page, read in one call: [matrix, row, col, value as written].
-CELLS = """return Array.from(document.querySelectorAll('rect.cell'),
+CELLS = """return Array.from(document.querySelectorAll('.cell[data-matrix]'),
     c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
 
 
@@ -91,19 +92,20 @@ def open_page(driver, page):
 
 # A matrix a step shows through its group's model view (chapter 16: one view for every head)
 # is drawn when its thumbnail is clicked: click each such one, and read its cells then.
-UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('rect.cell'), c => c.dataset.matrix));
+UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('.cell[data-matrix]'), c => c.dataset.matrix));
 return Array.from(document.querySelectorAll('.model-cell[data-member]'), c => c.dataset.member)
     .filter(name => !drawn.has(name));"""
 CLICK_MEMBER = """const cell = document.querySelector(`.model-cell[data-member="${arguments[0]}"]`);
 cell.click();
-return Array.from(document.querySelectorAll(`rect.cell[data-matrix="${arguments[0]}"]`),
+return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`),
     c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
 
 
-def check_numbers(driver, chapter, dumps):
+def check_numbers(driver, chapter, dumps, data):
     cells = driver.execute_script(CELLS)
     for member in sorted(set(driver.execute_script(UNDRAWN_MEMBERS))):
         cells += driver.execute_script(CLICK_MEMBER, member)
+    check_corners(driver, chapter, dumps, data, cells)
     seen, wrong = set(), []
     for name, i, j, written in cells:
         seen.add(name)
@@ -120,6 +122,37 @@ def check_numbers(driver, chapter, dumps):
     if wrong:
         failures.append(f"{chapter}: {len(wrong)} cells differ from --dump, e.g. {wrong[:3]}")
     return len(cells)
+
+
+ELIDED = """return Array.from(document.querySelectorAll('figure.matrix'),
+    f => [f.dataset.matrix, (f.querySelector('p.elided') || {}).textContent || null]);"""
+
+
+def check_corners(driver, chapter, dumps, data, cells):
+    """The page holds a large matrix's top-left CORNER × CORNER, drawn whole, and says so under
+    it; a smaller matrix is drawn whole, with no such line. (The cells' numbers: check_numbers.)"""
+    listed = {m["name"]: m for m in data["matrices"]}
+    drawn = {}
+    for name, i, j, _ in cells:
+        drawn.setdefault(name, set()).add((i, j))
+    captions = {}
+    for name, caption in driver.execute_script(ELIDED):
+        captions.setdefault(name, caption)
+    for name, where in drawn.items():
+        if name not in dumps or name not in listed:
+            continue
+        shape = dumps[name].shape if dumps[name].ndim == 2 else (1, dumps[name].size)
+        rows, cols = min(shape[0], CORNER), min(shape[1], CORNER)
+        if tuple(listed[name]["shape"]) != tuple(shape):
+            failures.append(f"{chapter}: the page says {name} is {listed[name]['shape']}, the dump {shape}")
+        if len(where) != rows * cols:
+            failures.append(f"{chapter}: {name} {shape}: {len(where)} cells drawn, not its {rows} × {cols} corner")
+        elided = shape[0] > CORNER or shape[1] > CORNER
+        caption = captions.get(name)
+        if elided and not (caption and "not on this page" in caption and "--dump" in caption):
+            failures.append(f"{chapter}: {name} {shape} is elided to {rows} × {cols} without saying so ({caption!r})")
+        if not elided and caption:
+            failures.append(f"{chapter}: {name} {shape} is whole, yet the page says {caption!r}")
 
 
 VISIBLE_LINES = """return Array.from(arguments[0].querySelectorAll('line.hv-line'))
@@ -157,19 +190,45 @@ def check_head_view(driver, chapter):
 TOOLTIP = "const t = document.querySelector('.tooltip'); return t && t.style.display !== 'none' ? t.textContent : null;"
 
 
+# The last cell of every drawing of a matrix on the page (heat maps of the steps, side by side,
+# in a group's view, in the appendix; tables of indices): the pointer moved onto it.
+HOVER_EVERY_MATRIX = """const last = new Map();
+for (const c of document.querySelectorAll('.cell[data-matrix]')) last.set(c.closest('figure'), c);
+const told = [];
+for (const c of last.values()) {
+    c.scrollIntoView({block: 'center'});
+    const r = c.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+    for (const type of ['mouseover', 'mousemove'])
+        c.dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: x, clientY: y}));
+    const t = document.querySelector('.tooltip');
+    told.push([c.dataset.matrix, +c.dataset.row, +c.dataset.col, t.style.display !== 'none' ? t.textContent : '']);
+    c.dispatchEvent(new MouseEvent('mouseout', {bubbles: true, clientX: x, clientY: y}));
+}
+return told;"""
+
+
 def check_tooltips(driver, chapter, data):
-    """A cell's tooltip names its value, labels and formula; a chart point's its series and numbers."""
+    """A cell's tooltip names its value, labels and formula (every drawing of every matrix: the
+    pointer's events sent to one cell of each); a real hover on the first cell; a chart point's
+    tooltip its series and numbers."""
     told = []
+    listed = {m["name"]: m for m in data["matrices"]}
+    hovered = driver.execute_script(HOVER_EVERY_MATRIX)
+    for name, i, j, tip in hovered:
+        m = listed[name]
+        wanted = [f"{name}[{i}, {j}]", m["rows"][i], m["cols"][j]] + ([f"{name} = {m['formula']}"] if m["formula"] else [])
+        if any(w not in tip for w in wanted):
+            failures.append(f"{chapter}: the tooltip of {name}[{i}, {j}] is {tip!r}, not naming {wanted}")
     cell, name, i, j = driver.execute_script(
         "const c = document.querySelector('rect.cell'); return [c, c.dataset.matrix, +c.dataset.row, +c.dataset.col];")
-    m = next(m for m in data["matrices"] if m["name"] == name)
+    m = listed[name]
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
     ActionChains(driver, duration=0).move_to_element(cell).perform()
     tip = driver.execute_script(TOOLTIP) or ""
     wanted = [f"{m['name']}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
     if any(w not in tip for w in wanted):
         failures.append(f"{chapter}: the tooltip of {m['name']}[{i}, {j}] is {tip!r}, not naming {wanted}")
-    told.append("cell tooltip")
+    told.append(f"cell tooltips of {len(hovered)} drawings")
     charts = [b for step in data["steps"] for b in step["blocks"] if b["kind"] == "chart"]
     if charts:
         count, series = driver.execute_script(
@@ -197,9 +256,92 @@ def check_tooltips(driver, chapter, data):
     return ", ".join(told)
 
 
+# What a reader must be able to read: every value printed in a cell against its cell (WCAG's
+# contrast ratio, at least 4.5, the fill's opacity counted); no values printed in a map of more
+# than 16 rows or columns (its cells are too small: a hover shows them); prose whose lines flow
+# (a line break before a lowercase word is the terminal's, not the text's).
+READABLE = """const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+const lum = ([r, g, b]) => [r, g, b].map((v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, v, k) => sum + v * [0.2126, 0.7152, 0.0722][k], 0);
+let lowest = [Infinity, null];
+for (const t of document.querySelectorAll('text.cell-value')) {
+    const cell = t.previousElementSibling, style = getComputedStyle(t);
+    const back = rgb(getComputedStyle(cell).fill), ink = rgb(style.fill), a = +style.fillOpacity * +style.opacity;
+    const seen = ink.slice(0, 3).map((v, k) => a * v + (1 - a) * back[k]);
+    const [l1, l2] = [lum(seen), lum(back)].sort((x, y) => y - x);
+    const ratio = (l1 + 0.05) / (l2 + 0.05);
+    if (ratio < lowest[0]) lowest = [ratio, `${cell.dataset.matrix}[${cell.dataset.row}, ${cell.dataset.col}] "${t.textContent}"`];
+}
+const crowded = Array.from(document.querySelectorAll('svg.heat-map'))
+    .filter((svg) => svg.querySelector('text.cell-value'))
+    .map((svg) => { const cells = svg.querySelectorAll('rect.cell'), last = cells[cells.length - 1];
+                    return [last.dataset.matrix, +last.dataset.row + 1, +last.dataset.col + 1]; })
+    .filter(([, r, c]) => r > 16 || c > 16);
+const broken = Array.from(document.querySelectorAll('p.text:not(.mono)'), (p) => p.textContent)
+    .filter((t) => /\\n[a-z]/.test(t)).map((t) => t.slice(0, 80));
+return [lowest, crowded, broken];"""
+
+
+def check_indices_and_tokens(driver, chapter, data):
+    """Chapter 20's slots hold positions: a table of numbers, not a heat map; its rows of tokens
+    (ids) also name their positions."""
+    heat, table = driver.execute_script("""return [
+        document.querySelectorAll('rect.cell[data-matrix="slots"]').length,
+        document.querySelectorAll('td.cell[data-matrix="slots"]').length];""")
+    if heat or not table:
+        failures.append(f"{chapter}: slots drawn as {heat} heat-map cells and {table} table cells")
+    rows = next(m["rows"] for m in data["matrices"] if m["name"] == "weights_full")
+    if not rows[1].startswith("t1: "):
+        failures.append(f"{chapter}: weights_full's rows are labelled {rows[:3]}, not by position and token")
+
+
+def check_readable(driver, chapter):
+    (ratio, where), crowded, broken = driver.execute_script(READABLE)
+    if ratio is not None and ratio < 4.5:
+        failures.append(f"{chapter}: the value {where} has a contrast of {ratio:.2f} with its cell (< 4.5)")
+    if crowded:
+        failures.append(f"{chapter}: values printed in the cells of large maps {crowded[:3]}")
+    if broken:
+        failures.append(f"{chapter}: prose keeps the terminal's line breaks: {broken[:2]}")
+    return f"contrast ≥ {ratio:.1f}" if ratio is not None else "no values in cells"
+
+
 CURRENT = "const s = document.querySelector('section.step.current'); return s ? +s.dataset.step : null;"
 DISPLAYED = """return Array.from(document.querySelectorAll('section.step'))
     .filter(s => getComputedStyle(s).display !== 'none').map(s => +s.dataset.step);"""
+
+
+# In presentation mode: the current step's box, below the bar and inside the window; the size of
+# its heat maps' cells; whether its link in the bar shows its whole heading.
+ON_SCREEN = """const s = document.querySelector('section.step.current'), r = s.getBoundingClientRect();
+const bar = document.querySelector('nav').getBoundingClientRect().bottom;
+const cells = Array.from(s.querySelectorAll('rect.cell'), (c) => c.getBoundingClientRect().width);
+const links = Array.from(document.querySelectorAll('nav a'));
+return [+s.dataset.step, r.top >= bar - 1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1,
+        [Math.round(r.top), Math.round(r.bottom), Math.round(r.left), Math.round(r.right)],
+        cells.length ? Math.min(...cells) : null, links.every((a) => a.scrollWidth <= a.clientWidth + 1)];"""
+# Chapter 01's 9 × 9 scores on a 1280 × 800 screen: cells at least this wide, to read from the back.
+SMALLEST_CELLS = {"ch01_dot_product_scores": 40}
+
+
+def check_presentation(driver, chapter, body, steps):
+    """Every step, one screen each: it fits the window (scaled up or down to it)."""
+    body.send_keys(Keys.HOME)
+    driver.execute_script("document.querySelector('nav a').click()")
+    biggest = 0
+    for _ in range(steps):
+        step, fits, box, cell, whole = driver.execute_script(ON_SCREEN)
+        if not fits:
+            failures.append(f"{chapter}: in presentation mode step {step} does not fit the window: {box}")
+        if not whole:
+            failures.append(f"{chapter}: at step {step}, a link in the bar is cut short (…)")
+        if cell is not None:
+            biggest = max(biggest, cell)
+        body.send_keys(Keys.ARROW_RIGHT)
+    wanted = SMALLEST_CELLS.get(chapter)
+    if wanted and biggest < wanted:
+        failures.append(f"{chapter}: presented, the largest heat-map cells are {biggest:.0f} px wide (< {wanted})")
+    return f"every step fits the window, cells up to {biggest:.0f} px"
 
 
 def check_keys(driver, chapter):
@@ -218,10 +360,11 @@ def check_keys(driver, chapter):
     if presenting != [driver.execute_script(CURRENT)]:
         failures.append(f"{chapter}: in presentation mode, steps {presenting} are displayed, "
                         f"not only the current one")
+    smallest = check_presentation(driver, chapter, body, steps)
     body.send_keys(Keys.ESCAPE)
     if len(driver.execute_script(DISPLAYED)) != steps:
         failures.append(f"{chapter}: after Escape, not every step is displayed")
-    return f"{steps} sections; → ← and p move and present"
+    return f"{steps} sections; → ← and p move and present, {smallest}"
 
 
 def screenshot(driver, chapter):
@@ -270,7 +413,10 @@ def check(driver, chapter, written):
     if complaints:
         failures.append(f"{chapter}: the console says {complaints[:3]}")
     shot = screenshot(driver, chapter)  # first: as a learner first sees the page
-    cells = check_numbers(driver, chapter, dumps)
+    cells = check_numbers(driver, chapter, dumps, data)
+    readable = check_readable(driver, chapter)
+    if chapter == "ch20_sparse_attention":
+        check_indices_and_tokens(driver, chapter, data)
     tips = check_tooltips(driver, chapter, data)
     hover = check_head_view(driver, chapter)
     keys = check_keys(driver, chapter)
@@ -279,7 +425,7 @@ def check(driver, chapter, written):
         failures.append(f"{chapter}: docs/{doc.name} does not show the page's screenshot")
     if not shown.exists():
         failures.append(f"{chapter}: no screenshot in {shown.relative_to(DOCS.parent)} (./tutorial bless)")
-    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {tips}; {hover}; {keys}; {shot.name}")
+    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {readable}; {tips}; {hover}; {keys}; {shot.name}")
 
 
 MARKUP_TOKENS = ["</script>", "<b>bold</b>", '"quoted"', "a&b", "<!--"]
