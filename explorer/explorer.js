@@ -239,8 +239,18 @@
       keyWeights.forEach((t, j) => { t.textContent = side === 'query' && index != null ? format(m.values[index][j], decimals) : ''; });
       queryWeights.forEach((t, i) => { t.textContent = side === 'key' && index != null ? format(m.values[i][index], decimals) : ''; });
     };
-    queries.forEach((q, i) => { q.addEventListener('mouseenter', () => focus('query', i)); q.addEventListener('mouseleave', () => focus('query', null)); });
-    keys.forEach((k, j) => { k.addEventListener('mouseenter', () => focus('key', j)); k.addEventListener('mouseleave', () => focus('key', null)); });
+    // The tooltip says what the lines are: the token's row or column of the matrix, and its formula.
+    const tip = (e, side, index) => showTip(e, [side === 'query'
+      ? `${m.name}[${index}, :]: what query ${index} (${m.rows[index]}) reads from each key`
+      : `${m.name}[:, ${index}]: how much each query reads key ${index} (${m.cols[index]})`,
+    m.formula && `${m.name} = ${m.formula}`]);
+    const hover = (token, side, index) => {
+      token.addEventListener('mouseenter', () => focus(side, index));
+      token.addEventListener('mousemove', (e) => tip(e, side, index));
+      token.addEventListener('mouseleave', () => { focus(side, null); hideTip(); });
+    };
+    queries.forEach((q, i) => hover(q, 'query', i));
+    keys.forEach((k, j) => hover(k, 'key', j));
     return svg;
   }
 
@@ -350,8 +360,9 @@
         const cell = el('div', 'model-cell');
         if (name) {
           cell.dataset.member = name;
-          cell.title = name;
-          cell.append(thumbnail(matrices.get(name)));
+          const m = matrices.get(name);
+          cell.title = m.formula ? `${name} = ${m.formula}` : name;
+          cell.append(thumbnail(m));
           cell.addEventListener('click', () => select(name));
           cells.push(cell);
         }

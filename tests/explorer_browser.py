@@ -10,15 +10,25 @@ from file://. Then:
   - every matrix of the dump has cells on the page (a head that a model view holds once its
     thumbnail is clicked), and every cell's number (data-value, read from the DOM) is the
     dump's float32 at its row and column;
-  - hovering a heat-map cell shows its value, its row and column labels and its formula;
+  - a matrix larger than 128 rows or columns is on the page as its top-left 128 × 128, drawn
+    whole, with a line under it that says so; a smaller one is drawn whole;
+  - every value printed in a cell has a contrast of at least 4.5 with its cell; a map of more
+    than 16 rows or columns prints none (a hover shows them); prose flows (no line break of
+    the terminal's before a lowercase word); chapter 20's slots are a table of numbers and
+    its token ids name their positions;
+  - hovering a cell of every drawing of a matrix shows its value, its row and column labels and
+    its formula (a real hover on the first; the pointer's events sent to the others); hovering
+    a head view's token shows the formula too;
     every chart of the lesson is drawn, and hovering a point shows its series, x and y;
   - in a head view, hovering a query token leaves only that token's lines, one per key;
     hovering a key token leaves only the lines into it; moving away shows them all again;
   - → makes the next step the current one and ← the one before; p shows only the current step
-    (presentation), Escape leaves it;
+    (presentation), Escape leaves it; presented, every step fits the window below the bar
+    (chapter 01's 9 × 9 scores with cells at least 60 px wide), and no link of the bar is cut;
   - a screenshot of the page (PNG, 1280 × 800) is written to OUT_DIR/<chapter>.png, or with
     --screenshots DIR to DIR/<chapter>/explorer.png; the chapter's doc shows the one in
     docs/pictures/<chapter>/explorer.png (./tutorial bless writes them).
+Then chapter 18 at its largest sizes gives a page of at most 10 MB whose cells are --dump's.
 Then a learner's --input whose tokens hold markup ("</script>", "<b>", quotes, "&") gives a page
 that loads with no console error and shows the tokens as they are written.
 One browser serves every page. The time a page takes to open is measured by
@@ -159,7 +169,7 @@ VISIBLE_LINES = """return Array.from(arguments[0].querySelectorAll('line.hv-line
     .filter(l => getComputedStyle(l).display !== 'none').map(l => [+l.dataset.query, +l.dataset.key]);"""
 
 
-def check_head_view(driver, chapter):
+def check_head_view(driver, chapter, data):
     view = driver.execute_script(
         "return Array.from(document.querySelectorAll('svg.head-view')).find(v => v.getClientRects().length > 0)")
     if view is None:
@@ -167,6 +177,8 @@ def check_head_view(driver, chapter):
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", view)
     away = driver.find_element(By.CSS_SELECTOR, "nav")  # the bar stays on screen: the mouse rests there
     ActionChains(driver, duration=0).move_to_element(away).perform()
+    name = view.get_attribute("data-matrix")
+    formula = next(m["formula"] for m in data["matrices"] if m["name"] == name)
     queries = view.find_elements(By.CSS_SELECTOR, ".hv-query")
     keys = view.find_elements(By.CSS_SELECTOR, ".hv-key")
     everything = len(driver.execute_script(VISIBLE_LINES, view))
@@ -176,6 +188,9 @@ def check_head_view(driver, chapter):
         index = int(token.get_attribute("data-index"))
         ActionChains(driver, duration=0).move_to_element(token).perform()
         shown = driver.execute_script(VISIBLE_LINES, view)
+        tip = driver.execute_script(TOOLTIP) or ""
+        if formula not in tip or not tip:
+            failures.append(f"{chapter}: hovering a token of {name}'s head view shows {tip!r}, not its formula {formula!r}")
         if len(shown) != other or any(line[side] != index for line in shown):
             what = "query" if side == 0 else "key"
             failures.append(f"{chapter}: hovering {what} token {index} shows {len(shown)} lines, "
@@ -216,7 +231,7 @@ def check_tooltips(driver, chapter, data):
     hovered = driver.execute_script(HOVER_EVERY_MATRIX)
     for name, i, j, tip in hovered:
         m = listed[name]
-        wanted = [f"{name}[{i}, {j}]", m["rows"][i], m["cols"][j]] + ([f"{name} = {m['formula']}"] if m["formula"] else [])
+        wanted = [f"{name}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
         if any(w not in tip for w in wanted):
             failures.append(f"{chapter}: the tooltip of {name}[{i}, {j}] is {tip!r}, not naming {wanted}")
     cell, name, i, j = driver.execute_script(
@@ -315,13 +330,13 @@ DISPLAYED = """return Array.from(document.querySelectorAll('section.step'))
 # its heat maps' cells; whether its link in the bar shows its whole heading.
 ON_SCREEN = """const s = document.querySelector('section.step.current'), r = s.getBoundingClientRect();
 const bar = document.querySelector('nav').getBoundingClientRect().bottom;
-const cells = Array.from(s.querySelectorAll('rect.cell'), (c) => c.getBoundingClientRect().width);
+const cells = Array.from(s.querySelectorAll(`rect.cell[data-matrix="${arguments[0]}"]`), (c) => c.getBoundingClientRect().width);
 const links = Array.from(document.querySelectorAll('nav a'));
 return [+s.dataset.step, r.top >= bar - 1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1,
         [Math.round(r.top), Math.round(r.bottom), Math.round(r.left), Math.round(r.right)],
         cells.length ? Math.min(...cells) : null, links.every((a) => a.scrollWidth <= a.clientWidth + 1)];"""
 # Chapter 01's 9 × 9 scores on a 1280 × 800 screen: cells at least this wide, to read from the back.
-SMALLEST_CELLS = {"ch01_dot_product_scores": 40}
+SMALLEST_CELLS = {"ch01_dot_product_scores": ("scores", 60)}
 
 
 def check_presentation(driver, chapter, body, steps):
@@ -329,8 +344,9 @@ def check_presentation(driver, chapter, body, steps):
     body.send_keys(Keys.HOME)
     driver.execute_script("document.querySelector('nav a').click()")
     biggest = 0
+    matrix, wanted = SMALLEST_CELLS.get(chapter, ("", 0))
     for _ in range(steps):
-        step, fits, box, cell, whole = driver.execute_script(ON_SCREEN)
+        step, fits, box, cell, whole = driver.execute_script(ON_SCREEN, matrix)
         if not fits:
             failures.append(f"{chapter}: in presentation mode step {step} does not fit the window: {box}")
         if not whole:
@@ -338,10 +354,9 @@ def check_presentation(driver, chapter, body, steps):
         if cell is not None:
             biggest = max(biggest, cell)
         body.send_keys(Keys.ARROW_RIGHT)
-    wanted = SMALLEST_CELLS.get(chapter)
     if wanted and biggest < wanted:
-        failures.append(f"{chapter}: presented, the largest heat-map cells are {biggest:.0f} px wide (< {wanted})")
-    return f"every step fits the window, cells up to {biggest:.0f} px"
+        failures.append(f"{chapter}: presented, {matrix}'s cells are {biggest:.0f} px wide (< {wanted})")
+    return f"every step fits the window" + (f", {matrix}'s cells {biggest:.0f} px wide" if wanted else "")
 
 
 def check_keys(driver, chapter):
@@ -418,7 +433,7 @@ def check(driver, chapter, written):
     if chapter == "ch20_sparse_attention":
         check_indices_and_tokens(driver, chapter, data)
     tips = check_tooltips(driver, chapter, data)
-    hover = check_head_view(driver, chapter)
+    hover = check_head_view(driver, chapter, data)
     keys = check_keys(driver, chapter)
     doc, shown = DOCS / f"{chapter}.md", DOCS / "pictures" / chapter / "explorer.png"
     if doc.exists() and f"](pictures/{chapter}/explorer.png)" not in doc.read_text():
@@ -426,6 +441,37 @@ def check(driver, chapter, written):
     if not shown.exists():
         failures.append(f"{chapter}: no screenshot in {shown.relative_to(DOCS.parent)} (./tutorial bless)")
     print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {readable}; {tips}; {hover}; {keys}; {shot.name}")
+
+
+# Chapter 18 at its largest sizes (its --help): matrices of up to 4096 columns, which the page
+# holds as their corners; whole, they made a page of 364 MB.
+LARGEST_RUN = ["--heads", "64", "--head-dim", "64", "--latent", "512", "--q-latent", "512", "--rope-dim", "64",
+               "--d-model", "512"]
+LARGEST_ANY_PAGE = 10 * 1024 * 1024  # bytes, for any input
+
+
+def check_largest_page(driver):
+    """The page of chapter 18's largest sizes: at most 10 MB, and its elided matrices honest."""
+    chapter = "ch18_latent_attention"
+    where = OUT / "largest"
+    shutil.rmtree(where, ignore_errors=True)
+    run = subprocess.run([BIN / chapter, *LARGEST_RUN, "--no-color", "--html", where, "--dump", where / "dump"],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        failures.append(f"{chapter} at its largest: exit {run.returncode}: {run.stderr.strip()[:300]}")
+        return
+    page = where / "index.html"
+    size = page.stat().st_size
+    if size > LARGEST_ANY_PAGE:
+        failures.append(f"{chapter} at its largest: the page is {size} bytes, more than 10 MB")
+    dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
+    data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
+                                page.read_text(), re.S).group(1))
+    open_page(driver, page)
+    cells = check_numbers(driver, f"{chapter} at its largest", dumps, data)
+    elided = sum(1 for m in dumps.values() if m.ndim == 2 and max(m.shape) > CORNER)
+    print(f"{chapter} at its largest: {size / 1024 / 1024:.1f} MB, {cells} cells = --dump, "
+          f"{elided} matrices held as their {CORNER} × {CORNER} corner")
 
 
 MARKUP_TOKENS = ["</script>", "<b>bold</b>", '"quoted"', "a&b", "<!--"]
@@ -468,6 +514,8 @@ try:
             failures.append(f"{chapter}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     if "ch01_dot_product_scores" in chosen:
         check_markup_tokens(driver)
+    if "ch18_latent_attention" in chosen:
+        check_largest_page(driver)
 finally:
     driver.quit()
     runs.shutdown(cancel_futures=True)
