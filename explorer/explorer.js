@@ -591,7 +591,8 @@
     // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
     if (location.hash !== `#step-${current}`) history.replaceState(null, '', `#step-${current}`);
     const inShow = document.body.classList.contains('presenting');
-    if (inShow) fitToScreen(sections[current - 1]);
+    // The appendix of every matrix is no step to present: it scrolls.
+    if (inShow && !sections[current - 1].classList.contains('appendix')) fitToScreen(sections[current - 1]);
     if (scroll) {
       if (inShow) window.scrollTo(0, 0);
       else sections[current - 1].scrollIntoView({ block: 'start' });
