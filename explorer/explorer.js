@@ -5,12 +5,13 @@
 // works from file://, so the page can be copied onto a classroom machine as it is.
 'use strict';
 (() => {
-  // Every matrix comes with one label per row and column (numbers where the chapter names none).
+  // Every matrix comes with its shape and the corner of it the page holds (all of a small
+  // matrix): its values, and one label per row and column of the corner.
   const lesson = JSON.parse(document.getElementById('lesson').textContent);
   const matrices = new Map(lesson.matrices.map((m) => [m.name, m]));
 
-  const LIMIT = 128;           // the largest corner drawn; --dump writes the rest
   const HEAD_VIEW_LIMIT = 64;  // beyond this a head view is a grey blur of lines
+  const VALUES_LIMIT = 16;     // a map with more rows or columns shows its values on hover only
   const GREY = '#bdbdbd';      // non-finite cells: a −inf mask must not look like a small value
   // Okabe–Ito, readable by colour-blind students; yellow last since it is faint on white.
   const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#F0E442'];
@@ -81,13 +82,22 @@
     return lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];   // a constant matrix sits mid-scale
   }
 
-  // The heat map of (the top-left LIMIT × LIMIT corner of) m, at most maxWidth wide.
-  // Whether text on viridis at t ∈ [0, 1] should be white: the scale's lightness, looked up
-  // once in 256 steps (d3.lab for every cell cost chapter 16's page a tenth of a second).
-  const DARK = d3.range(256).map((k) => d3.lab(d3.interpolateViridis(k / 255)).l < 55);
+  // The heat map of m (of the corner the page holds), at most maxWidth wide.
+  // Whether text on viridis at t ∈ [0, 1] should be white rather than black: whichever has the
+  // larger contrast (WCAG's ratio of relative luminances; either way at least 4.5, readable
+  // on a projector), looked up once in 256 steps (for every cell it cost chapter 16's page a
+  // tenth of a second).
+  const luminance = (colour) => {
+    const c = d3.rgb(colour), linear = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
+  };
+  const DARK = d3.range(256).map((k) => {
+    const l = luminance(d3.interpolateViridis(k / 255));
+    return 1.05 / (l + 0.05) > (l + 0.05) / 0.05;
+  });
 
   function heatMap(m, decimals, maxWidth) {
-    const R = Math.min(m.rows.length, LIMIT), C = Math.min(m.cols.length, LIMIT);
+    const R = m.rows.length, C = m.cols.length;
     const range = valueRange(m), colour = d3.scaleSequential(d3.interpolateViridis).domain(range);
     const printed = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
     const valueW = widest(printed.flat());
@@ -96,7 +106,9 @@
     // Cells wide enough for the printed values when the matrix fits; smaller otherwise.
     let cw = Math.max(22, Math.min(72, valueW + 10));
     if (rowLabelW + C * cw > maxWidth) cw = Math.max(3, Math.floor((maxWidth - rowLabelW) / C));
-    const withValues = cw >= valueW + 4;
+    // Values are printed only where they can be read: in cells that hold them, in a map small
+    // enough to take in (a 32 × 32 map of "0.0" says nothing); elsewhere a hover shows them.
+    const withValues = cw >= valueW + 4 && R <= VALUES_LIMIT && C <= VALUES_LIMIT;
     const ch = withValues ? 20 : Math.min(cw, 22);
     const rotated = colLabelW > cw - 2;  // long column labels stand at an angle
     const top = rotated ? Math.ceil(colLabelW * 0.8) + 10 : 16;
@@ -126,10 +138,10 @@
         x: rowLabelW + j * cw, y: top + i * ch, width: cw, height: ch, fill,
       }, cells);
       if (withValues) {
-        // Dark text on the light (green-yellow) end of viridis and on grey, white on the dark end.
+        // Black text on the light (green-yellow) end of viridis and on grey, white on the dark end.
         const dark = Number.isFinite(x) && DARK[Math.round(255 * (x - range[0]) / (range[1] - range[0]))];
         svgEl('text', {
-          class: `cell-value${dark ? ' on-dark' : ''}${+printed[i][j] === 0 ? ' zero' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
+          class: `cell-value${dark ? ' on-dark' : ''}`, x: rowLabelW + (j + 0.5) * cw, y: top + (i + 0.5) * ch,
           'text-anchor': 'middle', 'dominant-baseline': 'central',
         }, cells).textContent = printed[i][j];
       }
@@ -141,20 +153,45 @@
     });
     svg.addEventListener('mouseover', (e) => { if (e.target.classList.contains('cell')) mark(e.target, true); });
     svg.addEventListener('mouseout', (e) => { if (e.target.classList.contains('cell')) { mark(e.target, false); hideTip(); } });
-    svg.addEventListener('mousemove', (e) => {
-      const cell = e.target;
-      if (!cell.classList.contains('cell')) return;
-      const i = +cell.dataset.row, j = +cell.dataset.col;
-      showTip(e, [`${m.name}[${i}, ${j}] = ${format(m.values[i][j], decimals)}`,
-        `row ${i}: ${m.rows[i]}`, `column ${j}: ${m.cols[j]}`, m.formula && `= ${m.formula}`]);
-    });
+    svg.addEventListener('mousemove', (e) => { if (e.target.classList.contains('cell')) cellTip(e, m, decimals); });
     return svg;
+  }
+
+  // A cell's tooltip, the same for every drawing of a matrix: its value, its row and column
+  // labels, and the formula that made it.
+  function cellTip(event, m, decimals) {
+    const i = +event.target.dataset.row, j = +event.target.dataset.col;
+    showTip(event, [`${m.name}[${i}, ${j}] = ${format(m.values[i][j], decimals)}`,
+      `row ${i}: ${m.rows[i]}`, `column ${j}: ${m.cols[j]}`, m.formula && `${m.name} = ${m.formula}`]);
+  }
+
+  // Positions, slots, indices: numbers to read, not amounts to compare, so a table without
+  // colour (the chapter says so: Style().indices()). Its cells hover like a heat map's.
+  function numberTable(m, decimals) {
+    const wrap = el('div', 'table-wrap'), t = el('table', 'data numbers');
+    const head = t.createTHead().insertRow();
+    head.append(el('th', '', ''), ...m.cols.map((c) => el('th', 'num', c)));
+    const body = t.createTBody();
+    m.values.forEach((row, i) => {
+      const tr = body.insertRow();
+      tr.append(el('th', '', m.rows[i]));
+      row.forEach((v, j) => {
+        const td = el('td', 'num cell', format(v, decimals));
+        Object.assign(td.dataset, { matrix: m.name, row: i, col: j, value: String(v) });
+        tr.append(td);
+      });
+    });
+    t.addEventListener('mousemove', (e) => { if (e.target.classList.contains('cell')) cellTip(e, m, decimals); });
+    t.addEventListener('mouseout', hideTip);
+    wrap.append(t);
+    return wrap;
   }
 
   // ---------------------------------------------------------------- head view
   // Attention weights: every entry in [0, 1], every row summing to 1; small enough to draw.
   function isAttention(m) {
-    if (m.rows.length > HEAD_VIEW_LIMIT || m.cols.length > HEAD_VIEW_LIMIT || !m.rows.length) return false;
+    const [R, C] = m.shape;
+    if (R > HEAD_VIEW_LIMIT || C > HEAD_VIEW_LIMIT || !R || R > m.rows.length || C > m.cols.length) return false;
     return m.values.every((row) => {
       let sum = 0;
       for (const v of row) {
@@ -202,15 +239,25 @@
       keyWeights.forEach((t, j) => { t.textContent = side === 'query' && index != null ? format(m.values[index][j], decimals) : ''; });
       queryWeights.forEach((t, i) => { t.textContent = side === 'key' && index != null ? format(m.values[i][index], decimals) : ''; });
     };
-    queries.forEach((q, i) => { q.addEventListener('mouseenter', () => focus('query', i)); q.addEventListener('mouseleave', () => focus('query', null)); });
-    keys.forEach((k, j) => { k.addEventListener('mouseenter', () => focus('key', j)); k.addEventListener('mouseleave', () => focus('key', null)); });
+    // The tooltip says what the lines are: the token's row or column of the matrix, and its formula.
+    const tip = (e, side, index) => showTip(e, [side === 'query'
+      ? `${m.name}[${index}, :]: what query ${index} (${m.rows[index]}) reads from each key`
+      : `${m.name}[:, ${index}]: how much each query reads key ${index} (${m.cols[index]})`,
+    m.formula && `${m.name} = ${m.formula}`]);
+    const hover = (token, side, index) => {
+      token.addEventListener('mouseenter', () => focus(side, index));
+      token.addEventListener('mousemove', (e) => tip(e, side, index));
+      token.addEventListener('mouseleave', () => { focus(side, null); hideTip(); });
+    };
+    queries.forEach((q, i) => hover(q, 'query', i));
+    keys.forEach((k, j) => hover(k, 'key', j));
     return svg;
   }
 
   // ---------------------------------------------------------------- one matrix, with its group
   // Title, heat map, clipping caption, and the head view for attention weights.
   // stacked: the head view goes under the heat map (side by side, where width is short).
-  function drawMatrix(name, decimals, maxWidth, stacked) {
+  function drawMatrix(name, decimals, maxWidth, stacked, indices) {
     const m = matrices.get(name);
     const figure = el('figure', 'matrix');
     figure.dataset.matrix = name;
@@ -221,11 +268,15 @@
     const title = el('figcaption', 'matrix-title'), words = el('span', 'title-text');
     words.append(el('span', 'matrix-name', m.name));
     if (m.formula) words.append(` = ${m.formula}`);
-    words.append(el('span', 'shape', `(${m.rows.length} × ${m.cols.length})`));
+    words.append(el('span', 'shape', `(${m.shape[0]} × ${m.shape[1]})`));
     title.append(words);
     figure.append(title);
-    if (!m.rows.length || !m.cols.length) {
+    if (!m.shape[0] || !m.shape[1]) {
       figure.append(el('p', 'caption', 'empty: no values'));
+      return figure;
+    }
+    if (indices) {
+      figure.append(numberTable(m, decimals));
       return figure;
     }
     const attention = isAttention(m);
@@ -234,22 +285,25 @@
     pair.append(heatMap(m, decimals, attention && !stacked ? Math.max(200, maxWidth - 320) : maxWidth));
     if (attention) pair.append(headView(m, decimals));
     figure.append(pair);
+    // A large matrix is on the page as its top-left corner, as the terminal elides it.
     const clipped = [];
-    if (m.rows.length > LIMIT) clipped.push(`rows ${LIMIT}–${m.rows.length - 1}`);
-    if (m.cols.length > LIMIT) clipped.push(`columns ${LIMIT}–${m.cols.length - 1}`);
-    if (clipped.length) figure.append(el('p', 'caption', `${clipped.join(' and ')} not drawn; --dump writes the whole matrix`));
+    if (m.shape[0] > m.rows.length) clipped.push(`rows ${m.rows.length}–${m.shape[0] - 1}`);
+    if (m.shape[1] > m.cols.length) clipped.push(`columns ${m.cols.length}–${m.shape[1] - 1}`);
+    if (clipped.length) {
+      figure.append(el('p', 'caption elided', `${clipped.join(' and ')} are not on this page; --dump writes the whole matrix`));
+    }
     return figure;
   }
 
   // A matrix shown by a step: with buttons to switch between its heads and layers, and for a
   // group with both, a model view (layers × heads of small heat maps) to click.
-  function matrixView(name, decimals, maxWidth, withSelector, stacked) {
+  function matrixView(name, decimals, maxWidth, withSelector, stacked, indices) {
     const view = el('div', 'matrix-view');
     const members = withSelector ? groups.get(groupKey(name)) || [name] : [name];
     const body = el('div', 'view-body');
     view.append(body);
     if (members.length < 2) {
-      body.append(drawMatrix(name, decimals, maxWidth, stacked));
+      body.append(drawMatrix(name, decimals, maxWidth, stacked, indices));
       return view;
     }
     const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
@@ -278,7 +332,7 @@
       view.insertBefore(modelView(members, layers, heads, minis, (n) => show(n)), body);
     }
     function show(member) {
-      const figure = drawMatrix(member, decimals, maxWidth, stacked);
+      const figure = drawMatrix(member, decimals, maxWidth, stacked, indices);
       figure.querySelector('.matrix-title').append(controls);  // the buttons sit on the title's line
       body.replaceChildren(figure);
       for (const { b, target, is } of buttons) {
@@ -306,8 +360,9 @@
         const cell = el('div', 'model-cell');
         if (name) {
           cell.dataset.member = name;
-          cell.title = name;
-          cell.append(thumbnail(matrices.get(name)));
+          const m = matrices.get(name);
+          cell.title = m.formula ? `${name} = ${m.formula}` : name;
+          cell.append(thumbnail(m));
           cell.addEventListener('click', () => select(name));
           cells.push(cell);
         }
@@ -391,12 +446,23 @@
   }
 
   // ---------------------------------------------------------------- text, tables, checks
-  // Prose keeps its line breaks; text whose lines are aligned in columns (small tables the
-  // terminal lines up with spaces or rules) needs a monospace font to stay aligned.
+  // Prose is written for a terminal, broken into lines that fit it: on the page the lines of
+  // a paragraph flow as one. A line stays a line of its own where the text has structure: a
+  // blank line between paragraphs, an indented line (a formula set apart), a list's item.
+  // Text whose lines are aligned in columns (small tables the terminal lines up with spaces
+  // or rules) keeps every line, in a monospace font.
+  const ownLine = /^(\s|[-•*·] |\d+[.)] |\([a-z0-9]\) )/;
   function text(block) {
     const lines = block.text.split('\n');
     const aligned = lines.length >= 2 && lines.filter((l) => /\S {2,}\S|[│─┼]/.test(l)).length >= 2;
-    return el('p', aligned ? 'text mono' : 'text', block.text);
+    if (aligned) return el('p', 'text mono', block.text);
+    const joined = lines.reduce((out, line, k) => {
+      if (k === 0) return line;
+      const previous = lines[k - 1];
+      const flows = line.trim() && previous.trim() && !ownLine.test(line) && !ownLine.test(previous);
+      return out + (flows ? ' ' : '\n') + line;
+    }, '');
+    return el('p', 'text', joined);
   }
   const numeric = (s) => /^[-−+]?[\d.,  ]*\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
   function table(block) {
@@ -433,6 +499,7 @@
     switch (b.kind) {
       case 'text': return text(b);
       case 'caption': return el('p', 'caption', b.text);
+      case 'indices': return matrixView(b.name, b.decimals ?? 0, WIDTH, false, false, true);
       case 'matrix':
       case 'heat_map':
         // A step that shows every head of a layers × heads group (chapter 16) gets one view of
@@ -461,7 +528,7 @@
   }
   for (const step of lesson.steps)
     for (const b of step.blocks) {
-      if (b.kind === 'matrix' || b.kind === 'heat_map') shown.add(b.name);
+      if (b.kind === 'matrix' || b.kind === 'heat_map' || b.kind === 'indices') shown.add(b.name);
       if (b.kind === 'side_by_side') b.matrices.forEach((m) => shown.add(m.name));
     }
   // Each section is drawn once, in order: the first at once, the rest while the reader reads
@@ -523,16 +590,45 @@
     links.forEach((a, i) => a.classList.toggle('current', i + 1 === current));
     // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
     if (location.hash !== `#step-${current}`) history.replaceState(null, '', `#step-${current}`);
+    const inShow = document.body.classList.contains('presenting');
+    // The appendix of every matrix is no step to present: it scrolls.
+    if (inShow && !sections[current - 1].classList.contains('appendix')) fitToScreen(sections[current - 1]);
     if (scroll) {
-      if (document.body.classList.contains('presenting')) window.scrollTo(0, 0);
+      if (inShow) window.scrollTo(0, 0);
       else sections[current - 1].scrollIntoView({ block: 'start' });
     }
   }
+  // Presentation: the step fills the screen below the bar, whatever its size. The step is laid
+  // out at widths W / z and drawn z times larger (CSS zoom: the browser maps the pointer
+  // through it, so hovering still works); z is the largest that fits in both directions, found
+  // by halving the interval. A 9 × 9 map grows to the screen's height; a long step shrinks.
+  function fitToScreen(s) {
+    const margin = 16;
+    const width = window.innerWidth - 2 * margin, height = window.innerHeight - nav.offsetHeight - 2 * margin;
+    const fits = (z) => {
+      s.style.zoom = 1;
+      s.style.width = `${width / z}px`;
+      return s.scrollWidth <= width / z + 1 && s.scrollHeight * z <= height + 1;
+    };
+    let lo = 0.2, hi = 2.5;  // larger, a short step of prose would be a poster
+    if (fits(hi)) lo = hi;
+    for (let k = 0; k < 12 && hi - lo > 0.01; k++) {
+      const z = (lo + hi) / 2;
+      if (fits(z)) lo = z; else hi = z;
+    }
+    s.style.width = `${width / lo}px`;
+    s.style.zoom = lo;
+  }
+  function unfit() {
+    for (const s of sections) { s.style.zoom = ''; s.style.width = ''; }
+  }
+  window.addEventListener('resize', () => { if (document.body.classList.contains('presenting')) go(current, false); });
   const fromHash = () => +(/^#step-(\d+)$/.exec(location.hash) || [])[1] || 0;
   function presenting(on) {
     document.body.classList.toggle('presenting', on);
     present.classList.toggle('selected', on);
     present.textContent = on ? 'Leave (Esc)' : 'Present (p)';
+    if (!on) unfit();
     go(current, true);
   }
   present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));

@@ -10,15 +10,25 @@ from file://. Then:
   - every matrix of the dump has cells on the page (a head that a model view holds once its
     thumbnail is clicked), and every cell's number (data-value, read from the DOM) is the
     dump's float32 at its row and column;
-  - hovering a heat-map cell shows its value, its row and column labels and its formula;
+  - a matrix larger than 128 rows or columns is on the page as its top-left 128 × 128, drawn
+    whole, with a line under it that says so; a smaller one is drawn whole;
+  - every value printed in a cell has a contrast of at least 4.5 with its cell; a map of more
+    than 16 rows or columns prints none (a hover shows them); prose flows (no line break of
+    the terminal's before a lowercase word); chapter 20's slots are a table of numbers and
+    its token ids name their positions;
+  - hovering a cell of every drawing of a matrix shows its value, its row and column labels and
+    its formula (a real hover on the first; the pointer's events sent to the others); hovering
+    a head view's token shows the formula too;
     every chart of the lesson is drawn, and hovering a point shows its series, x and y;
   - in a head view, hovering a query token leaves only that token's lines, one per key;
     hovering a key token leaves only the lines into it; moving away shows them all again;
   - → makes the next step the current one and ← the one before; p shows only the current step
-    (presentation), Escape leaves it;
+    (presentation), Escape leaves it; presented, every step fits the window below the bar
+    (chapter 01's 9 × 9 scores with cells at least 60 px wide), and no link of the bar is cut;
   - a screenshot of the page (PNG, 1280 × 800) is written to OUT_DIR/<chapter>.png, or with
     --screenshots DIR to DIR/<chapter>/explorer.png; the chapter's doc shows the one in
     docs/pictures/<chapter>/explorer.png (./tutorial bless writes them).
+Then chapter 18 at its largest sizes gives a page of at most 10 MB whose cells are --dump's.
 Then a learner's --input whose tokens hold markup ("</script>", "<b>", quotes, "&") gives a page
 that loads with no console error and shows the tokens as they are written.
 One browser serves every page. The time a page takes to open is measured by
@@ -46,6 +56,7 @@ from launch import command  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
 
 LARGEST_PAGE = 2 * 1024 * 1024  # bytes
+CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/lesson/explorer_page.cpp)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 args = sys.argv[1:]
@@ -71,7 +82,7 @@ def browser():
 
 
 # Every heat-map cell of the page, read in one call: [matrix, row, col, value as written].
-CELLS = """return Array.from(document.querySelectorAll('rect.cell'),
+CELLS = """return Array.from(document.querySelectorAll('.cell[data-matrix]'),
     c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
 
 
@@ -91,19 +102,20 @@ def open_page(driver, page):
 
 # A matrix a step shows through its group's model view (chapter 16: one view for every head)
 # is drawn when its thumbnail is clicked: click each such one, and read its cells then.
-UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('rect.cell'), c => c.dataset.matrix));
+UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('.cell[data-matrix]'), c => c.dataset.matrix));
 return Array.from(document.querySelectorAll('.model-cell[data-member]'), c => c.dataset.member)
     .filter(name => !drawn.has(name));"""
 CLICK_MEMBER = """const cell = document.querySelector(`.model-cell[data-member="${arguments[0]}"]`);
 cell.click();
-return Array.from(document.querySelectorAll(`rect.cell[data-matrix="${arguments[0]}"]`),
+return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`),
     c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
 
 
-def check_numbers(driver, chapter, dumps):
+def check_numbers(driver, chapter, dumps, data):
     cells = driver.execute_script(CELLS)
     for member in sorted(set(driver.execute_script(UNDRAWN_MEMBERS))):
         cells += driver.execute_script(CLICK_MEMBER, member)
+    check_corners(driver, chapter, dumps, data, cells)
     seen, wrong = set(), []
     for name, i, j, written in cells:
         seen.add(name)
@@ -122,11 +134,42 @@ def check_numbers(driver, chapter, dumps):
     return len(cells)
 
 
+ELIDED = """return Array.from(document.querySelectorAll('figure.matrix'),
+    f => [f.dataset.matrix, (f.querySelector('p.elided') || {}).textContent || null]);"""
+
+
+def check_corners(driver, chapter, dumps, data, cells):
+    """The page holds a large matrix's top-left CORNER × CORNER, drawn whole, and says so under
+    it; a smaller matrix is drawn whole, with no such line. (The cells' numbers: check_numbers.)"""
+    listed = {m["name"]: m for m in data["matrices"]}
+    drawn = {}
+    for name, i, j, _ in cells:
+        drawn.setdefault(name, set()).add((i, j))
+    captions = {}
+    for name, caption in driver.execute_script(ELIDED):
+        captions.setdefault(name, caption)
+    for name, where in drawn.items():
+        if name not in dumps or name not in listed:
+            continue
+        shape = dumps[name].shape if dumps[name].ndim == 2 else (1, dumps[name].size)
+        rows, cols = min(shape[0], CORNER), min(shape[1], CORNER)
+        if tuple(listed[name]["shape"]) != tuple(shape):
+            failures.append(f"{chapter}: the page says {name} is {listed[name]['shape']}, the dump {shape}")
+        if len(where) != rows * cols:
+            failures.append(f"{chapter}: {name} {shape}: {len(where)} cells drawn, not its {rows} × {cols} corner")
+        elided = shape[0] > CORNER or shape[1] > CORNER
+        caption = captions.get(name)
+        if elided and not (caption and "not on this page" in caption and "--dump" in caption):
+            failures.append(f"{chapter}: {name} {shape} is elided to {rows} × {cols} without saying so ({caption!r})")
+        if not elided and caption:
+            failures.append(f"{chapter}: {name} {shape} is whole, yet the page says {caption!r}")
+
+
 VISIBLE_LINES = """return Array.from(arguments[0].querySelectorAll('line.hv-line'))
     .filter(l => getComputedStyle(l).display !== 'none').map(l => [+l.dataset.query, +l.dataset.key]);"""
 
 
-def check_head_view(driver, chapter):
+def check_head_view(driver, chapter, data):
     view = driver.execute_script(
         "return Array.from(document.querySelectorAll('svg.head-view')).find(v => v.getClientRects().length > 0)")
     if view is None:
@@ -134,6 +177,8 @@ def check_head_view(driver, chapter):
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", view)
     away = driver.find_element(By.CSS_SELECTOR, "nav")  # the bar stays on screen: the mouse rests there
     ActionChains(driver, duration=0).move_to_element(away).perform()
+    name = view.get_attribute("data-matrix")
+    formula = next(m["formula"] for m in data["matrices"] if m["name"] == name)
     queries = view.find_elements(By.CSS_SELECTOR, ".hv-query")
     keys = view.find_elements(By.CSS_SELECTOR, ".hv-key")
     everything = len(driver.execute_script(VISIBLE_LINES, view))
@@ -143,6 +188,9 @@ def check_head_view(driver, chapter):
         index = int(token.get_attribute("data-index"))
         ActionChains(driver, duration=0).move_to_element(token).perform()
         shown = driver.execute_script(VISIBLE_LINES, view)
+        tip = driver.execute_script(TOOLTIP) or ""
+        if formula not in tip or not tip:
+            failures.append(f"{chapter}: hovering a token of {name}'s head view shows {tip!r}, not its formula {formula!r}")
         if len(shown) != other or any(line[side] != index for line in shown):
             what = "query" if side == 0 else "key"
             failures.append(f"{chapter}: hovering {what} token {index} shows {len(shown)} lines, "
@@ -157,19 +205,45 @@ def check_head_view(driver, chapter):
 TOOLTIP = "const t = document.querySelector('.tooltip'); return t && t.style.display !== 'none' ? t.textContent : null;"
 
 
+# The last cell of every drawing of a matrix on the page (heat maps of the steps, side by side,
+# in a group's view, in the appendix; tables of indices): the pointer moved onto it.
+HOVER_EVERY_MATRIX = """const last = new Map();
+for (const c of document.querySelectorAll('.cell[data-matrix]')) last.set(c.closest('figure'), c);
+const told = [];
+for (const c of last.values()) {
+    c.scrollIntoView({block: 'center'});
+    const r = c.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+    for (const type of ['mouseover', 'mousemove'])
+        c.dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: x, clientY: y}));
+    const t = document.querySelector('.tooltip');
+    told.push([c.dataset.matrix, +c.dataset.row, +c.dataset.col, t.style.display !== 'none' ? t.textContent : '']);
+    c.dispatchEvent(new MouseEvent('mouseout', {bubbles: true, clientX: x, clientY: y}));
+}
+return told;"""
+
+
 def check_tooltips(driver, chapter, data):
-    """A cell's tooltip names its value, labels and formula; a chart point's its series and numbers."""
+    """A cell's tooltip names its value, labels and formula (every drawing of every matrix: the
+    pointer's events sent to one cell of each); a real hover on the first cell; a chart point's
+    tooltip its series and numbers."""
     told = []
+    listed = {m["name"]: m for m in data["matrices"]}
+    hovered = driver.execute_script(HOVER_EVERY_MATRIX)
+    for name, i, j, tip in hovered:
+        m = listed[name]
+        wanted = [f"{name}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
+        if any(w not in tip for w in wanted):
+            failures.append(f"{chapter}: the tooltip of {name}[{i}, {j}] is {tip!r}, not naming {wanted}")
     cell, name, i, j = driver.execute_script(
         "const c = document.querySelector('rect.cell'); return [c, c.dataset.matrix, +c.dataset.row, +c.dataset.col];")
-    m = next(m for m in data["matrices"] if m["name"] == name)
+    m = listed[name]
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
     ActionChains(driver, duration=0).move_to_element(cell).perform()
     tip = driver.execute_script(TOOLTIP) or ""
     wanted = [f"{m['name']}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
     if any(w not in tip for w in wanted):
         failures.append(f"{chapter}: the tooltip of {m['name']}[{i}, {j}] is {tip!r}, not naming {wanted}")
-    told.append("cell tooltip")
+    told.append(f"cell tooltips of {len(hovered)} drawings")
     charts = [b for step in data["steps"] for b in step["blocks"] if b["kind"] == "chart"]
     if charts:
         count, series = driver.execute_script(
@@ -197,9 +271,94 @@ def check_tooltips(driver, chapter, data):
     return ", ".join(told)
 
 
+# What a reader must be able to read: every value printed in a cell against its cell (WCAG's
+# contrast ratio, at least 4.5, the fill's opacity counted); no values printed in a map of more
+# than 16 rows or columns (its cells are too small: a hover shows them); prose whose lines flow
+# (a line break before a lowercase word is the terminal's, not the text's, unless the line before
+# is an indented formula).
+READABLE = """const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+const lum = ([r, g, b]) => [r, g, b].map((v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, v, k) => sum + v * [0.2126, 0.7152, 0.0722][k], 0);
+let lowest = [Infinity, null];
+for (const t of document.querySelectorAll('text.cell-value')) {
+    const cell = t.previousElementSibling, style = getComputedStyle(t);
+    const back = rgb(getComputedStyle(cell).fill), ink = rgb(style.fill), a = +style.fillOpacity * +style.opacity;
+    const seen = ink.slice(0, 3).map((v, k) => a * v + (1 - a) * back[k]);
+    const [l1, l2] = [lum(seen), lum(back)].sort((x, y) => y - x);
+    const ratio = (l1 + 0.05) / (l2 + 0.05);
+    if (ratio < lowest[0]) lowest = [ratio, `${cell.dataset.matrix}[${cell.dataset.row}, ${cell.dataset.col}] "${t.textContent}"`];
+}
+const crowded = Array.from(document.querySelectorAll('svg.heat-map'))
+    .filter((svg) => svg.querySelector('text.cell-value'))
+    .map((svg) => { const cells = svg.querySelectorAll('rect.cell'), last = cells[cells.length - 1];
+                    return [last.dataset.matrix, +last.dataset.row + 1, +last.dataset.col + 1]; })
+    .filter(([, r, c]) => r > 16 || c > 16);
+const broken = Array.from(document.querySelectorAll('p.text:not(.mono)'), (p) => p.textContent)
+    .filter((t) => t.split('\\n').some((line, k, lines) => k > 0 && /^[a-z]/.test(line) && /^\\S/.test(lines[k - 1])))
+    .map((t) => t.slice(0, 80));
+return [lowest, crowded, broken];"""
+
+
+def check_indices_and_tokens(driver, chapter, data):
+    """Chapter 20's slots hold positions: a table of numbers, not a heat map; its rows of tokens
+    (ids) also name their positions."""
+    heat, table = driver.execute_script("""return [
+        document.querySelectorAll('rect.cell[data-matrix="slots"]').length,
+        document.querySelectorAll('td.cell[data-matrix="slots"]').length];""")
+    if heat or not table:
+        failures.append(f"{chapter}: slots drawn as {heat} heat-map cells and {table} table cells")
+    rows = next(m["rows"] for m in data["matrices"] if m["name"] == "weights_full")
+    if not rows[1].startswith("t1: "):
+        failures.append(f"{chapter}: weights_full's rows are labelled {rows[:3]}, not by position and token")
+
+
+def check_readable(driver, chapter):
+    (ratio, where), crowded, broken = driver.execute_script(READABLE)
+    if ratio is not None and ratio < 4.5:
+        failures.append(f"{chapter}: the value {where} has a contrast of {ratio:.2f} with its cell (< 4.5)")
+    if crowded:
+        failures.append(f"{chapter}: values printed in the cells of large maps {crowded[:3]}")
+    if broken:
+        failures.append(f"{chapter}: prose keeps the terminal's line breaks: {broken[:2]}")
+    return f"contrast ≥ {ratio:.1f}" if ratio is not None else "no values in cells"
+
+
 CURRENT = "const s = document.querySelector('section.step.current'); return s ? +s.dataset.step : null;"
 DISPLAYED = """return Array.from(document.querySelectorAll('section.step'))
     .filter(s => getComputedStyle(s).display !== 'none').map(s => +s.dataset.step);"""
+
+
+# In presentation mode: the current step's box, below the bar and inside the window; the size of
+# its heat maps' cells; whether its link in the bar shows its whole heading.
+ON_SCREEN = """const s = document.querySelector('section.step.current'), r = s.getBoundingClientRect();
+const bar = document.querySelector('nav').getBoundingClientRect().bottom;
+const cells = Array.from(s.querySelectorAll(`rect.cell[data-matrix="${arguments[0]}"]`), (c) => c.getBoundingClientRect().width);
+const links = Array.from(document.querySelectorAll('nav a'));
+return [+s.dataset.step, r.top >= bar - 1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1,
+        [Math.round(r.top), Math.round(r.bottom), Math.round(r.left), Math.round(r.right)],
+        cells.length ? Math.min(...cells) : null, links.every((a) => a.scrollWidth <= a.clientWidth + 1)];"""
+# Chapter 01's 9 × 9 scores on a 1280 × 800 screen: cells at least this wide, to read from the back.
+SMALLEST_CELLS = {"ch01_dot_product_scores": ("scores", 60)}
+
+
+def check_presentation(driver, chapter, body, steps):
+    """Every step, one screen each: it fits the window (scaled up or down to it)."""
+    body.send_keys(Keys.HOME)
+    driver.execute_script("document.querySelector('nav a').click()")
+    biggest = 0
+    matrix, wanted = SMALLEST_CELLS.get(chapter, ("", 0))
+    for _ in range(steps):
+        step, fits, box, cell, whole = driver.execute_script(ON_SCREEN, matrix)
+        if not fits and step != steps:  # the last section, the appendix of every matrix, scrolls
+            failures.append(f"{chapter}: in presentation mode step {step} does not fit the window: {box}")
+        if not whole:
+            failures.append(f"{chapter}: at step {step}, a link in the bar is cut short (…)")
+        if cell is not None:
+            biggest = max(biggest, cell)
+        body.send_keys(Keys.ARROW_RIGHT)
+    if wanted and biggest < wanted:
+        failures.append(f"{chapter}: presented, {matrix}'s cells are {biggest:.0f} px wide (< {wanted})")
+    return f"every step fits the window" + (f", {matrix}'s cells {biggest:.0f} px wide" if wanted else "")
 
 
 def check_keys(driver, chapter):
@@ -218,10 +377,11 @@ def check_keys(driver, chapter):
     if presenting != [driver.execute_script(CURRENT)]:
         failures.append(f"{chapter}: in presentation mode, steps {presenting} are displayed, "
                         f"not only the current one")
+    smallest = check_presentation(driver, chapter, body, steps)
     body.send_keys(Keys.ESCAPE)
     if len(driver.execute_script(DISPLAYED)) != steps:
         failures.append(f"{chapter}: after Escape, not every step is displayed")
-    return f"{steps} sections; → ← and p move and present"
+    return f"{steps} sections; → ← and p move and present, {smallest}"
 
 
 def screenshot(driver, chapter):
@@ -270,16 +430,50 @@ def check(driver, chapter, written):
     if complaints:
         failures.append(f"{chapter}: the console says {complaints[:3]}")
     shot = screenshot(driver, chapter)  # first: as a learner first sees the page
-    cells = check_numbers(driver, chapter, dumps)
+    cells = check_numbers(driver, chapter, dumps, data)
+    readable = check_readable(driver, chapter)
+    if chapter == "ch20_sparse_attention":
+        check_indices_and_tokens(driver, chapter, data)
     tips = check_tooltips(driver, chapter, data)
-    hover = check_head_view(driver, chapter)
+    hover = check_head_view(driver, chapter, data)
     keys = check_keys(driver, chapter)
     doc, shown = DOCS / f"{chapter}.md", DOCS / "pictures" / chapter / "explorer.png"
     if doc.exists() and f"](pictures/{chapter}/explorer.png)" not in doc.read_text():
         failures.append(f"{chapter}: docs/{doc.name} does not show the page's screenshot")
     if not shown.exists():
         failures.append(f"{chapter}: no screenshot in {shown.relative_to(DOCS.parent)} (./tutorial bless)")
-    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {tips}; {hover}; {keys}; {shot.name}")
+    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {readable}; {tips}; {hover}; {keys}; {shot.name}")
+
+
+# Chapter 18 at its largest sizes (its --help): matrices of up to 4096 columns, which the page
+# holds as their corners; whole, they made a page of 364 MB.
+LARGEST_RUN = ["--heads", "64", "--head-dim", "64", "--latent", "512", "--q-latent", "512", "--rope-dim", "64",
+               "--d-model", "512"]
+LARGEST_ANY_PAGE = 10 * 1024 * 1024  # bytes, for any input
+
+
+def check_largest_page(driver):
+    """The page of chapter 18's largest sizes: at most 10 MB, and its elided matrices honest."""
+    chapter = "ch18_latent_attention"
+    where = OUT / "largest"
+    shutil.rmtree(where, ignore_errors=True)
+    run = subprocess.run([BIN / chapter, *LARGEST_RUN, "--no-color", "--html", where, "--dump", where / "dump"],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        failures.append(f"{chapter} at its largest: exit {run.returncode}: {run.stderr.strip()[:300]}")
+        return
+    page = where / "index.html"
+    size = page.stat().st_size
+    if size > LARGEST_ANY_PAGE:
+        failures.append(f"{chapter} at its largest: the page is {size} bytes, more than 10 MB")
+    dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
+    data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
+                                page.read_text(), re.S).group(1))
+    open_page(driver, page)
+    cells = check_numbers(driver, f"{chapter} at its largest", dumps, data)
+    elided = sum(1 for m in dumps.values() if m.ndim == 2 and max(m.shape) > CORNER)
+    print(f"{chapter} at its largest: {size / 1024 / 1024:.1f} MB, {cells} cells = --dump, "
+          f"{elided} matrices held as their {CORNER} × {CORNER} corner")
 
 
 MARKUP_TOKENS = ["</script>", "<b>bold</b>", '"quoted"', "a&b", "<!--"]
@@ -322,6 +516,8 @@ try:
             failures.append(f"{chapter}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     if "ch01_dot_product_scores" in chosen:
         check_markup_tokens(driver)
+    if "ch18_latent_attention" in chosen:
+        check_largest_page(driver)
 finally:
     driver.quit()
     runs.shutdown(cancel_futures=True)

@@ -57,7 +57,7 @@ void show_rolling(Lesson& lesson, const SparseLesson& r) {
         "to sink slot t and stays; token t ≥ s goes to slot s + (t mod w), over token t − w, which\n"
         "no later query reads. The buffer holds at most s + w = {} keys, however long the text.",
         head_name(r.settings, r.one.head), v.sinks, v.window, v.sinks + v.window));
-    lesson.show("slots", Style().decimals(0));
+    lesson.show("slots", Style().decimals(0).indices());
     lesson.heat_map("weights_full", Style().decimals(1).svg());
     lesson.heat_map("weights_window_sinks", Style().decimals(1).svg());
     lesson.say(fmt::format(

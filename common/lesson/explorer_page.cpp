@@ -1,6 +1,8 @@
 #include "common/lesson/explorer_page.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 
@@ -57,22 +59,41 @@ std::string axis(const Axis& a) {
     return fmt::format("{{\"label\":{},\"log\":{}}}", quoted(a.label), a.log ? "true" : "false");
 }
 
-// A matrix's labels: the words of its kind, or its indices from 0 (as the terminal numbers them).
-std::string labels(const Labels& words, std::size_t count) { return quoted_list(words.empty() ? numbered("", count) : words); }
+// The page holds at most this many rows and columns of a matrix, its top-left corner, as the
+// terminal elides a large one: a heat map of more cells than a screen has pixels shows
+// nothing more, and chapter 18's largest sizes would make a page of hundreds of megabytes
+// (with the corner, at most about 200 KB a matrix). --dump writes the whole matrix.
+constexpr std::size_t corner = 128;
 
+// The labels of the first `count` rows or columns: the words of their kind, or their indices
+// from 0 (as the terminal numbers them).
+std::string labels(const Labels& words, std::size_t count) {
+    if (words.empty()) return quoted_list(numbered("", count));
+    // Token ids (the copy task's 5 12 3 … 5 12 3) do not say which position a row is, and
+    // repeat: the page writes the position too, "t3: 5", as chapter 20 names positions.
+    const bool ids = std::all_of(words.begin(), words.end(), [](const std::string& w) {
+        return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+    });
+    Labels shown(words.begin(), words.begin() + std::ptrdiff_t(count));
+    if (ids && shown != numbered("", count))
+        for (std::size_t i = 0; i < count; ++i) shown[i] = fmt::format("t{}: {}", i, shown[i]);
+    return quoted_list(shown);
+}
+
+// A matrix's shape, and its values and labels in the corner the page holds.
 std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
     const Matrix& values = *m.matrix;
+    const std::size_t shown_rows = std::min(rows(values), corner), shown_cols = std::min(cols(values), corner);
     std::string rows_text = "[";
-    for (std::size_t i = 0; i < rows(values); ++i) {
+    for (std::size_t i = 0; i < shown_rows; ++i) {
         rows_text += i ? ",[" : "[";
-        for (std::size_t j = 0; j < cols(values); ++j) rows_text += (j ? "," : "") + number(values(i, j));
+        for (std::size_t j = 0; j < shown_cols; ++j) rows_text += (j ? "," : "") + number(values(i, j));
         rows_text += "]";
     }
     rows_text += "]";
-    return fmt::format("{{\"name\":{},\"formula\":{},\"rows\":{},\"cols\":{},\"values\":{}}}", quoted(m.name),
-                       quoted(m.formula), labels(listed.row_labels(m), rows(values)),
-                       labels(listed.col_labels(m), cols(values)),
-                       rows_text);
+    return fmt::format("{{\"name\":{},\"formula\":{},\"shape\":[{},{}],\"rows\":{},\"cols\":{},\"values\":{}}}",
+                       quoted(m.name), quoted(m.formula), rows(values), cols(values),
+                       labels(listed.row_labels(m), shown_rows), labels(listed.col_labels(m), shown_cols), rows_text);
 }
 
 std::string read_file(const std::string& path) {

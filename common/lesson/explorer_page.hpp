@@ -33,8 +33,8 @@ public:
     void step(int number, const std::string& name, const std::string& heading);
     void text(const std::string& text);     // a paragraph
     void caption(const std::string& text);  // a line right under the block before
-    // A listed matrix shown as numbers ("matrix") or as a map of one character per entry
-    // ("heat_map"), with its decimals.
+    // A listed matrix shown as numbers ("matrix"), as a map of one character per entry
+    // ("heat_map") or as numbers that are positions or indices ("indices"), with its decimals.
     void matrix(const std::string& kind, const std::string& name, int decimals);
     void side_by_side(const std::vector<std::pair<std::string, int>>& names_and_decimals);
     void table(const TextRow& header, const std::vector<TextRow>& rows);

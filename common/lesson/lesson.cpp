@@ -194,7 +194,7 @@ void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
 void Lesson::show(const std::string& name, const Style& style) {
     page_.block(matrix_text(find(name), style));
-    explorer_.matrix("matrix", name, style.decimal_places);
+    explorer_.matrix(style.are_indices ? "indices" : "matrix", name, style.decimal_places);
 }
 
 void Lesson::heat_map(const std::string& name, const Style& style) {

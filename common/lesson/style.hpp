@@ -9,6 +9,7 @@
 struct Style {
     int decimal_places = 3;  // digits after the point
     bool drawn = false;      // with --svg: a heat map as <name>.svg
+    bool are_indices = false;  // positions or indices, not amounts: no heat map on the page
 
     Style& decimals(int places) {
         decimal_places = places;
@@ -18,6 +19,12 @@ struct Style {
     // a matrix larger than 64 × 64 is not drawn (a blur of tiny cells, a big file).
     Style& svg() {
         drawn = true;
+        return *this;
+    }
+    // Entries that number something (the positions a buffer's slots hold): the page shows
+    // them as a table of numbers, since colour would compare what has no size to compare.
+    Style& indices() {
+        are_indices = true;
         return *this;
     }
 };
