@@ -69,14 +69,14 @@ constexpr std::size_t corner = 128;
 // from 0 (as the terminal numbers them).
 std::string labels(const Labels& words, std::size_t count) {
     if (words.empty()) return quoted_list(numbered("", count));
-    // Token ids (the copy task's 5 12 3 … 5 12 3) do not say which position a row is, and
-    // repeat: the page writes the position too, "t3: 5", as chapter 20 names positions.
-    const bool ids = std::all_of(words.begin(), words.end(), [](const std::string& w) {
-        return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
-    });
+    // Labels that repeat (a token that occurs twice: "the" in a sentence, every token of the
+    // copy task's second half) do not say which row is which: the page writes the position
+    // too, "3: the", as the terminal's heat maps write the index before the label.
     Labels shown(words.begin(), words.begin() + std::ptrdiff_t(count));
-    if (ids && shown != numbered("", count))
-        for (std::size_t i = 0; i < count; ++i) shown[i] = fmt::format("t{}: {}", i, shown[i]);
+    Labels sorted = shown;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        for (std::size_t i = 0; i < count; ++i) shown[i] = fmt::format("{}: {}", i, shown[i]);
     return quoted_list(shown);
 }
 
