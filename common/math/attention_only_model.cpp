@@ -68,7 +68,15 @@ __attribute__((always_inline)) inline void blocks(Operand<float> a, const float*
     for (std::size_t j = 0; j + 8 <= m; j += 8) {
         std::size_t i = 0;
         for (; i + 6 <= n; i += 6) product_block<6, terms>(a, b, c, K, m, i, j);
-        for (; i < n; ++i) product_block<1, terms>(a, b, c, K, m, i, j);
+        // the last rows in one block too: each of a block's sums waits for its previous addition,
+        // and a block of one row would wait R times as long for its K additions as a block of R
+        switch (n - i) {
+            case 5: product_block<5, terms>(a, b, c, K, m, i, j); break;
+            case 4: product_block<4, terms>(a, b, c, K, m, i, j); break;
+            case 3: product_block<3, terms>(a, b, c, K, m, i, j); break;
+            case 2: product_block<2, terms>(a, b, c, K, m, i, j); break;
+            case 1: product_block<1, terms>(a, b, c, K, m, i, j); break;
+        }
     }
 }
 
