@@ -39,12 +39,12 @@ enum class Terms { all, up_to_i, from_i };
 // block's rows start (from_i) or stop (up_to_i) at different k: the block's first or last
 // few k add to some of its rows only.
 typedef float eight_floats __attribute__((vector_size(32)));
+typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));  // at any float
 template <std::size_t R>
 __attribute__((always_inline)) inline void add_term(eight_floats (&sum)[R], Operand<float> a, const float* b,
                                                     std::size_t m, std::size_t i0, std::size_t j0, std::size_t k,
                                                     std::size_t r_begin, std::size_t r_end) {
-    eight_floats b_k;
-    __builtin_memcpy(&b_k, b + k * m + j0, sizeof b_k);
+    const eight_floats b_k = *reinterpret_cast<const eight_floats_anywhere*>(b + k * m + j0);
     const float* a_k = a.a + i0 * a.row_step + k * a.k_step;
     for (std::size_t r = 0; r < R; ++r)  // r runs over constants: sum stays in registers
         if (r >= r_begin && r < r_end) sum[r] += a_k[r * a.row_step] * b_k;
@@ -53,14 +53,15 @@ template <std::size_t R, Terms terms>
 __attribute__((always_inline)) inline void product_block(Operand<float> a, const float* __restrict b,
                                                          float* __restrict c, std::size_t K, std::size_t m,
                                                          std::size_t i0, std::size_t j0) {
-    eight_floats sum[R] = {};
+    eight_floats sum[R];
+    for (std::size_t r = 0; r < R; ++r) sum[r] = eight_floats{};
     if (terms == Terms::from_i)  // k = i0 … i0 + R − 2: rows i ≤ k only
         for (std::size_t k = i0; k + 1 < i0 + R; ++k) add_term(sum, a, b, m, i0, j0, k, 0, k - i0 + 1);
     const std::size_t k_begin = terms == Terms::from_i ? i0 + R - 1 : 0, k_end = terms == Terms::up_to_i ? i0 + 1 : K;
     for (std::size_t k = k_begin; k < k_end; ++k) add_term(sum, a, b, m, i0, j0, k, 0, R);
     if (terms == Terms::up_to_i)  // k = i0 + 1 … i0 + R − 1: rows i ≥ k only
         for (std::size_t k = i0 + 1; k < i0 + R; ++k) add_term(sum, a, b, m, i0, j0, k, k - i0, R);
-    for (std::size_t r = 0; r < R; ++r) __builtin_memcpy(c + (i0 + r) * m + j0, &sum[r], sizeof sum[r]);
+    for (std::size_t r = 0; r < R; ++r) *reinterpret_cast<eight_floats_anywhere*>(c + (i0 + r) * m + j0) = sum[r];
 }
 template <Terms terms>
 __attribute__((always_inline)) inline void blocks(Operand<float> a, const float* b, float* c, std::size_t n,
