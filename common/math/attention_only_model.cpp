@@ -696,19 +696,27 @@ double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next) {
 }
 
 template <class T>
+Mat<T> next_token_gradient(const ModelForward<T>& f, const std::vector<Tokens>& batch) {
+    const std::size_t n = f.length;
+    const double N = double(f.batch * (n - 1));
+    Mat<T> d_logits = xt::zeros<T>(f.probs.shape());
+    for (std::size_t b = 0; b < f.batch; ++b)
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            const std::size_t r = b * n + i, next = batch[b][i + 1];
+            for (std::size_t v = 0; v < cols(f.probs); ++v) d_logits(r, v) = f.probs(r, v) / T(N);
+            d_logits(r, next) -= T(1) / T(N);
+        }
+    return d_logits;
+}
+
+template <class T>
 double next_token_loss(const ModelForward<T>& f, const std::vector<Tokens>& batch, Mat<T>* d_logits) {
     const std::size_t n = f.length;
     const double N = double(f.batch * (n - 1));
     double loss = 0.0;
-    if (d_logits) *d_logits = xt::zeros<T>(f.probs.shape());
     for (std::size_t b = 0; b < f.batch; ++b)
-        for (std::size_t i = 0; i + 1 < n; ++i) {
-            const std::size_t r = b * n + i, next = batch[b][i + 1];
-            loss += token_loss(f.logits, r, next);
-            if (!d_logits) continue;
-            for (std::size_t v = 0; v < cols(f.probs); ++v) (*d_logits)(r, v) = f.probs(r, v) / T(N);
-            (*d_logits)(r, next) -= T(1) / T(N);
-        }
+        for (std::size_t i = 0; i + 1 < n; ++i) loss += token_loss(f.logits, b * n + i, batch[b][i + 1]);
+    if (d_logits) *d_logits = next_token_gradient(f, batch);
     return loss / N;
 }
 
@@ -792,6 +800,7 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
                                            const std::vector<bool>&);                                         \
     template double token_loss(const Mat<T>&, std::size_t, std::size_t);                                      \
     template double next_token_loss(const ModelForward<T>&, const std::vector<Tokens>&, Mat<T>*);             \
+    template Mat<T> next_token_gradient(const ModelForward<T>&, const std::vector<Tokens>&);                  \
     template AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,   \
                                                   const ModelForward<T>&, const Mat<T>&, const std::vector<bool>&);
 INSTANTIATE(float)
