@@ -39,7 +39,8 @@ enum class Terms { all, up_to_i, from_i };
 // block's rows start (from_i) or stop (up_to_i) at different k: the block's first or last
 // few k add to some of its rows only.
 typedef float eight_floats __attribute__((vector_size(32)));
-typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));  // at any float
+// the same eight floats read or written at any float of a matrix (no 32-byte alignment)
+typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));
 template <std::size_t R>
 __attribute__((always_inline)) inline void add_term(eight_floats (&sum)[R], Operand<float> a, const float* b,
                                                     std::size_t m, std::size_t i0, std::size_t j0, std::size_t k,
