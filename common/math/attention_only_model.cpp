@@ -13,7 +13,7 @@
 
 namespace {
 
-// op(a) · op(b) by loops in a fixed order: every entry starts at 0 and adds its terms
+// op(a) · b by loops in a fixed order: every entry starts at 0 and adds its terms
 // for k = 0, 1, 2, … in turn. BLAS would sum in an order that depends on the processor
 // (OpenBLAS picks a Haswell, SkylakeX or Zen kernel at run time), and a thousand training
 // steps turn those last-bit differences into different printed losses: this chapter must
@@ -22,38 +22,94 @@ namespace {
 
 // The operand a of a product, entry (i, k) at a[i·row_step + k·k_step]: a by rows
 // (row_step K, k_step 1), or aᵀ read in place (row_step 1, k_step = a's width).
+template <class T>
 struct Operand {
-    const float* a;
+    const T* a;
     std::size_t row_step, k_step;
 };
 
+// Which terms k of c_ij = Σ_k op(a)_ik b_kj a product adds: every k, or one triangle of a
+// sequence's (n × n) weights: k ≤ i (a query reads its earlier keys: Z = A V, dQ = dS K)
+// or k ≥ i (a key is read by its later queries: dV = Aᵀ dZ, dK = dSᵀ Q).
+enum class Terms { all, up_to_i, from_i };
+
 // c[i0 … i0+R) × [j0 … j0+8) of op(a) · b, b (K × m) by rows: R × 8 sums kept in
 // registers while k runs, eight floats at a time (one AVX register, or two SSE ones): an
-// element-wise multiply and add, so each sum still adds k = 0, 1, … in turn.
+// element-wise multiply and add, so each sum still adds its k in turn. In a triangle, the
+// block's rows start (from_i) or stop (up_to_i) at different k: the block's first or last
+// few k add to some of its rows only.
 typedef float eight_floats __attribute__((vector_size(32)));
+// the same eight floats read or written at any float of a matrix (no 32-byte alignment)
+typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));
 template <std::size_t R>
-__attribute__((always_inline)) inline void product_block(Operand a, const float* __restrict b, float* __restrict c,
-                                                         std::size_t K, std::size_t m, std::size_t i0,
-                                                         std::size_t j0) {
-    eight_floats sum[R] = {};
-    for (std::size_t k = 0; k < K; ++k) {
-        eight_floats b_k;
-        __builtin_memcpy(&b_k, b + k * m + j0, sizeof b_k);
-        const float* a_k = a.a + i0 * a.row_step + k * a.k_step;
-        for (std::size_t r = 0; r < R; ++r) sum[r] += a_k[r * a.row_step] * b_k;
+__attribute__((always_inline)) inline void add_term(eight_floats (&sum)[R], Operand<float> a, const float* b,
+                                                    std::size_t m, std::size_t i0, std::size_t j0, std::size_t k,
+                                                    std::size_t r_begin, std::size_t r_end) {
+    const eight_floats b_k = *reinterpret_cast<const eight_floats_anywhere*>(b + k * m + j0);
+    const float* a_k = a.a + i0 * a.row_step + k * a.k_step;
+    for (std::size_t r = 0; r < R; ++r)  // r runs over constants: sum stays in registers
+        if (r >= r_begin && r < r_end) sum[r] += a_k[r * a.row_step] * b_k;
+}
+template <std::size_t R, Terms terms>
+__attribute__((always_inline)) inline void product_block(Operand<float> a, const float* __restrict b,
+                                                         float* __restrict c, std::size_t K, std::size_t m,
+                                                         std::size_t i0, std::size_t j0) {
+    eight_floats sum[R];
+    for (std::size_t r = 0; r < R; ++r) sum[r] = eight_floats{};
+    if (terms == Terms::from_i)  // k = i0 … i0 + R − 2: rows i ≤ k only
+        for (std::size_t k = i0; k + 1 < i0 + R; ++k) add_term(sum, a, b, m, i0, j0, k, 0, k - i0 + 1);
+    const std::size_t k_begin = terms == Terms::from_i ? i0 + R - 1 : 0, k_end = terms == Terms::up_to_i ? i0 + 1 : K;
+    for (std::size_t k = k_begin; k < k_end; ++k) add_term(sum, a, b, m, i0, j0, k, 0, R);
+    if (terms == Terms::up_to_i)  // k = i0 + 1 … i0 + R − 1: rows i ≥ k only
+        for (std::size_t k = i0 + 1; k < i0 + R; ++k) add_term(sum, a, b, m, i0, j0, k, k - i0, R);
+    for (std::size_t r = 0; r < R; ++r) *reinterpret_cast<eight_floats_anywhere*>(c + (i0 + r) * m + j0) = sum[r];
+}
+template <Terms terms>
+__attribute__((always_inline)) inline void blocks(Operand<float> a, const float* b, float* c, std::size_t n,
+                                                  std::size_t K, std::size_t m) {
+    for (std::size_t j = 0; j + 8 <= m; j += 8) {
+        std::size_t i = 0;
+        for (; i + 6 <= n; i += 6) product_block<6, terms>(a, b, c, K, m, i, j);
+        // the last rows in one block too: each of a block's sums waits for its previous addition,
+        // and a block of one row would wait R times as long for its K additions as a block of R
+        switch (n - i) {
+            case 5: product_block<5, terms>(a, b, c, K, m, i, j); break;
+            case 4: product_block<4, terms>(a, b, c, K, m, i, j); break;
+            case 3: product_block<3, terms>(a, b, c, K, m, i, j); break;
+            case 2: product_block<2, terms>(a, b, c, K, m, i, j); break;
+            case 1: product_block<1, terms>(a, b, c, K, m, i, j); break;
+        }
     }
-    for (std::size_t r = 0; r < R; ++r) __builtin_memcpy(c + (i0 + r) * m + j0, &sum[r], sizeof sum[r]);
 }
 
-// The columns [0, m − m mod 8) of c = op(a) · b in blocks of 6 × 8. Compiled twice, for
+// The columns [0, m − m mod 8) of c = op(a) · b (n × m) in blocks of 6 × 8. Compiled twice, for
 // AVX2 and for any x86-64, the machine picking at run time: the same sums in the same order
 // either way (no fused multiply-add, which would round once instead of twice).
 __attribute__((target_clones("avx2", "default")))
-void product_in_blocks(Operand a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m) {
-    for (std::size_t j = 0; j + 8 <= m; j += 8) {
-        std::size_t i = 0;
-        for (; i + 6 <= n; i += 6) product_block<6>(a, b, c, K, m, i, j);
-        for (; i < n; ++i) product_block<1>(a, b, c, K, m, i, j);
+void product_in_blocks(Operand<float> a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m,
+                       Terms terms) {
+    if (terms == Terms::all) blocks<Terms::all>(a, b, c, n, K, m);
+    if (terms == Terms::up_to_i) blocks<Terms::up_to_i>(a, b, c, n, K, m);
+    if (terms == Terms::from_i) blocks<Terms::from_i>(a, b, c, n, K, m);
+}
+
+// c = op(a) · b (n × m), b (K × m) by rows, into c's n·m numbers; with a triangle of terms, c's
+// entries outside it are left as they were.
+template <class T>
+void product_into(Operand<T> a, const T* b, T* c, std::size_t n, std::size_t K, std::size_t m,
+                  Terms terms = Terms::all) {
+    std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
+    if constexpr (std::is_same_v<T, float>) {
+        j_blocks = m - m % 8;
+        product_in_blocks(a, b, c, n, K, m, terms);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t k_begin = terms == Terms::from_i ? i : 0, k_end = terms == Terms::up_to_i ? i + 1 : K;
+        for (std::size_t j = j_blocks; j < m; ++j) {  // one entry at a time (the edges, and every entry in double)
+            T sum = 0;
+            for (std::size_t k = k_begin; k < k_end; ++k) sum += a.a[i * a.row_step + k * a.k_step] * b[k * m + j];
+            c[i * m + j] = sum;
+        }
     }
 }
 
@@ -67,17 +123,7 @@ Mat<T> product(bool ta, bool tb, const Mat<T>& a_in, const Mat<T>& b_in) {
     const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = cols(b);
     const std::size_t row_step = ta ? 1 : K, k_step = ta ? cols(a_in) : 1;  // op(a)(i, k) = a[i·row_step + k·k_step]
     Mat<T> c = Mat<T>::from_shape({n, m});
-    std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
-    if constexpr (std::is_same_v<T, float>) {
-        j_blocks = m - m % 8;
-        product_in_blocks(Operand{a_in.data(), row_step, k_step}, b.data(), c.data(), n, K, m);
-    }
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = j_blocks; j < m; ++j) {  // one entry at a time (the edges, and every entry in double)
-            T sum = 0;
-            for (std::size_t k = 0; k < K; ++k) sum += a_in.data()[i * row_step + k * k_step] * b(k, j);
-            c(i, j) = sum;
-        }
+    product_into(Operand<T>{a_in.data(), row_step, k_step}, b.data(), c.data(), n, K, m);
     return c;
 }
 template <class T>
@@ -101,12 +147,23 @@ std::vector<T> rows_transposed(const Mat<T>& M, std::size_t r0, std::size_t n) {
     return t;
 }
 
-// z_i = Σ_{j≤i} a_ij v_j (d_h), j = 0, 1, … in turn; v the sequence's values (n × d_h) by rows.
+// The products of one sequence's head (rows r0 … r0 + n − 1 of its (B·n × ·) matrices), each
+// sum in the order of the formula:
+//   scores       S = Q Kᵀ (n × n): s_ij = Σ_c q_ic k_jc, c = 0, 1, … (for every j; those after i
+//                are not used), from k_t = Kᵀ (d_h × n); also dA = dZ Vᵀ
+//   causal_rows  Z = A V (n × d_h): z_i = Σ_{j≤i} a_ij v_j, j = 0, 1, …; also dQ = dS K
+//   causal_cols  dV = Aᵀ dZ (n × d_h): dv_j = Σ_{i≥j} a_ij dz_i, i = j, j + 1, …; also dK = dSᵀ Q
 template <class T>
-void weighted_values(const T* a_i, const T* v, T* z_i, std::size_t i, std::size_t dh) {
-    for (std::size_t c = 0; c < dh; ++c) z_i[c] = 0;
-    for (std::size_t j = 0; j <= i; ++j)
-        for (std::size_t c = 0; c < dh; ++c) z_i[c] += a_i[j] * v[j * dh + c];
+void scores(const T* q, const std::vector<T>& k_t, T* s, std::size_t n, std::size_t dh) {
+    product_into(Operand<T>{q, dh, 1}, k_t.data(), s, n, dh, n);
+}
+template <class T>
+void causal_rows(const T* a, const T* v, T* z, std::size_t n, std::size_t dh) {
+    product_into(Operand<T>{a, n, 1}, v, z, n, n, dh, Terms::up_to_i);
+}
+template <class T>
+void causal_cols(const T* a, const T* dz, T* dv, std::size_t n, std::size_t dh) {
+    product_into(Operand<T>{a, 1, n}, dz, dv, n, n, dh, Terms::from_i);
 }
 
 // Which keys a softmax head reads, and its sink (the variants of the header); the defaults:
@@ -145,18 +202,12 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
             const KeyChoice<T>& choice = {}) {
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
-    const T *q = Q.data() + r0 * dh, *v = V.data() + r0 * dh;
     T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
-    const std::vector<T> k_t = rows_transposed(K, r0, n);  // (d_h × n)
+    scores(Q.data() + r0 * dh, rows_transposed(K, r0, n), a, n, dh);  // a_ij = q_i · k_j
     std::vector<char> seen(choice.plain() ? 0 : n);
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i) {
         T* a_i = a + i * n;
-        for (std::size_t j = 0; j <= i; ++j) a_i[j] = 0;  // keys after i are hidden: weight 0
-        for (std::size_t c = 0; c < dh; ++c) {             // a_ij = Σ_c q_ic k_jc, c = 0, 1, …
-            const T q_ic = q[i * dh + c], *k_c = k_t.data() + c * n;
-            for (std::size_t j = 0; j <= i; ++j) a_i[j] += q_ic * k_c[j];
-        }
         T largest = -std::numeric_limits<T>::infinity();
         if (choice.plain()) {
             for (std::size_t j = 0; j <= i; ++j) largest = std::max(largest, a_i[j] *= scale);
@@ -178,27 +229,23 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
             for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i && seen[j] ? a_i[j] / sum : T(0);
             if (choice.sink_share) (*choice.sink_share)(r0 + i, 0) = e_sink / sum;
         }
-        weighted_values(a_i, v, z + i * dh, i, dh);
     }
+    causal_rows(a, V.data() + r0 * dh, z, n, dh);  // z_i = Σ_{j≤i} a_ij v_j
 }
 
-// The backward pass of weighted_values for row i: dA[j] = dz_i · v_j (dA = dZ Vᵀ) and
-// dv_j += a_ij dz_i (dV += Aᵀ dZ) for j ≤ i; returns Σ_j dA[j] a_ij, the share of dA that
-// each normalisation of a row (softmax, linear) takes back. v_t (d_h × n) the values transposed.
+// The backward pass of Z = A V for one sequence: dA = dZ Vᵀ (n × n, the entries after the
+// diagonal unused), dV = Aᵀ dZ, and in `dots` rowsum(dA ⊙ A)_i = Σ_{j≤i} dA_ij a_ij, the share
+// of dA that each normalisation of a row (softmax, linear) takes back.
 template <class T>
-T weighted_values_backward(const T* a_i, const T* dz_i, const std::vector<T>& v_t, T* dv, T* dA, std::size_t i,
-                           std::size_t n, std::size_t dh) {
-    for (std::size_t j = 0; j <= i; ++j) dA[j] = 0;
-    for (std::size_t c = 0; c < dh; ++c) {  // dA = dZ Vᵀ
-        const T dz_ic = dz_i[c], *v_c = v_t.data() + c * n;
-        for (std::size_t j = 0; j <= i; ++j) dA[j] += dz_ic * v_c[j];
+void weighted_values_backward(const Mat<T>& V, const T* a, const T* dz, T* dv, T* dA, T* dots, std::size_t r0,
+                              std::size_t n, std::size_t dh) {
+    scores(dz, rows_transposed(V, r0, n), dA, n, dh);
+    causal_cols(a, dz, dv, n, dh);
+    for (std::size_t i = 0; i < n; ++i) {
+        T dot = 0;
+        for (std::size_t j = 0; j <= i; ++j) dot += dA[i * n + j] * a[i * n + j];
+        dots[i] = dot;
     }
-    T dot = 0;
-    for (std::size_t j = 0; j <= i; ++j) {  // dV += Aᵀ dZ
-        for (std::size_t c = 0; c < dh; ++c) dv[j * dh + c] += a_i[j] * dz_i[c];
-        dot += dA[j] * a_i[j];
-    }
-    return dot;
 }
 
 // The backward pass of attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1). The same with a
@@ -210,21 +257,14 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
     const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *a = A.data() + r0 * n;
-    const T* dz = dZ.data() + r0 * dh;
-    T *dq = dQ.data() + r0 * dh, *dk = dK.data() + r0 * dh, *dv = dV.data() + r0 * dh;
-    const std::vector<T> v_t = rows_transposed(V, r0, n);  // (d_h × n)
-    std::vector<T> dA(n), dS(n);
+    std::vector<T> dA(n * n), dS(n * n), dots(n);  // (n × n), (n × n), (n)
+    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.data(), dots.data(), r0, n, dh);
     for (std::size_t i = 0; i < n; ++i) {
-        const T *a_i = a + i * n, *dz_i = dz + i * dh;
-        const T dot = weighted_values_backward(a_i, dz_i, v_t, dv, dA.data(), i, n, dh);
-        if (d_sink) *d_sink -= (*sink_share)(r0 + i, 0) * dot;  // the sink's column: dA = 0 there
-        for (std::size_t j = 0; j <= i; ++j) dS[j] = a_i[j] * (dA[j] - dot) * scale;
-        for (std::size_t j = 0; j <= i; ++j)  // dQ = dS K; dK = dSᵀ Q
-            for (std::size_t c = 0; c < dh; ++c) {
-                dq[i * dh + c] += dS[j] * k[j * dh + c];
-                dk[j * dh + c] += dS[j] * q[i * dh + c];
-            }
+        if (d_sink) *d_sink -= (*sink_share)(r0 + i, 0) * dots[i];  // the sink's column: dA = 0 there
+        for (std::size_t j = 0; j <= i; ++j) dS[i * n + j] = a[i * n + j] * (dA[i * n + j] - dots[i]) * scale;
     }
+    causal_rows(dS.data(), k, dQ.data() + r0 * dh, n, dh);  // dQ = dS K
+    causal_cols(dS.data(), q, dK.data() + r0 * dh, n, dh);  // dK = dSᵀ Q
 }
 
 // ---- linear attention (Katharopoulos et al. 2020) ----
@@ -244,22 +284,15 @@ template <class T>
 void linear_attend(const Mat<T>& phi_Q, const Mat<T>& phi_K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z,
                    std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(phi_Q);
-    const T* fq = phi_Q.data() + r0 * dh;
-    const std::vector<T> fk_t = rows_transposed(phi_K, r0, n);  // (d_h × n)
-    const T* v = V.data() + r0 * dh;
     T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
+    scores(phi_Q.data() + r0 * dh, rows_transposed(phi_K, r0, n), a, n, dh);  // s_ij = φ(q_i)·φ(k_j)
     for (std::size_t i = 0; i < n; ++i) {
         T* a_i = a + i * n;
-        for (std::size_t j = 0; j <= i; ++j) a_i[j] = 0;
-        for (std::size_t c = 0; c < dh; ++c) {  // s_ij = Σ_c φ(q_ic) φ(k_jc), c = 0, 1, …
-            const T f_ic = fq[i * dh + c], *f_c = fk_t.data() + c * n;
-            for (std::size_t j = 0; j <= i; ++j) a_i[j] += f_ic * f_c[j];
-        }
         T sum = 0;  // every s_ij > 0: the sum is never 0
         for (std::size_t j = 0; j <= i; ++j) sum += a_i[j];
         for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
-        weighted_values(a_i, v, z + i * dh, i, dh);
     }
+    causal_rows(a, V.data() + r0 * dh, z, n, dh);  // z_i = Σ_{j≤i} a_ij v_j
 }
 
 // The backward pass of linear_attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1).
@@ -269,22 +302,16 @@ void linear_attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& phi_
                             std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(Q);
     const T *fq = phi_Q.data() + r0 * dh, *fk = phi_K.data() + r0 * dh;  // (n × d_h)
-    const std::vector<T> v_t = rows_transposed(V, r0, n);                                 // (d_h × n)
-    const T *a = A.data() + r0 * n, *dz = dZ.data() + r0 * dh;
-    T* dv = dV.data() + r0 * dh;
-    std::vector<T> dA(n), dS(n), k_sum(dh, T(0)), dfq(n * dh, T(0)), dfk(n * dh, T(0));
+    const T* a = A.data() + r0 * n;
+    std::vector<T> dA(n * n), dS(n * n), dots(n), k_sum(dh, T(0)), dfq(n * dh), dfk(n * dh);
+    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.data(), dots.data(), r0, n, dh);
     for (std::size_t i = 0; i < n; ++i) {
-        const T *a_i = a + i * n, *dz_i = dz + i * dh;
         T norm = 0;  // Σ_{j≤i} s_ij = φ(q_i) · Σ_{j≤i} φ(k_j)
         for (std::size_t c = 0; c < dh; ++c) norm += fq[i * dh + c] * (k_sum[c] += fk[i * dh + c]);
-        const T dot = weighted_values_backward(a_i, dz_i, v_t, dv, dA.data(), i, n, dh);
-        for (std::size_t j = 0; j <= i; ++j) dS[j] = (dA[j] - dot) / norm;
-        for (std::size_t j = 0; j <= i; ++j)  // dφ(Q) = dS φ(K); dφ(K) = dSᵀ φ(Q)
-            for (std::size_t c = 0; c < dh; ++c) {
-                dfq[i * dh + c] += dS[j] * fk[j * dh + c];
-                dfk[j * dh + c] += dS[j] * fq[i * dh + c];
-            }
+        for (std::size_t j = 0; j <= i; ++j) dS[i * n + j] = (dA[i * n + j] - dots[i]) / norm;
     }
+    causal_rows(dS.data(), fk, dfq.data(), n, dh);  // dφ(Q) = dS φ(K)
+    causal_cols(dS.data(), fq, dfk.data(), n, dh);  // dφ(K) = dSᵀ φ(Q)
     for (std::size_t i = 0; i < n; ++i)  // dq = dφ(q) ⊙ φ'(q), dk likewise
         for (std::size_t c = 0; c < dh; ++c) {
             const std::size_t e = i * dh + c;
@@ -670,19 +697,27 @@ double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next) {
 }
 
 template <class T>
+Mat<T> next_token_gradient(const ModelForward<T>& f, const std::vector<Tokens>& batch) {
+    const std::size_t n = f.length;
+    const double N = double(f.batch * (n - 1));
+    Mat<T> d_logits = xt::zeros<T>(f.probs.shape());
+    for (std::size_t b = 0; b < f.batch; ++b)
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            const std::size_t r = b * n + i, next = batch[b][i + 1];
+            for (std::size_t v = 0; v < cols(f.probs); ++v) d_logits(r, v) = f.probs(r, v) / T(N);
+            d_logits(r, next) -= T(1) / T(N);
+        }
+    return d_logits;
+}
+
+template <class T>
 double next_token_loss(const ModelForward<T>& f, const std::vector<Tokens>& batch, Mat<T>* d_logits) {
     const std::size_t n = f.length;
     const double N = double(f.batch * (n - 1));
     double loss = 0.0;
-    if (d_logits) *d_logits = xt::zeros<T>(f.probs.shape());
     for (std::size_t b = 0; b < f.batch; ++b)
-        for (std::size_t i = 0; i + 1 < n; ++i) {
-            const std::size_t r = b * n + i, next = batch[b][i + 1];
-            loss += token_loss(f.logits, r, next);
-            if (!d_logits) continue;
-            for (std::size_t v = 0; v < cols(f.probs); ++v) (*d_logits)(r, v) = f.probs(r, v) / T(N);
-            (*d_logits)(r, next) -= T(1) / T(N);
-        }
+        for (std::size_t i = 0; i + 1 < n; ++i) loss += token_loss(f.logits, b * n + i, batch[b][i + 1]);
+    if (d_logits) *d_logits = next_token_gradient(f, batch);
     return loss / N;
 }
 
@@ -766,6 +801,7 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
                                            const std::vector<bool>&);                                         \
     template double token_loss(const Mat<T>&, std::size_t, std::size_t);                                      \
     template double next_token_loss(const ModelForward<T>&, const std::vector<Tokens>&, Mat<T>*);             \
+    template Mat<T> next_token_gradient(const ModelForward<T>&, const std::vector<Tokens>&);                  \
     template AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,   \
                                                   const ModelForward<T>&, const Mat<T>&, const std::vector<bool>&);
 INSTANTIATE(float)

@@ -199,6 +199,12 @@ double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next);
 template <class T>
 double next_token_loss(const ModelForward<T>& f, const std::vector<Tokens>& batch, Mat<T>* d_logits = nullptr);
 
+// Its gradient alone, d_logits (B·n × V) = (p − onehot(next token)) / N, 0 in each sequence's
+// last row: what a training step needs (the loss in double would cost a logarithm and V
+// exponentials per token).
+template <class T>
+Mat<T> next_token_gradient(const ModelForward<T>& f, const std::vector<Tokens>& batch);
+
 // The gradient of the loss with respect to every parameter, in the model's shape.
 template <class T>
 AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,

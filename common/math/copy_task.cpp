@@ -99,10 +99,8 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
         const int left = s.steps - step, decay = std::max(1, int(std::lround(s.decay_share * float(s.steps))));
         adam.set_learning_rate(left >= decay ? s.lr : s.lr * float(left) / float(decay));
         const std::vector<Tokens> batch = repeated_sequences(data, s.batch, s.vocabulary, L, shortest_lag(L));
-        Mat<float> d_logits;
         const ModelForward<float> f = model_forward(r.trained, batch);
-        next_token_loss(f, batch, &d_logits);
-        AttentionOnlyModel<float> g = model_backward(r.trained, batch, f, d_logits);
+        AttentionOnlyModel<float> g = model_backward(r.trained, batch, f, next_token_gradient(f, batch));
         const std::vector<Mat<float>*> grads = parameters(g);
         adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
     }
