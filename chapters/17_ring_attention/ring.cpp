@@ -72,9 +72,11 @@ void Mpi::print_on_rank_0_only() {
     const char* launcher = std::getenv("TUTORIAL_STDOUT_OF");
     const std::string launcher_stdout = launcher ? fmt::format("/proc/{}/fd/1", launcher) : "";
     struct stat target {};
-    if (launcher && std::to_string(::getppid()) == launcher && ::stat(launcher_stdout.c_str(), &target) == 0 &&
-        !S_ISREG(target.st_mode))
-        redirect(STDOUT_FILENO, launcher_stdout);
+    if (!launcher || std::to_string(::getppid()) != launcher || ::stat(launcher_stdout.c_str(), &target) != 0) return;
+    if (!S_ISREG(target.st_mode)) redirect(STDOUT_FILENO, launcher_stdout);
+    // mpirun hands rank 0 a terminal of its own (a pty) to read from; what reads it is a file:
+    // no colour unless asked (--color always).
+    else setenv("NO_COLOR", "1", 0);
 }
 
 void Mpi::join() {
