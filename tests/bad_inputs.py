@@ -179,6 +179,24 @@ LAUNCHED_OUT_OF_RANGE = {
     "ch17_ring_attention": [(["--n", "3"], "--n")],
 }
 
+# Flags a learner mistypes, and the flag the answer must suggest.
+NEAR_MISSES = {
+    "ch18_latent_attention": [(["--head", "2"], "--heads")],  # also the beginning of --head-dim
+}
+
+# Inputs at the edge of what a chapter computes: (name, the file, flags, ("ok", "") to work or the
+# words its one line must hold).
+EDGE_FILES = {
+    # With seed 8, W_Q and W_K (1 × 1) are −1.497 and −2.106: token b's query is 45 and its key 63.3,
+    # token a's key 45. exp(q)·exp(k) = e¹⁰⁸ would overflow float32 (each entry under 80): the
+    # feature map subtracts the largest entry. Then keys at −60 and +60: token a's only score,
+    # e⁻¹²⁰ after the shift, rounds to 0, and that is refused.
+    "ch19_linear_attention": [
+        ("exp, q + k > 88", "token,d0\na,-21.3663\nb,-30.0534\n", ["--feature-map", "exp", "--seed", "8"], ("ok", "")),
+        ("exp, a score that rounds to 0", "token,d0\na,28.49\nb,-28.49\n", ["--feature-map", "exp", "--seed", "8"],
+         ["--feature-map exp", "token 0"])],
+}
+
 # Flag combinations that must be refused (CLI11 "excludes" and the like).
 CONFLICTS = {
     "ch08_cross_attention": [(["--encoder", "{encoder}", "--source", "the"], "--source")],
@@ -342,7 +360,7 @@ FRAME_CHAPTERS = {"ch01_dot_product_scores", "ch17_ring_attention"}
 
 
 def check_chapter(chapter):
-    flags = parse_help(chapter)
+    flags = every_flag = parse_help(chapter)
     if chapter not in FRAME_CHAPTERS:
         flags = {flag: type_name for flag, type_name in flags.items() if flag not in FRAME_FLAGS}
     tmp = Path(tempfile.mkdtemp(prefix=f"bad_{chapter}_"))
@@ -351,6 +369,12 @@ def check_chapter(chapter):
     # Flags
     jobs.append(("unknown flag --bogus", ["--bogus"], "--bogus", True))
     jobs.append(("stray argument", ["stray"], "stray", True))
+    # A flag one letter short of one of the chapter's own (--head for --heads): the real one is named.
+    frame = FRAME_FLAGS | {"--no-color", "--list-steps", "--pause"}
+    own = [flag for flag in flags if flag not in frame and flag[:-1] not in every_flag and len(flag) > 4]
+    near_misses = NEAR_MISSES.get(chapter, []) + [([own[0][:-1], "1"], own[0])] * bool(own)
+    for args, meant in near_misses:
+        jobs.append((f"{' '.join(args)} (for {meant})", args, [args[0], f"(did you mean {meant}?)"], True))
     for flag, type_name in flags.items():
         if type_name and type_name not in VALUE_TYPES:
             report(chapter, f"{flag} {type_name}", [f"type name {type_name} (expected one of {sorted(VALUE_TYPES)}: "
@@ -399,6 +423,10 @@ def check_chapter(chapter):
                 jobs.append((f"{flag} {name}", [flag, path], (expect, str(path)), True))
     for args, flag in LAUNCHED_OUT_OF_RANGE.get(chapter, []):
         jobs.append((" ".join(args) + " (launched)", args, flag, "launched"))
+    for name, rows, args, must in EDGE_FILES.get(chapter, []):
+        path = tmp / f"{name}.csv"
+        path.write_text(rows)
+        jobs.append((f"{name}: {' '.join(args)}", ["--input", path, *args], must, True))
     for args, flag in CONFLICTS.get(chapter, []):
         if flag in flags:
             enc = tmp / "encoder.csv"

@@ -31,6 +31,12 @@
 // `bless-doc` takes a measured default-run block and the pictures from one run,
 // so that the numbers in the doc and in its pictures agree.
 //
+// Numbers in the prose: every number with a decimal point in a doc's text (outside code
+// blocks, `inline code` and HTML comments) must be one that the doc's commands print (in an
+// output block, or in the whole output of a command the doc runs), as printed (less its last zeros).
+// A number that is not meant to be printed (a learning rate given, a quoted result from a
+// paper) is listed in its paragraph: <!-- not printed: 0.02 1.5 -->.
+//
 // Numbers are compared with a tolerance of one unit in the last printed digit
 // (BLAS libraries sum in different orders on different processors); integers
 // exactly; numbers in scientific notation (the max errors of self-checks) only
@@ -389,6 +395,108 @@ bool bless_pictures(const std::string& path, const std::vector<std::string>& doc
     return ok;
 }
 
+// The numbers with a decimal point that a text prints, by their count of decimals; "-" dropped
+// (prose writes "−", or the sign in words).
+using Printed = std::map<std::size_t, std::vector<double>>;
+
+void add_printed(Printed& printed, const std::string& text) {
+    std::istringstream words(text);
+    std::string word;
+    while (words >> word)
+        for (const Piece& p : pieces(word))
+            if (p.number && p.text.find('.') != std::string::npos && !scientific(p.text))
+                printed[decimals(p.text)].push_back(std::fabs(std::stod(p.text)));
+}
+
+// Printed as written, give or take one unit in the last printed digit; "0.42" is also printed as
+// "0.420" (its zeros left off), but not as "0.4213".
+bool is_printed(const Printed& printed, const std::string& number) {
+    const double value = std::stod(number);
+    for (auto it = printed.lower_bound(decimals(number)); it != printed.end(); ++it) {
+        const double unit = std::pow(10.0, -static_cast<double>(it->first));
+        if (std::any_of(it->second.begin(), it->second.end(), [&](double x) { return std::fabs(x - value) <= unit * 1.001; }))
+            return true;
+    }
+    return false;
+}
+
+bool is_letter_or_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// A line of prose without its `inline code`, HTML comments and link targets "](…)".
+std::string prose_text(std::string line, bool& in_comment) {
+    std::string out;
+    for (std::size_t i = 0; i < line.size();) {
+        if (in_comment) {
+            const auto end = line.find("-->", i);
+            if (end == std::string::npos) break;
+            in_comment = false, i = end + 3;
+        } else if (line.compare(i, 4, "<!--") == 0) {
+            in_comment = true, i += 4;
+        } else if (line[i] == '`') {
+            const auto end = line.find('`', i + 1);
+            i = end == std::string::npos ? line.size() : end + 1;
+            out += ' ';
+        } else if (line.compare(i, 2, "](") == 0) {
+            const auto end = line.find(')', i);
+            i = end == std::string::npos ? line.size() : end + 1;
+            out += ' ';
+        } else {
+            out += line[i++];
+        }
+    }
+    return out;
+}
+
+// The numbers with a decimal point in a line of prose: "0.908", "2.438" of "0.908–2.438"; not
+// a version (0.24.3), nor a number inside a word (v1.5, W_1.5).
+std::vector<std::string> prose_numbers(const std::string& text) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (!is_digit(text[i]) || (i > 0 && (is_letter_or_digit(text[i - 1]) || text[i - 1] == '.' || text[i - 1] == '_')))
+            continue;
+        std::size_t j = i;
+        while (j < text.size() && is_digit(text[j])) ++j;
+        const bool decimal = j + 1 < text.size() && text[j] == '.' && is_digit(text[j + 1]);
+        if (decimal)
+            for (++j; j < text.size() && is_digit(text[j]);) ++j;
+        const bool version = j + 1 < text.size() && text[j] == '.' && is_digit(text[j + 1]);
+        const bool exponent = j < text.size() && (text[j] == 'e' || text[j] == 'E');
+        if (decimal && !version && !exponent) out.push_back(text.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+// Every prose number of the doc printed by its commands (see the top of this file).
+bool check_prose_numbers(const std::string& path, const std::vector<std::string>& doc, const Printed& printed) {
+    bool ok = true, in_fence = false, in_comment = false;
+    for (std::size_t first = 0; first < doc.size();) {
+        // a paragraph: the lines up to a blank one, a fence, or the end
+        std::size_t last = first;
+        std::string not_printed;
+        std::vector<std::pair<std::size_t, std::string>> numbers;
+        for (; last < doc.size() && !doc[last].empty(); ++last) {
+            const std::string& line = doc[last];
+            const bool fence = line.compare(std::min(line.size(), line.find_first_not_of(' ')), 3, "```") == 0;
+            if (fence) in_fence = !in_fence;
+            if (in_fence || fence) continue;
+            const auto marker = line.find("<!-- not printed:");
+            if (marker != std::string::npos) not_printed += " " + line.substr(marker + 17, line.find("-->", marker) - marker - 17) + " ";
+            for (const std::string& n : prose_numbers(prose_text(line, in_comment))) numbers.emplace_back(last, n);
+        }
+        for (const auto& [line, n] : numbers)
+            if (!is_printed(printed, n) && not_printed.find(" " + n + " ") == std::string::npos) {
+                std::cerr << path << ":" << line + 1 << ": the prose says " << n
+                          << ", which none of the doc's commands prints (at these decimals); if it is not meant "
+                             "to be printed, mark it in its paragraph: <!-- not printed: "
+                          << n << " -->\n";
+                ok = false;
+            }
+        first = std::max(last, first) + 1;
+    }
+    return ok;
+}
+
 // The output of each command a doc runs: (argv, stderr merged) → (output, exit code).
 using Runs = std::map<std::pair<std::vector<std::string>, bool>, std::pair<std::string, int>>;
 
@@ -412,7 +520,10 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
         default_run.program = pictures.chapter;
         runs[{program_argv(bin_dir, default_run), false}] = {drawing.output, 0};
     }
+    Printed printed;  // what the doc's blocks and commands print, for the numbers of its prose
+    add_printed(printed, drawing.output);
     for (const auto& b : blocks) {
+        add_printed(printed, b.content);
         if (b.measured) continue;
         const std::string what = path + ":" + std::to_string(b.first_line) + " (" + b.program + ")";
         Block command = b;
@@ -421,6 +532,7 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
         const auto key = std::make_pair(program_argv(bin_dir, command), b.exit_code != 0);
         if (!runs.count(key)) runs[key] = run(key.first, key.second);
         const auto& [full_output, code] = runs[key];
+        add_printed(printed, full_output);
         const std::string output = excerpt(full_output, command.step);
         if (code != b.exit_code) {
             std::cerr << what << ": exit code " << code << ", expected " << b.exit_code << "\n";
@@ -435,6 +547,7 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
     }
     ok = check_pictures(path, doc, drawing) && ok;
     if (!drawing.dir.empty()) fs::remove_all(drawing.dir);
+    ok = check_prose_numbers(path, doc, printed) && ok;
     return ok ? 0 : 1;
 }
 

@@ -1,4 +1,5 @@
-"""Chapter 17's launcher: one check before mpirun, one line for a bad input, quiet under | head.
+"""Chapter 17's launcher: one check before mpirun, one line for a bad input, quiet under | head,
+whole output wherever it goes.
 
     python3 tests/ring_launcher.py BIN_DIR [--tutorial]      (ctest runs it as ring_launcher)
 
@@ -12,10 +13,14 @@ A good number reaches it (with --allow-many-ranks beyond 4 per core), as `-n P`.
 With the real mpirun (2 ranks, each run in its own process group, killed on a timeout):
   - a bad flag given to mpirun directly is said once, by rank 0, not once per rank;
   - a reader that has gone away (stdout a pipe nobody reads, as after | head) ends the run
-    quietly: nothing on stderr, no crash of mpirun.
+    quietly: nothing on stderr, no crash of mpirun;
+  - the lesson is whole in a pipe, on a terminal, and in a file between two lines the shell
+    writes, in order (`( echo BEFORE; ./tutorial run 17; echo AFTER ) > file`).
 --tutorial: the same refusals through ./tutorial run 17 --ranks P (the release build).
 """
 import os
+import pty
+import select
 import signal
 import stat
 import subprocess
@@ -161,6 +166,52 @@ with tempfile.TemporaryDirectory() as scratch:
         fail(f"launcher | head -1: first line {first!r}, exit {p.returncode}, stderr {err[:300]!r}")
     else:
         print(f"✓ launcher | head -1: {first.strip()!r}, exit {p.returncode}, nothing on stderr")
+
+    # Whole in a file, in a pipe and on a terminal. In a file, between two lines the shell writes:
+    # before the fix, rank 0 reopened the file with an offset of its own, and the shell's
+    # "AFTER" landed over the lesson's first lines.
+    # Without NO_COLOR: a file or a pipe gets plain text (mpirun hands rank 0 a terminal of its own).
+    lesson = [str(LAUNCHER), str(PROGRAM), "--n", "64"]
+    plain = {k: v for k, v in env.items() if k != "NO_COLOR"}
+    code, piped, err = run(lesson, dict(plain, TUTORIAL_RANKS="2"))
+    if code != 0 or not piped.startswith("Chapter 17") or err:
+        fail(f"launcher into a pipe: exit {code}, first line {piped[:60]!r}, stderr {err[:300]!r}")
+    else:
+        print(f"✓ launcher into a pipe: {len(piped.splitlines())} lines")
+    written = scratch / "lesson.txt"
+    with open(written, "wb") as file:
+        shell = 'echo BEFORE; "$@"; echo AFTER'
+        code, _, err = run(["sh", "-c", shell, "sh", *lesson], dict(plain, TUTORIAL_RANKS="2"), stdout=file)
+    text = written.read_text()
+    if code != 0 or text != "BEFORE\n" + piped + "AFTER\n":
+        fail(f"(echo BEFORE; launcher; echo AFTER) > file: exit {code}, the file starts {text[:120]!r}, "
+             f"{len(text.splitlines())} lines, expected {len(piped.splitlines()) + 2} ({err[:200]!r})")
+    else:
+        print(f"✓ (echo BEFORE; launcher; echo AFTER) > file: BEFORE, the {len(piped.splitlines())} lines, AFTER")
+    terminal, screen = pty.openpty()
+    p = subprocess.Popen(lesson, stdout=screen, stderr=subprocess.DEVNULL, env=dict(env, TUTORIAL_RANKS="2"),
+                         start_new_session=True)
+    os.close(screen)
+    shown = b""
+    while True:  # read until the terminal closes (EIO), or the run is too long
+        ready, _, _ = select.select([terminal], [], [], 120)
+        try:
+            chunk = os.read(terminal, 65536) if ready else b""
+        except OSError:  # EIO: every writer has closed the terminal
+            chunk = b""
+        if not chunk:
+            break
+        shown += chunk
+    if ready == []:
+        os.killpg(p.pid, signal.SIGKILL)
+    os.close(terminal)
+    code = p.wait()
+    shown = shown.decode("utf-8", "replace").replace("\r\n", "\n")
+    if code != 0 or shown != piped:
+        fail(f"launcher on a terminal: exit {code}, {len(shown.splitlines())} lines, expected "
+             f"{len(piped.splitlines())}: starts {shown[:120]!r}")
+    else:
+        print(f"✓ launcher on a terminal: the same {len(piped.splitlines())} lines")
 
 if failures:
     print(f"\n{len(failures)} failed")

@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "common/lesson/flag_values.hpp"
 #include "common/lesson/lesson.hpp"
 #include "tests/printed_by.hpp"
 
@@ -191,4 +192,40 @@ TEST_CASE("a name not in the list, a name listed twice or labels of the wrong co
         lesson.list({{"m", m, "", "", "tokens"}});
         lesson.present();
     }));
+}
+
+// A flag the program does not know, answered with the one the learner probably meant.
+namespace {
+
+// A chapter's flags, for the guesses of a mistyped one.
+struct Flags {
+    CLI::App app{"a chapter"};
+    std::size_t heads = 2, head_dim = 4, d_model = 8;
+    bool no_color = false;
+    Flags() {
+        app.add_option("--heads", heads);
+        app.add_option("--head-dim", head_dim);
+        app.add_option("--d-model", d_model);
+        app.add_flag("--no-color", no_color);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a flag that begins a real one, or is a letter off, is answered with it") {
+    Flags f;
+    CHECK(did_you_mean(f.app, {"--head", "2"}) == " (did you mean --heads?)");  // nearer than --head-dim
+    CHECK(did_you_mean(f.app, {"--head=2"}) == " (did you mean --heads?)");
+    CHECK(did_you_mean(f.app, {"--head-di", "2"}) == " (did you mean --head-dim?)");
+    CHECK(did_you_mean(f.app, {"--d-modle", "8"}) == " (did you mean --d-model?)");   // two letters swapped
+    CHECK(did_you_mean(f.app, {"--heads", "2", "--no-colour"}) == " (did you mean --no-color?)");
+    CHECK(did_you_mean(f.app, {"--hea", "2"}) == " (did you mean --heads?)");
+}
+
+TEST_CASE("another word, a known flag or a word after -- gets no guess") {
+    Flags f;
+    CHECK(did_you_mean(f.app, {"--bogus"}).empty());
+    CHECK(did_you_mean(f.app, {"--heads", "2", "stray"}).empty());
+    CHECK(did_you_mean(f.app, {"--", "--head"}).empty());
+    CHECK(did_you_mean(f.app, {"--x"}).empty());
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,10 +65,18 @@ void Mpi::print_on_rank_0_only() {
     }
     // mpirun passes on what its processes print; when its own reader goes away (| head) it
     // aborts loudly, and sometimes crashes. The launcher names itself (it became mpirun, the
-    // parent of its processes on this machine): rank 0 writes to the same stdout directly.
+    // parent of its processes on this machine): rank 0 writes to the same pipe or terminal
+    // directly. Not to a file: opened anew, it has an offset of its own, and what the shell
+    // writes after the run (`( ./tutorial run 17; echo ) > file`) would land over the lesson;
+    // mpirun writes through the shell's own offset.
     const char* launcher = std::getenv("TUTORIAL_STDOUT_OF");
-    if (launcher && std::to_string(::getppid()) == launcher)
-        redirect(STDOUT_FILENO, fmt::format("/proc/{}/fd/1", launcher));
+    const std::string launcher_stdout = launcher ? fmt::format("/proc/{}/fd/1", launcher) : "";
+    struct stat target {};
+    if (!launcher || std::to_string(::getppid()) != launcher || ::stat(launcher_stdout.c_str(), &target) != 0) return;
+    if (!S_ISREG(target.st_mode)) redirect(STDOUT_FILENO, launcher_stdout);
+    // mpirun hands rank 0 a terminal of its own (a pty) to read from; what reads it is a file:
+    // no colour unless asked (--color always).
+    else setenv("NO_COLOR", "1", 0);
 }
 
 void Mpi::join() {

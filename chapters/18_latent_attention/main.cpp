@@ -134,9 +134,14 @@ void show_flops(const Shown& s) {
     const std::string latents = g(s.r.cache_elements), v3_latents = g(mla_cache_elements(v3.d_c, v3.d_rope));
     const std::string kv = g(mha_cache_elements(z.h, z.d_h) + z.d_rope),
                       v3_kv = g(mha_cache_elements(v3.h, v3.d_h) + v3.d_rope);
-    s.lesson.table({"form", "cached a token", "V3", fmt::format("here, L = {}", s.n), "V3, L = 4 096", "V3, L = 131 072"},
+    s.lesson.say(fmt::format(
+        "cached: the numbers a decoder keeps a token and layer. The latent forms keep c_KV and\n"
+        "K_rope, d_c + d_h^R = {} + {}; the naive form over K and V keeps every head's K and V and\n"
+        "the shared K_rope, 2·h·d_h + d_h^R = {} + {} (MHA keeps 2·h·d_h = {}: no RoPE key apart).",
+        z.d_c, z.d_rope, s.r.mha_elements, z.d_rope, s.r.mha_elements));
+    s.lesson.table({"form", "cached", "cached, V3", fmt::format("FLOPs, L = {}", s.n), "V3, L = 4 096", "V3, L = 131 072"},
                    {row("naive, latents", latents, v3_latents, here.naive_latent, a.naive_latent, b.naive_latent),
-                    row("naive, K and V", kv, v3_kv, here.naive_kv, a.naive_kv, b.naive_kv),
+                    row("naive, K, V, K_rope", kv, v3_kv, here.naive_kv, a.naive_kv, b.naive_kv),
                     row("absorbed", latents, v3_latents, here.absorbed, a.absorbed, b.absorbed),
                     row("(shared)", "", "", here.shared, a.shared, b.shared)});
     s.lesson.say(fmt::format(

@@ -17,17 +17,30 @@ FeatureMap feature_map_named(const std::string& name) {
 }
 
 std::string feature_map_formula(FeatureMap phi) {
-    return phi == FeatureMap::relu ? "max(x, 0)" : phi == FeatureMap::exp ? "exp(x)" : "elu(x) + 1";
+    return phi == FeatureMap::relu ? "max(x, 0)" : phi == FeatureMap::exp ? "exp(x − c)" : "elu(x) + 1";
 }
 
-Matrix feature_map(const Matrix& X, FeatureMap phi) {
+Matrix feature_map(const Matrix& X, FeatureMap phi, Shift shift) {
+    // exp: exp(x − c), c the largest entry (of the row, or of all of X), as softmax subtracts its
+    // maximum: no entry is above 1, where exp(q)·exp(k) would overflow float32 once q + k > 88,
+    // each of them below. A factor e⁻ᶜ on all of φK cancels in φq·S / φq·z, and one on a row
+    // of φQ in that query's own ratio.
+    const float largest = phi == FeatureMap::exp && X.size() > 0 ? xt::amax(X)() : 0.0f;
     Matrix out = X;
-    for (float& x : out)
-        x = phi == FeatureMap::relu ? std::max(x, 0.0f) : phi == FeatureMap::exp ? std::exp(x)
-            : x > 0.0f              ? x + 1.0f
-                                    : std::exp(x);  // elu(x) + 1: eˣ − 1 + 1 below 0
+    for (std::size_t i = 0; i < rows(X); ++i) {
+        const float c = phi != FeatureMap::exp        ? 0.0f
+                        : shift == Shift::each_row ? xt::amax(xt::view(X, i, xt::all()))()
+                                                   : largest;
+        for (std::size_t e = 0; e < cols(X); ++e) {
+            float& x = out(i, e);
+            x = phi == FeatureMap::relu  ? std::max(x, 0.0f)
+                : phi == FeatureMap::exp ? std::exp(x - c)
+                : x > 0.0f               ? x + 1.0f
+                                         : std::exp(x);  // elu(x) + 1: eˣ − 1 + 1 below 0
+        }
+    }
     if (!all_finite(out)) throw InputError(describe("the feature map ", feature_map_formula(phi),
-                                                    " (--feature-map) overflows float32 on this input: an entry of Q or K above 88"));
+                                                    " (--feature-map) on this input: a number that is not finite"));
     return out;
 }
 
@@ -158,8 +171,15 @@ Recurrences recurrences(const Matrix& X, const Projections& W, const Settings& s
     Recurrences r;
     const std::size_t n = rows(X);
     r.Q = matmul(X, W.W_Q), r.K = matmul(X, W.W_K), r.V = matmul(X, W.W_V);  // (n × d)
-    r.phi_Q = feature_map(r.Q, s.phi), r.phi_K = feature_map(r.K, s.phi);
+    r.phi_Q = feature_map(r.Q, s.phi, Shift::each_row), r.phi_K = feature_map(r.K, s.phi, Shift::whole);
     r.output_parallel = linear_parallel(r.phi_Q, r.phi_K, r.V, &r.linear_weights);
+    // exp's scores are > 0; all of a query's rounding to 0 (its keys' entries far below the
+    // largest key's) would leave it reading nothing: refused, not printed as 0.
+    if (s.phi == FeatureMap::exp)
+        for (std::size_t t = 0; t < n; ++t)
+            if (!(xt::sum(xt::view(r.linear_weights, t, xt::all()))() > 0.0f))
+                throw InputError(describe("--feature-map exp: every score of token ", t,
+                                          " rounds to 0 in float32 (use elu1)"));
     r.output_recurrent = linear_recurrent(r.phi_Q, r.phi_K, r.V);
     r.output_chunked = linear_chunked(r.phi_Q, r.phi_K, r.V, s.chunk);
     r.delta_Q = unit_rows(r.Q), r.delta_K = unit_rows(r.K), r.delta_V = r.V;

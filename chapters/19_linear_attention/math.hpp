@@ -33,10 +33,13 @@
 #include "common/math/matrix_list.hpp"
 
 // φ, elementwise: elu(x) + 1 (the paper's: x + 1 for x > 0, eˣ below), max(x, 0), or eˣ.
+// eˣ is computed as exp(x − c), c the largest entry of X (keys: `whole`) or of each row
+// (queries: `each_row`); the factor e⁻ᶜ cancels in linear attention's ratio.
 enum class FeatureMap { elu1, relu, exp };
+enum class Shift { whole, each_row };
 FeatureMap feature_map_named(const std::string& name);  // "elu1", "relu" or "exp"
 std::string feature_map_formula(FeatureMap phi);
-Matrix feature_map(const Matrix& X, FeatureMap phi);
+Matrix feature_map(const Matrix& X, FeatureMap phi, Shift shift = Shift::whole);
 
 // Causal linear attention of φQ (n × d), φK (n × d), V (n × d_v) → (n × d_v), three ways.
 // The parallel form also gives its weights A / rowsum(A) (n × n) when `weights` is given.

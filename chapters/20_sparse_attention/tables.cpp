@@ -41,9 +41,12 @@ void show_window_sweep(Lesson& lesson, const SparseLesson& r) {
     chart.y_text = [](double y) { return format_number(float(y), 2); };
     chart.ticks = {{1.0, "w = 1"}, {double(r.settings.half_length), fmt::format("{}", r.settings.half_length)},
                    {double(2 * r.settings.half_length), fmt::format("{}", 2 * r.settings.half_length)}};
+    std::vector<Series> series = {{"no sinks", w, plain, "1"}};
+    // With --sinks 0 both readings are the same: one series, not two drawn over each other.
+    if (r.chosen.sinks > 0) series.push_back({fmt::format("{} sinks", r.chosen.sinks), w, sinks, "2"});
+    else lesson.say("With --sinks 0 the two readings are one: the chart draws it once.");
     lesson.chart("accuracy_window", "Second-half accuracy against the window", {"window w (keys)", false},
-                 {"accuracy", false},
-                 {{"no sinks", w, plain, "1"}, {fmt::format("{} sinks", r.chosen.sinks), w, sinks, "2"}}, chart);
+                 {"accuracy", false}, series, chart);
     lesson.say(fmt::format(
         "With --window {} --sinks {} (the other steps' choice): second-half accuracy {}, loss {}.",
         r.chosen.window, r.chosen.sinks, three(r.windowed.accuracy_second), three(r.windowed.loss_second)));
@@ -99,7 +102,8 @@ void show_variants(Lesson& lesson, const SparseLesson& r) {
         "one layer keeps while decoding, in numbers (elements), at DeepSeek-V3's attention shape:\n"
         "h = {}, d_h = {}, d_model = {}; MLA as published (d_c = {}, d_h^R = {}); GQA with g = {};\n"
         "a window of w = {} (Mistral 7B), s = {} sinks (StreamingLLM); top-k with k = {} and an\n"
-        "indexer of {} heads of {} (DeepSeek-V3.2).",
+        "indexer of H^I = {} heads of width d^I = {} (DeepSeek-V3.2), which keeps one indexer key\n"
+        "of d^I numbers per token.",
         m.h, m.d_h, m.d_model, m.d_c, m.d_rope, shapes.gqa_groups, shapes.window, shapes.sinks, shapes.top_k,
         shapes.indexer_heads, shapes.indexer_width));
     std::vector<TextRow> kept, costs;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -109,4 +110,49 @@ std::vector<std::string> split_empty_values(const CLI::App& app, int argc, const
         }
     }
     return args;
+}
+
+namespace {
+
+// The edits (a letter inserted, removed or changed) that turn a into b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& args) {
+    std::vector<std::string> names;  // every long flag, without its "--"
+    for (const CLI::Option* option : app.get_options())
+        for (const std::string& name : option->get_lnames()) names.push_back(name);
+    for (const std::string& arg : args) {
+        if (arg == "--") break;
+        if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) continue;
+        const std::string unknown = arg.substr(2, arg.find('=') - 2);
+        if (std::find(names.begin(), names.end(), unknown) != names.end()) continue;
+        const std::size_t near = unknown.size() >= 5 ? 2 : 1;  // more edits than this is another word
+        std::size_t nearest = SIZE_MAX;
+        std::vector<std::string> meant;
+        for (const std::string& name : names) {
+            const std::size_t edits = edit_distance(unknown, name);
+            const bool beginning = unknown.size() >= 2 && name.compare(0, unknown.size(), unknown) == 0;
+            if (!beginning && edits > near) continue;
+            if (edits < nearest) nearest = edits, meant.clear();
+            if (edits == nearest) meant.push_back("--" + name);
+        }
+        if (meant.empty()) continue;
+        return " (did you mean " + meant[0] + (meant.size() > 1 ? " or " + meant[1] : "") + "?)";
+    }
+    return "";
 }

@@ -34,3 +34,9 @@ std::string flag_value_problem(const std::string& kind, std::string& value);
 // into `--name` and an empty value, which the check above refuses naming the
 // flag (CLI11 would take the next argument as the value).
 std::vector<std::string> split_empty_values(const CLI::App& app, int argc, const char* const* argv);
+
+// For a command line that holds a flag `app` does not know: " (did you mean --heads?)" when
+// that flag is a beginning or a near-miss (a letter off; two, from five letters on) of a real one, the
+// nearest named (two equally near: both); "" otherwise. (`--head 2` in a chapter that has
+// --heads: CLI11 alone says "The following arguments were not expected: 2 --head".)
+std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& args);

@@ -87,7 +87,11 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
         if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
         std::string message = e.what();
         std::replace(message.begin(), message.end(), '\n', ' ');
-        fmt::print(stderr, "{}: {} (see --help)\n", program_, message);
+        // A flag CLI11 does not know is often a near-miss of one it does (--head for --heads).
+        const std::string meant = dynamic_cast<const CLI::ExtrasError*>(&e)
+                                      ? did_you_mean(cli_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc))
+                                      : "";
+        fmt::print(stderr, "{}: {}{} (see --help)\n", program_, message, meant);
         return 2;
     }
     PrintStyle style;
