@@ -23,7 +23,7 @@ const std::string header = "attention-step-by-step trained copy-task model, vers
 // FNV-1a, 64 bits: names a file after its key, and sums its numbers to find a damaged one.
 std::uint64_t fnv1a(const std::string& bytes) {
     std::uint64_t h = 14695981039346656037ull;
-    for (const unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return h;
 }
 
