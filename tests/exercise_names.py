@@ -7,6 +7,7 @@
   - every command the tool prints for an exercise (in its file as given, in a hint, after a
     verdict, in the refusal of a solution) names that exercise and no other;
   - a start of a name that several share gets one line listing them on stderr, exit 2;
+  - docs/exercises.md counts the exercises there are;
   - a verdict's long ✗ line is wrapped at spaces to the terminal's width ($COLUMNS, else 100),
     its continuation rows indented, every word and number whole; the lesson's own wrapped
     self-checks are read back as one line.
@@ -110,6 +111,13 @@ unwrapped = getattr(ex, "unwrapped", lambda lines: lines)
 expect("a self-check the lesson wrapped is read back as one line",
        unwrapped(lesson) == [lesson[0], lesson[1] + " tolerance 1e-05)", "", "  a table's row"],
        str(unwrapped(lesson)))
+
+# The exercises page counts them as the tools do (watch's "Exercise 12 / 42", the bench's "over
+# the 42 exercises").
+page = (ROOT / "docs" / "exercises.md").read_text(encoding="utf-8")
+counts = [int(a or b) for a, b in re.findall(r"Exercise \d+ / (\d+)|over the (\d+) exercises", page)]
+expect(f"docs/exercises.md counts {len(exercises)} exercises ({counts})",
+       counts and all(n == len(exercises) for n in counts))
 
 for f in failures:
     print("FAIL", f)
