@@ -524,7 +524,8 @@ def run_lesson(e, exe, color):
     if code == 0:
         equal = next((l.strip() for l in lines if "matrices equal what the chapter" in l), "")
         checks = sum(1 for l in lines if l.startswith("✓ "))
-        real = [f"This bug is real: {' '.join(e['found_in'].split())}"] if e.get("kind") == "bug" and e.get("found_in") else []
+        found_in = " ".join(e.get("found_in", "").split()) if e.get("kind") == "bug" else ""
+        real = [f"This bug is real: {found_in}"] if found_in else []
         return Verdict(0, f"✓ {e['name']} passes: the lesson ran on your mathematics",
                        [f"{equal[2:] if equal else ''}{'; ' if equal else ''}{checks} self-checks ✓"] + real, log)
     failed = [l for l in unwrapped(lines) if l.startswith("✗ ")]
