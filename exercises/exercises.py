@@ -125,9 +125,8 @@ def load_exercises():
     for e in exercises:
         other = seen.setdefault(short_name(e), e)
         if other is not e:
-            raise SystemExit(f"tutorial: exercises {other['name']} and {e['name']} (chapters/{e['chapter']}/"
-                             f"exercises.toml) share the short name {short_name(e)}: give the second the next "
-                             f"letter of its chapter")
+            raise SystemExit(f"tutorial: {other['name']} and {e['name']} share the short name {short_name(e)}: "
+                             f"rename one")
     return exercises
 
 

@@ -50,6 +50,23 @@ wrong = [f"{ex.short_name(e)} picks {ex.find(exercises, ex.short_name(e))['name'
          for e in exercises if ex.find(exercises, ex.short_name(e)) is not e]
 expect(f"each of the {len(exercises)} short names picks its own exercise", not wrong, "\n".join(wrong))
 
+# A teacher who gives two exercises one short name is stopped with one line naming both.
+with tempfile.TemporaryDirectory() as other:
+    chapter = Path(other) / "chapters" / "18_latent_attention"
+    chapter.mkdir(parents=True)
+    (chapter / "exercises.toml").write_text("".join(f'[[exercise]]\nname = "18_b_{n}"\n\n'
+                                                    for n in ("absorbed_transpose", "absorbed_scale")))
+    ex.ROOT, root = Path(other), ex.ROOT
+    try:
+        ex.load_exercises()
+        said = "nothing"
+    except SystemExit as stop:
+        said = str(stop)
+    finally:
+        ex.ROOT = root
+expect(f"two exercises with one short name stop the tool ({said})",
+       "18_b_absorbed_transpose" in said and "18_b_absorbed_scale" in said and len(said) <= 100)
+
 # The commands the tool prints name the exercise they are printed for.
 COMMAND = re.compile(r"\./tutorial (?:check|hint|solution|reset|watch) (\d[\w-]*)")
 
