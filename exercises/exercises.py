@@ -2,7 +2,7 @@
 
     ./tutorial exercises               the list, with what is done and what comes next
     ./tutorial check [NAME] [--full]   build your file into its chapter and grade it once
-    ./tutorial watch                   the current exercise, graded again each time you save it
+    ./tutorial watch [NAME]            the exercise (the current one), graded again each time you save it
     ./tutorial hint [NAME]             one more hint (three tiers: the idea, the line, nearly the answer)
     ./tutorial reset NAME              put the exercise's file back as it was given
     ./tutorial solution NAME           the chapter's own answer (once you passed, or --force)
@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,7 +69,41 @@ def pretty(path):
 
 
 def say(text=""):
-    print(text, flush=True)
+    """A line for the learner, wrapped to the terminal at spaces (never cut)."""
+    print("\n".join(wrapped(text, screen_width())), flush=True)
+
+
+def screen_width():
+    """The terminal's columns ($COLUMNS first), or 100 when the output is not a terminal."""
+    return max(40, shutil.get_terminal_size((100, 40)).columns)
+
+
+def columns(text):
+    """The columns a text takes on a terminal: 猫 takes two, an accent none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+def wrapped(line, width, hanging=2):
+    """A line as rows of at most `width` columns, broken at spaces (never inside a word, unless
+    the word is wider than a row); rows after the first are indented like the line plus
+    `hanging` spaces. A line that fits is one row, as it is."""
+    if columns(line) <= width:
+        return [line]
+    indent = len(line) - len(line.lstrip(" "))
+    margin = " " * min(indent + hanging, width // 2)
+    rows, row = [], line[:indent]
+    for word in line.split():
+        if row.strip() and columns(row) + 1 + columns(word) > width:
+            rows.append(row)
+            row = margin
+        while columns(row) + columns(word) > width:  # a word wider than a whole row
+            room = width - columns(row) - (1 if row.strip() else 0)
+            cut = max(1, next((i for i in range(len(word), 0, -1) if columns(word[:i]) <= room), 1))
+            rows.append(row + (" " if row.strip() else "") + word[:cut])
+            row, word = margin, word[cut:]
+        row += (" " if row.strip() else "") + word
+    return rows + [row] if row.strip() else rows
 
 
 # ── The exercises and their names ────────────────────────────────────────────
@@ -79,8 +114,19 @@ def load_exercises():
     exercises = []
     for path in sorted((ROOT / "chapters").glob("*/exercises.toml")):
         with open(path, "rb") as f:
-            for e in tomllib.load(f)["exercise"]:
-                exercises.append(dict(e, chapter=path.parent.name))
+            chapter = tomllib.load(f)
+        # args_note: what the file's args change on the screen (trainings cut short), one line.
+        note = {"args_note": " ".join(chapter["args_note"].split())} if "args_note" in chapter else {}
+        for e in chapter["exercise"]:
+            exercises.append(dict(note, **e, chapter=path.parent.name))
+    # The tool's own messages name an exercise by its short name: two with one short name
+    # would send the learner to the wrong one.
+    seen = {}
+    for e in exercises:
+        other = seen.setdefault(short_name(e), e)
+        if other is not e:
+            raise SystemExit(f"tutorial: {other['name']} and {e['name']} share the short name {short_name(e)}: "
+                             f"rename one")
     return exercises
 
 
@@ -103,6 +149,10 @@ def find(exercises, name):
     starting = [e for e in exercises if e["name"].startswith(name)]
     if len(starting) == 1:
         return starting[0]
+    if starting:
+        # One line (within 100 columns): the first few, by the names that pick them.
+        listed = ", ".join(short_name(e) for e in starting[:8]) + (", …" if len(starting) > 8 else "")
+        raise Refused(f"{name!r} starts {len(starting)} exercises' names ({listed}): name one of them")
     raise Refused(f"no exercise {name!r} (./tutorial exercises lists them; a short name such as 14_b works)")
 
 
@@ -419,6 +469,19 @@ SIGNALS = {
 }
 
 
+def unwrapped(lines):
+    """The lesson's lines with each wrapped self-check joined again into one: the lesson breaks
+    a long one at its width ("✗ a claim … (max error 6.9e-01," / "  tolerance 1e-05)"), and the
+    verdict, indented, is wrapped again to the learner's terminal."""
+    joined = []
+    for l in lines:
+        if joined and joined[-1][:2] in ("✓ ", "✗ ", "· ") and re.match(r"  [^ ✓✗·]", l):
+            joined[-1] += " " + l.strip()
+        else:
+            joined.append(l)
+    return joined
+
+
 def run_lesson(e, exe, color):
     """Runs the lesson on the learner's mathematics, within the limits; its verdict."""
     runs = WORK / "runs"
@@ -460,10 +523,11 @@ def run_lesson(e, exe, color):
     if code == 0:
         equal = next((l.strip() for l in lines if "matrices equal what the chapter" in l), "")
         checks = sum(1 for l in lines if l.startswith("✓ "))
-        real = [f"This bug is real: {e['found_in'].strip()}"] if e.get("kind") == "bug" and e.get("found_in") else []
+        found_in = " ".join(e.get("found_in", "").split()) if e.get("kind") == "bug" else ""
+        real = [f"This bug is real: {found_in}"] if found_in else []
         return Verdict(0, f"✓ {e['name']} passes: the lesson ran on your mathematics",
                        [f"{equal[2:] if equal else ''}{'; ' if equal else ''}{checks} self-checks ✓"] + real, log)
-    failed = [l for l in lines if l.startswith("✗ ")]
+    failed = [l for l in unwrapped(lines) if l.startswith("✗ ")]
     block, differences = [], False
     for l in lines:
         if "matrices differ from what the chapter" in l:
@@ -495,15 +559,21 @@ def grade(e, color=False, quiet=False):
     return verdict
 
 
+def verdict_lines(verdict):
+    """The verdict as the learner reads it: its headline, then what explains it, indented."""
+    return [verdict.headline] + [f"  {line}" for line in verdict.details]
+
+
 def show_verdict(e, verdict, full):
     if full and verdict.log:
         sys.stdout.write(verdict.log.read_text(encoding="utf-8", errors="replace"))
         say()
-    say(verdict.headline)
-    for line in verdict.details:
-        say(f"  {line}")
+    lines = verdict_lines(verdict) + ([e["args_note"]] if "args_note" in e else [])
     if verdict.code != 0 and not full and verdict.log:
-        say(f"(the whole lesson: ./tutorial check {short_name(e)} --full; a hint: ./tutorial hint {short_name(e)})")
+        lines.append(f"(the whole lesson: ./tutorial check {short_name(e)} --full; "
+                     f"a hint: ./tutorial hint {short_name(e)})")
+    for line in lines:
+        say(line)
 
 
 # ── The commands ─────────────────────────────────────────────────────────────
@@ -622,7 +692,7 @@ def cmd_build(exercises, args):
 
 def cmd_watch(exercises, args):
     from watch import watch  # the screen: only for this command
-    return watch(exercises, sys.modules[__name__])
+    return watch(exercises, sys.modules[__name__], args.name)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -641,7 +711,9 @@ def parse(argv):
     check.add_argument("name", nargs="?")
     check.add_argument("--full", action="store_true", help="the whole lesson's output, then the verdict")
     check.set_defaults(run=cmd_check)
-    commands.add_parser("watch").set_defaults(run=cmd_watch)
+    watching = commands.add_parser("watch")
+    watching.add_argument("name", nargs="?")
+    watching.set_defaults(run=cmd_watch)
     hint = commands.add_parser("hint")
     hint.add_argument("name", nargs="?")
     hint.set_defaults(run=cmd_hint)

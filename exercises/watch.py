@@ -1,4 +1,5 @@
-"""./tutorial watch: one screen, the current exercise's verdict, again on each save.
+"""./tutorial watch [NAME]: one screen, the exercise's verdict (the current one's, or NAME's), again
+on each save.
 
 The screen is cleared on every verdict and shows only what explains it (the compiler's first
 error, or the first wrong entries and the ✗ self-checks), in at most 40 lines. Only the current
@@ -20,12 +21,6 @@ KEYS_WAITING = "f the whole lesson · h a hint · l the list · q quit · save t
 KEYS_PASSED = "n next · h a hint · s the solution · f the whole lesson · l the list · q quit"
 
 
-def rows(line, width):
-    """How many terminal rows a line takes (each character one column: the lesson's text is
-    mostly so)."""
-    return max(1, -(-len(line) // max(width, 20)))
-
-
 class Screen:
     def __init__(self, ex, exercises):
         self.ex, self.exercises = ex, exercises
@@ -33,26 +28,24 @@ class Screen:
 
     def draw(self, e, verdict, extra=(), busy=False):
         size = shutil.get_terminal_size((100, MOST_LINES))
-        height, width = min(MOST_LINES, size.lines), size.columns
+        height, width = min(MOST_LINES, size.lines), max(40, size.columns)
+        # Every line wrapped at spaces to the terminal's width: the rows it shows.
+        fit = lambda lines: [row for line in lines for row in self.ex.wrapped(line, width)]
         done, _ = self.ex.read_progress()
         number = self.exercises.index(e) + 1
-        head = [f"Exercise {number} / {len(self.exercises)} · {e['name']} · {e['title']}",
-                f"your file: {self.ex.pretty(self.ex.learner_file(e))}   "
-                f"({len(done & {x['name'] for x in self.exercises})} of {len(self.exercises)} done)", ""]
-        if busy:
-            body = [f"checking {e['name']} …"]
-        else:
-            body = [verdict.headline] + [f"  {l}" for l in verdict.details]
-        extra = ([""] + list(extra)) if extra else []
-        keys = ["", KEYS_PASSED if verdict and verdict.code == 0 else KEYS_WAITING]
-        # The verdict's first lines, then what was asked for (a hint, the list), within the height.
-        budget = height - sum(rows(l, width) for l in head + keys)
-        shown = []
-        for line in body + extra:
-            if sum(rows(l, width) for l in shown) + rows(line, width) > budget - 1:
-                shown.append("  … (f shows the whole lesson)" if line in body else "  …")
-                break
-            shown.append(line)
+        head = fit([f"Exercise {number} / {len(self.exercises)} · {e['name']} · {e['title']}",
+                    f"your file: {self.ex.pretty(self.ex.learner_file(e))}   "
+                    f"({len(done & {x['name'] for x in self.exercises})} of {len(self.exercises)} done)"]
+                   + ([e["args_note"]] if "args_note" in e else []) + [""])
+        body = fit([f"checking {e['name']} …"] if busy else self.ex.verdict_lines(verdict))
+        extra = fit([""] + list(extra)) if extra else []
+        keys = fit(["", KEYS_PASSED if verdict and verdict.code == 0 else KEYS_WAITING])
+        # The verdict's first rows, then what was asked for (a hint, the list), within the height
+        # (one row kept free: the last line's newline would scroll the first row away).
+        budget = height - 1 - len(head) - len(keys)
+        shown = body + extra
+        if len(shown) > budget:
+            shown = shown[:budget - 1] + ["  … (f shows the whole lesson)" if budget - 1 < len(body) else "  …"]
         out = "\x1b[H\x1b[2J\x1b[3J" if self.tty else "\n"
         sys.stdout.write(out + "\n".join(head + shown + keys) + "\n")
         sys.stdout.flush()
@@ -91,9 +84,17 @@ def show_whole_lesson(verdict):
         sys.stdout.write(verdict.log.read_text(encoding="utf-8", errors="replace"))
 
 
-def watch(exercises, ex):
+def following(exercises, e, done):
+    """The exercise after e that is not done yet (a teacher may start the class at chapter 18),
+    else the first one not done, else None."""
+    after = exercises[exercises.index(e) + 1:] + exercises
+    return next((x for x in after if x["name"] not in done), None)
+
+
+def watch(exercises, ex, name=None):
+    """Watches the named exercise (a name as check takes it), or the current one."""
     done, _ = ex.read_progress()
-    e = ex.current(exercises, done)
+    e = ex.find(exercises, name) if name else ex.current(exercises, done)
     if e is None:
         print("Every exercise is done.")
         return 0
@@ -137,11 +138,11 @@ def watch(exercises, ex):
                             [f"Pass it first; or see it anyway with ./tutorial solution {ex.short_name(e)} --force"])
             elif key == "n" and verdict.code == 0:
                 done, _ = ex.read_progress()
-                following = ex.current(exercises, done)
-                if following is None:
+                after = following(exercises, e, done)
+                if after is None:
                     screen.draw(e, verdict, ["That was the last one: every exercise is done."])
                     continue
-                e = following
+                e = after
                 ex.ensure_file(e)
                 verdict = grade(e)
     except KeyboardInterrupt:

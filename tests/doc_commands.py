@@ -46,6 +46,9 @@ NOT_RUN = {
     "./tutorial bench --benchmark_filter=streaming": "a benchmark (the same)",
     "./tutorial bless": "rewrites the golden outputs and the docs (the golden and docs tests compare them)",
     "./tutorial watch": "waits for the learner's saves until Ctrl-C",
+    "./tutorial watch 18": "waits for the learner's saves until Ctrl-C (exercise_watch starts one at a name)",
+    "./tutorial watch 18_b": "waits for the learner's saves until Ctrl-C (exercise_watch starts one at a name)",
+    "./tutorial watch [NAME]": "waits for the learner's saves until Ctrl-C",
     "./tutorial explore": "every chapter's default run, chapter 16's training too (about two minutes; "
                           "explorer_browser opens a page of each chapter)",
     "cmake --preset release": "configures the build this test runs in",

@@ -5,7 +5,8 @@
   - the first screen is cleared and shows the current exercise's verdict in at most 40 lines;
   - `hint` in another shell (which writes .progress) and a save of another file do not regrade;
   - saving the solution regrades once: the screen says it passes, and stays (no next exercise);
-  - the key n moves to the next exercise, h shows a hint, q quits with exit code 0.
+  - the key n moves to the next exercise, h shows a hint, q quits with exit code 0;
+  - watch NAME starts at that exercise, and in 60 columns every line is wrapped at spaces.
 """
 import os
 import pty
@@ -96,6 +97,37 @@ with tempfile.TemporaryDirectory() as tmp:
         os.write(master, b"q")
         code = watch.wait(timeout=10)
         expect(f"q quits (exit {code})", code == 0, seen)
+    finally:
+        if watch.poll() is None:
+            os.killpg(watch.pid, 9)
+        os.close(master)
+
+# A teacher's assignment: watch NAME starts at that exercise; in a terminal of 60 columns every
+# line is wrapped at spaces by the tool (a line the terminal would break mid-word never leaves it).
+named = next(e for e in load_exercises() if e["name"].startswith("02_b"))
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+with tempfile.TemporaryDirectory() as tmp:
+    env = dict(os.environ, TUTORIAL_BUILD=str(BUILD), TUTORIAL_EXERCISE_FILES=tmp, TERM="xterm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 60, 0, 0))
+    watch = subprocess.Popen([sys.executable, str(TOOL), "watch", "02_b"], stdin=slave, stdout=slave, stderr=slave,
+                             env=env, start_new_session=True)
+    os.close(slave)
+    try:
+        got = read_until(r"not yet[\s\S]*save\s+the\s+file", 120)  # the keys' line wraps at 60
+        screen = last_screen(got)
+        number = load_exercises().index(named) + 1
+        expect(f"watch 02_b starts at exercise {number}, {named['name']}",
+               f"Exercise {number} / " in screen and named["name"] in screen and "not yet" in screen, got)
+        os.write(master, b"h")
+        screen = last_screen(read_until("Hint 1", 5))
+        rows = ANSI.sub("", screen).replace("\r", "").split("\n")
+        hint = " ".join(named["hints"][0].split())
+        expect("at 60 columns every row fits, and the hint's words are whole",
+               all(len(r) <= 60 for r in rows) and hint in " ".join(" ".join(rows).split()), screen)
+        os.write(master, b"q")
+        code = watch.wait(timeout=10)
+        expect(f"q quits (exit {code})", code == 0, screen)
     finally:
         if watch.poll() is None:
             os.killpg(watch.pid, 9)

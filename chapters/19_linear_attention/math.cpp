@@ -6,6 +6,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "common/math/attention_backward.hpp"  // transposed
 #include "common/math/input_error.hpp"
 #include "common/math/matmul.hpp"
 #include "common/math/random.hpp"
@@ -45,8 +46,25 @@ Matrix feature_map(const Matrix& X, FeatureMap phi, Shift shift) {
 }
 
 namespace {
+// Rows begin … end − 1 of M, and M's rows from `begin` on set to the rows of `part` (loops, not
+// xtensor views: this file is compiled on every save of an exercise, and each kind of view
+// or expression is a template the compiler instantiates anew).
 Matrix rows_of(const Matrix& M, std::size_t begin, std::size_t end) {
-    return xt::view(M, xt::range(begin, end), xt::all());
+    Matrix out({end - begin, cols(M)});
+    for (std::size_t i = begin; i < end; ++i)
+        for (std::size_t c = 0; c < cols(M); ++c) out(i - begin, c) = M(i, c);
+    return out;
+}
+void put_rows(Matrix& M, std::size_t begin, const Matrix& part) {
+    for (std::size_t i = 0; i < rows(part); ++i)
+        for (std::size_t c = 0; c < cols(part); ++c) M(begin + i, c) = part(i, c);
+}
+// Σ_i of M's rows, as a column: (r × c) → (c × 1)
+Matrix column_sums(const Matrix& M) {
+    Matrix sums = xt::zeros<float>({cols(M), std::size_t{1}});
+    for (std::size_t i = 0; i < rows(M); ++i)
+        for (std::size_t c = 0; c < cols(M); ++c) sums(c, 0) += M(i, c);
+    return sums;
 }
 // out_i = numerator_i / normaliser_i, 0 where the normaliser is 0 (the query sees no key)
 void divide_rows(Matrix& numerator, const Matrix& normaliser) {
@@ -78,12 +96,12 @@ Matrix linear_recurrent(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& 
     // ┌ exercise recurrent
     for (std::size_t t = 0; t < n; ++t) {
         const Matrix k = rows_of(phi_K, t, t + 1), q = rows_of(phi_Q, t, t + 1);  // (1 × d)
-        const Matrix kT = xt::transpose(k);                                       // (d × 1)
+        const Matrix kT = transposed(k);                                          // (d × 1)
         S += matmul(kT, rows_of(V, t, t + 1));  // 1. S ← S + φk_t v_tᵀ              (d × d_v)
         z += kT;                                // 2. z ← z + φk_t                   (d × 1)
         Matrix o = matmul(q, S);                // 3. φq_tᵀ S                        (1 × d_v)
         divide_rows(o, matmul(q, z));           // 4. / φq_t · z
-        xt::view(out, t, xt::all()) = xt::view(o, 0, xt::all());
+        put_rows(out, t, o);                    //    row t of the output
     }
     // └ stub: (void)phi_Q; (void)phi_K; out.fill(0.0f); (void)S; (void)z;
     return out;
@@ -99,10 +117,10 @@ Matrix linear_chunked(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& V,
         const Matrix inside = causal_row_sums(A);              //    ⊙ M, row sums      (c × 1)
         Matrix o = matmul(q, S) + matmul(A, v);                // 2. earlier chunks + this one (c × d_v)
         divide_rows(o, matmul(q, z) + inside);                 // 3. / (φq · z + rowsum(A))
-        xt::view(out, xt::range(begin, end), xt::all()) = o;
-        const Matrix kT = xt::transpose(k);                    // (d × c)
+        put_rows(out, begin, o);                               //    rows begin … end − 1
+        const Matrix kT = transposed(k);                       // (d × c)
         S += matmul(kT, v);                                    // 4. carry the state: S += φK_cᵀ V_c
-        z += xt::sum(kT, {1}, xt::keep_dims | xt::evaluation_strategy::immediate);  // z += Σ_rows φK_c
+        z += column_sums(k);                                   // z += Σ_rows φK_c
     }
     return out;
 }
@@ -121,14 +139,14 @@ Matrix delta_rule(const Matrix& Q, const Matrix& K, const Matrix& V, const Matri
                   Matrix& state) {
     Matrix out({rows(V), cols(V)});
     for (std::size_t t = 0; t < rows(V); ++t) {
-        const Matrix k = rows_of(K, t, t + 1), kT = xt::transpose(k);          // (1 × d), (d × 1)
+        const Matrix k = rows_of(K, t, t + 1), kT = transposed(k);             // (1 × d), (d × 1)
         const float a = alpha(t, 0), b = beta(t, 0);
         // ┌ exercise delta-error
         const Matrix read = a * matmul(k, state);        // 1. what the state holds for k: α Sᵀk   (1 × d_v)
         const Matrix error = rows_of(V, t, t + 1) - read;  // 2. the error: v − α Sᵀk
         // └ stub: const Matrix error = xt::zeros<float>({std::size_t{1}, cols(V)}); (void)a;
         state = a * state + b * matmul(kT, error);       // 3. S ← α S + β k (error)ᵀ             (d × d_v)
-        xt::view(out, t, xt::all()) = xt::view(matmul(rows_of(Q, t, t + 1), state), 0, xt::all());  // 4. o = Sᵀq
+        put_rows(out, t, matmul(rows_of(Q, t, t + 1), state));  // 4. o = Sᵀq
     }
     return out;
 }
@@ -138,9 +156,11 @@ Memory state_memory(std::uint64_t seed) {
     Random random(seed + 1000);  // not the embeddings' numbers
     Memory r;
     r.values = random.normal_matrix(m, dv);
-    r.keys_orthogonal = xt::view(xt::eye<float>(d), xt::range(0, m), xt::all());
+    r.keys_orthogonal = xt::zeros<float>({m, d});
+    for (std::size_t i = 0; i < m; ++i) r.keys_orthogonal(i, i) = 1.0f;
     r.keys_correlated = unit_rows(r.keys_orthogonal + memory_overlap / std::sqrt(float(d)));
-    r.key_cosine = xt::sum(xt::view(r.keys_correlated, 0, xt::all()) * xt::view(r.keys_correlated, 1, xt::all()))();
+    r.key_cosine = 0.0f;
+    for (std::size_t c = 0; c < d; ++c) r.key_cosine += r.keys_correlated(0, c) * r.keys_correlated(1, c);
     const Matrix ones = xt::ones<float>({m, std::size_t{1}});
     r.pair_errors = Matrix({m, 4}), r.sweep_errors = Matrix({memory_sweeps, 4});
     for (std::size_t column = 0; column < 4; ++column) {
@@ -149,7 +169,7 @@ Memory state_memory(std::uint64_t seed) {
         Matrix S = xt::zeros<float>({d, dv});
         for (std::size_t sweep = 0; sweep < memory_sweeps; ++sweep) {
             if (delta) delta_rule(keys, keys, r.values, ones, ones, S);  // S += k (v − Sᵀk)ᵀ, β = α = 1
-            else S += matmul(xt::transpose(keys), r.values);             // S += Σ_i k_i v_iᵀ
+            else S += matmul(transposed(keys), r.values);                // S += Σ_i k_i v_iᵀ
             const Matrix read = matmul(keys, S);                         // row i: (Sᵀk_i)ᵀ   (m × d_v)
             float largest = 0.0f;
             for (std::size_t i = 0; i < m; ++i) {
