@@ -66,12 +66,16 @@ void show_trained(Lesson& lesson, const SideBySide& r) {
     lesson.chart("loss_curves", "Second-half loss (the copies), held-out probe sequences", {"step", false},
                  {"cross-entropy (nats)", false}, series, chart);
     const double soft = r.accuracy(0, 1), lin = r.accuracy(1, 1), delta = r.accuracy(2, 1), gated = r.accuracy(3, 1);
+    // A share of the gap means something only when there is a gap: after a few steps every
+    // model is at chance, and 0.002 apart would give "-250%".
+    constexpr double smallest_gap = 0.1;
     const std::string closes =
-        soft > lin ? fmt::format(";\nthe delta rule closes {}% of the gap from linear attention to softmax, the gated\n"
-                                 "delta rule {}%",
-                                 format_number(float(100 * (delta - lin) / (soft - lin)), 0),
-                                 format_number(float(100 * (gated - lin) / (soft - lin)), 0))
-                   : std::string(": here linear attention is not behind softmax");
+        soft - lin >= smallest_gap
+            ? fmt::format(";\nthe delta rule closes {}% of the gap from linear attention to softmax, the gated\n"
+                          "delta rule {}%",
+                          format_number(float(100 * (delta - lin) / (soft - lin)), 0),
+                          format_number(float(100 * (gated - lin) / (soft - lin)), 0))
+            : fmt::format(";\nsoftmax is not {} ahead of linear attention here, so there is no gap to share", smallest_gap);
     lesson.say(fmt::format("This run (seed {}): second-half accuracy softmax {}, linear {}, delta {}, gated {}{}.",
                            s.seed, three_digits(soft), three_digits(lin), three_digits(delta), three_digits(gated), closes));
 }
