@@ -27,6 +27,13 @@
 //
 // (The test lesson_example compiles this example.)
 //
+// A computation that takes seconds (a training) is a part, done when a step first reads it,
+// so that --list-steps, and a --step that does not read it, never wait for it
+// (common/lesson/part.hpp); its matrices join the list once it is computed:
+//
+//   Part<Trained>& trained = lesson.part<Trained>([&] { return train(settings); });
+//   lesson.step("trained", "After training", [&] { show_trained(lesson, trained()); });
+//
 // A step has a name (letters, digits and '-') that the command line, the docs
 // (`step=all-at-once`) and other steps' text use (lesson.ref("checks") →
 // "step 2"); the frame numbers the steps in the order they are registered, so a
