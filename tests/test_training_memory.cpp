@@ -70,9 +70,9 @@ TEST_CASE("training memory: a model trained once is read back bit for bit, and o
     const TrainedModel trained = train_copy_task(s, {});  // no memory: trains
     TrainedModel read;
     CHECK_FALSE(memory.recall(s, read));
-    memory.remember(s, trained);
+    TrainedOnDisk(folder.path.string()).remember(s, trained);  // an earlier run
     REQUIRE(fs::exists(memory.file_for(s)));
-    REQUIRE(memory.recall(s, read));
+    REQUIRE(memory.recall(s, read));                            // read back from the file
     CHECK(same_model(read.trained, trained.trained));
     CHECK(same_model(read.start, trained.start));
     CHECK(read.after.loss_second == trained.after.loss_second);
@@ -97,10 +97,12 @@ TEST_CASE("training memory: a model trained once is read back bit for bit, and o
         fs::resize_file(memory.file_for(s), fs::file_size(memory.file_for(s)) - 9);
         CHECK_FALSE(memory.recall(s, read));
     }
-    SUBCASE("a folder that cannot be made keeps nothing, and says nothing") {
+    SUBCASE("a folder that cannot be made keeps nothing, and says nothing; the run itself still has it") {
         TrainedOnDisk nowhere("/proc/no_such_folder");
         nowhere.remember(s, trained);
-        CHECK_FALSE(nowhere.recall(s, read));
+        CHECK_FALSE(TrainedOnDisk("/proc/no_such_folder").recall(s, read));  // another run: nothing kept
+        REQUIRE(nowhere.recall(s, read));                                     // this run: kept in memory
+        CHECK(same_model(read.trained, trained.trained));
     }
 }
 

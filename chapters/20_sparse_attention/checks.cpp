@@ -127,16 +127,16 @@ void check_shares(SelfChecks& check, const std::string& which, const ModelForwar
 
 }  // namespace
 
-void check_sparse(SelfChecks& check, const SparseLesson& r) {
+void check_sparse(SelfChecks& check, const ReadModel& r, const SinkModel& sink) {
     const OneHead& o = r.one;
     const std::size_t n = rows(o.Q), w = r.chosen.window, s = r.chosen.sinks, k = r.chosen.top_k;
     const AttentionTolerance t = attention_tolerance(o.Q, o.K, o.V);
     const AttentionByLoops causal = attention_by_loops(o.Q, o.K, o.V, KeysSeen::causal());
     close_to_loops(check, "no sink logit (σ = −∞): causal softmax attention (loops, double)", o.weights_full,
                    o.output_full, causal, t);
-    check_sink(check, r.sink);
+    check_sink(check, sink.head);
     check_shares(check, "no sink", r.plain_forward, r.shares, nullptr, r.settings.half_length);
-    check_shares(check, "with a sink logit", r.sink_forward, r.sink_shares, &r.sink_logits, r.settings.half_length);
+    check_shares(check, "with a sink logit", sink.forward, sink.shares, &sink.logits, r.settings.half_length);
     const Matrix band = window_mask(n, w, s);
     close_to_loops(check, fmt::format("the rolling buffer of {} sink + {} window slots = attention masked to j < {} "
                                       "or i − j < {} (loops, double)", s, w, s, w),

@@ -5,4 +5,4 @@
 #include "chapters/20_sparse_attention/math.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_sparse(SelfChecks& check, const SparseLesson& r);
+void check_sparse(SelfChecks& check, const ReadModel& r, const SinkModel& sink);

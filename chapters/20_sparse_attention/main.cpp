@@ -33,10 +33,10 @@ std::function<Progress(std::size_t)> progress_line() {
     return [](std::size_t row) { return training_progress("training " + variant_costs()[row].name); };
 }
 
-void show_model(Lesson& lesson, const SparseLesson& r) {
+void show_model(Lesson& lesson, const ReadModel& r) {
     const CopyTaskSettings& s = r.settings;
-    std::size_t trained = 0;
-    for (const VariantRun& run : r.runs) trained += run.trained;
+    std::size_t trained = 0;  // the rows of the table that train a model of their own
+    for (const VariantRow& row : variant_costs()) trained += row.trained;
     lesson.say(fmt::format(
         "Chapter 16's task and model: sequences of n = 2L = {} tokens from V = {} whose second\n"
         "half repeats the first; d_model = {}, {} layers of {} heads (d_h = {}), {} Adam steps of {}\n"
@@ -49,7 +49,7 @@ void show_model(Lesson& lesson, const SparseLesson& r) {
         three(1.0 / double(s.vocabulary)), three(r.after.accuracy_second)));
 }
 
-void show_rolling(Lesson& lesson, const SparseLesson& r) {
+void show_rolling(Lesson& lesson, const ReadModel& r) {
     const Variant& v = r.chosen;
     lesson.say(fmt::format(
         "Head {} (the layer-2 head that copies) on held-out sequence 0, decoded one token at a\n"
@@ -74,7 +74,7 @@ std::size_t most(const Matrix& shares, std::size_t c) {
     return best;
 }
 
-void show_shares(Lesson& lesson, const SparseLesson& r) {
+void show_shares(Lesson& lesson, const ReadModel& r) {
     const CopyTaskSettings& s = r.settings;
     std::vector<TextRow> table;
     for (std::size_t k = 0; k < s.layers * s.heads; ++k)
@@ -96,27 +96,27 @@ void show_shares(Lesson& lesson, const SparseLesson& r) {
         head_name(s, self), three(r.shares(self, 1)), head_name(s, first), three(r.shares(first, 0))));
 }
 
-void show_sink_logit(Lesson& lesson, const SparseLesson& r) {
+void show_sink_logit(Lesson& lesson, const ReadModel& r, const SinkModel& sink) {
     const CopyTaskSettings& s = r.settings;
     std::vector<TextRow> table;
     for (std::size_t k = 0; k < s.layers * s.heads; ++k)
-        table.push_back({head_name(s, k), three(r.shares(k, 0)), three(r.shares(k, 1)), three(r.sink_logits(k, 0)),
-                         three(r.sink_shares(k, 0)), three(r.sink_shares(k, 1)), three(r.sink_shares(k, 2))});
+        table.push_back({head_name(s, k), three(r.shares(k, 0)), three(r.shares(k, 1)), three(sink.logits(k, 0)),
+                         three(sink.shares(k, 0)), three(sink.shares(k, 1)), three(sink.shares(k, 2))});
     lesson.say(fmt::format(
         "The same model trained again (the same data, {} steps, seed {}) with a sink logit σ_h per\n"
         "head: a_ij = e^(s_ij) / (e^σ_h + Σ_j' e^(s_ij')), so a row may sum to less than 1 and a head\n"
         "may read nothing. Held-out accuracy of the second half: {} (without the sink: {}).\n"
         "Shares of the first half's queries 1 … L − 1, without the sink, then with it:",
-        s.steps, s.seed, three(r.sink_after.accuracy_second), three(r.after.accuracy_second)));
+        s.steps, s.seed, three(sink.after.accuracy_second), three(r.after.accuracy_second)));
     lesson.table({"head", "position 0", "current", "σ_h", "position 0", "current", "the sink"}, table);
-    const std::size_t sunk = most(r.sink_shares, 2);
+    const std::size_t sunk = most(sink.shares, 2);
     lesson.say(fmt::format(
         "With a place to put nothing, head {} gives the sink {} of its first-half weight\n"
         "(σ = {}); without it, that head put {} on position 0 and {} on the current token.\n"
         "The copying head {} of the sink model on held-out sequence 0 (rows sum to 1 − the\n"
         "sink's share):",
-        head_name(s, sunk), three(r.sink_shares(sunk, 2)), three(r.sink_logits(sunk, 0)), three(r.shares(sunk, 0)),
-        three(r.shares(sunk, 1)), head_name(s, r.sink.head)));
+        head_name(s, sunk), three(sink.shares(sunk, 2)), three(sink.logits(sunk, 0)), three(r.shares(sunk, 0)),
+        three(r.shares(sunk, 1)), head_name(s, sink.head.head)));
     lesson.heat_map("sink_weights", Style().decimals(1).svg());
 }
 
@@ -130,20 +130,28 @@ int main(int argc, char** argv) {
     Flags flags;
     add_flags(lesson.cli(), flags);
     return lesson.run(argc, argv, [&] {
-        // The trainings, done when the first step reads them (--list-steps does not wait for them).
-        Part<SparseLesson>& r = lesson.part<SparseLesson>([&] {
-            SparseLesson l = sparse_lesson(copy_task_settings(flags), chosen_variant(flags), progress_line());
-            lesson.labels({{"tokens", token_labels(l.held_out[0])}, {"heads", head_names(l.settings)},
+        const CopyTaskSettings settings = copy_task_settings(flags);
+        const Variant chosen = chosen_variant(flags);
+        // Each part trains what it reads, when a step first reads it (--list-steps waits for none):
+        // the MHA model, the sink model, then the rest of the table (the first two read back).
+        Part<ReadModel>& r = lesson.part<ReadModel>([&] {
+            ReadModel read = read_model(settings, chosen, progress_line());
+            lesson.labels({{"tokens", token_labels(read.held_out[0])}, {"heads", head_names(settings)},
                            {"shares", {"position_0", "current", "missing"}},
-                           {"slots", numbered("slot", l.chosen.sinks + l.chosen.window)},
-                           {"positions", numbered("t", l.held_out[0].size())},
+                           {"slots", numbered("slot", chosen.sinks + chosen.window)},
+                           {"positions", numbered("t", read.held_out[0].size())},
                            {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
                            {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
-                           {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}},
-                           {"variants", variant_names(l.table)},
+                           {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}}});
+            return read;
+        });
+        Part<SinkModel>& sink = lesson.part<SinkModel>([&] { return sink_model(settings, chosen, progress_line()); });
+        Part<VariantsSideBySide>& side_by_side = lesson.part<VariantsSideBySide>([&] {
+            VariantsSideBySide all = variants_side_by_side(settings, chosen, progress_line());
+            lesson.labels({{"variants", variant_names(all.table)},
                            {"variant_columns", {"kept_4k", "kept_128k", "bytes_4k", "bytes_128k", "flops_4k",
                                                 "flops_128k", "accuracy"}}});
-            return l;
+            return all;
         });
         lesson.step("model", "The model, trained once", [&] { show_model(lesson, r()); });
         lesson.step("rolling-buffer", "A window and sinks in a rolling buffer", [&] { show_rolling(lesson, r()); });
@@ -151,11 +159,12 @@ int main(int argc, char** argv) {
                     [&] { show_window_sweep(lesson, r()); });
         lesson.step("sinks", "Where the weight goes with nothing to copy, and a learned sink", [&] {
             show_shares(lesson, r());
-            show_sink_logit(lesson, r());
+            show_sink_logit(lesson, r(), sink());
         });
         lesson.step("top-k", "Top-k keys, chosen by an indexer", [&] { show_topk(lesson, r()); });
-        lesson.step("variants", "Every variant side by side", [&] { show_variants(lesson, r()); });
-        lesson.step("checks", "Self-checks", [&] { check_sparse(lesson.checks(), r()); });
+        lesson.step("variants", "Every variant side by side",
+                    [&] { show_variants(lesson, side_by_side(), settings, chosen); });
+        lesson.step("checks", "Self-checks", [&] { check_sparse(lesson.checks(), r(), sink()); });
         lesson.present();
     });
 }

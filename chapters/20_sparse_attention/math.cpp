@@ -190,7 +190,7 @@ SinkHead sink_head(const AttentionOnlyModel<float>& m, const Tokens& tokens, std
 
 // Accuracy and loss of the second half as the window shrinks (with no sinks, and with s), and as
 // k falls (the shown head's largest output error beside them).
-void sweeps(SparseLesson& r, const AttentionOnlyModel<float>& indexed) {
+void sweeps(ReadModel& r, const AttentionOnlyModel<float>& indexed) {
     const std::size_t L = r.settings.half_length;
     const auto second_half = [&](const AttentionOnlyModel<float>& m, Matrix& table, std::size_t row, std::size_t c) {
         const Halves h = halves(model_forward(m, r.held_out), r.held_out, L);
@@ -242,37 +242,84 @@ MatrixList OneHead::matrices() const {
             {"output_topk", output_topk, "weights_topk · V", "tokens", ""}};
 }
 
-MatrixList SparseLesson::matrices() const {
+MatrixList ReadModel::matrices() const {
     MatrixList list = {{"tokens", tokens, "held-out sequence 0"}};
     for (const ListedMatrix& m : one.matrices()) list.push_back(m);
-    list.push_back({"sink_Q", sink.Q, "the sink model's head", "tokens", ""});
-    list.push_back({"sink_K", sink.K, "", "tokens", ""});
-    list.push_back({"sink_V", sink.V, "", "tokens", ""});
-    list.push_back({"sink_logit", sink.sink_logit, "σ_h"});
-    list.push_back({"sink_weights", sink.sink_weights, "e^{s_ij} / (e^σ + Σ_j' e^{s_ij'})", "tokens", "tokens"});
-    list.push_back({"sink_share", sink.sink_share, "e^σ / (e^σ + Σ_j' e^{s_ij'})", "tokens", ""});
     list.push_back({"shares", shares, "queries 1 … L−1: on position 0, on itself, missing", "heads", "shares"});
-    list.push_back({"sink_shares", sink_shares, "the same, with a sink logit", "heads", "shares"});
-    list.push_back({"sink_logits", sink_logits, "σ_h", "heads", ""});
     list.push_back({"window_table", window_table, "held out, second half", "", "window_columns"});
     list.push_back({"topk_table", topk_table, "held out, second half", "", "topk_columns"});
     list.push_back({"flops_table", flops_table, "per decoded token and head", "", "flops_columns"});
-    list.push_back({"variants", variants, "per layer at DeepSeek-V3's shape; copy-task accuracy", "variants",
-                    "variant_columns"});
     return list;
 }
 
-SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen,
-                           const std::function<Progress(std::size_t)>& progress) {
-    SparseLesson r;
-    r.settings = s, r.chosen = chosen;
-    r.held_out = held_out_sequences(s);
-    const std::size_t L = s.half_length, H = s.layers * s.heads;
-    // 1. every variant of the table, each trained once; the chosen window, sinks and top-k
+MatrixList SinkModel::matrices() const {
+    return {{"sink_Q", head.Q, "the sink model's head", "tokens", ""},
+            {"sink_K", head.K, "", "tokens", ""},
+            {"sink_V", head.V, "", "tokens", ""},
+            {"sink_logit", head.sink_logit, "σ_h"},
+            {"sink_weights", head.sink_weights, "e^{s_ij} / (e^σ + Σ_j' e^{s_ij'})", "tokens", "tokens"},
+            {"sink_share", head.sink_share, "e^σ / (e^σ + Σ_j' e^{s_ij'})", "tokens", ""},
+            {"sink_shares", shares, "the same, with a sink logit", "heads", "shares"},
+            {"sink_logits", logits, "σ_h", "heads", ""}};
+}
+
+MatrixList VariantsSideBySide::matrices() const {
+    return {{"variants", variants, "per layer at DeepSeek-V3's shape; copy-task accuracy", "variants",
+             "variant_columns"}};
+}
+
+namespace {
+
+// The table's window, sinks, top-k and indexer: the chosen ones.
+CopyScale scale_of(const Variant& chosen) {
     CopyScale scale;
     scale.window = chosen.window, scale.sinks = chosen.sinks, scale.top_k = chosen.top_k;
     scale.indexer_rank = chosen.indexer_rank;
-    r.runs = variant_runs(s, scale, progress);
+    return scale;
+}
+
+}  // namespace
+
+ReadModel read_model(const CopyTaskSettings& s, const Variant& chosen, const RowProgress& progress) {
+    ReadModel r;
+    r.settings = s, r.chosen = chosen;
+    r.held_out = held_out_sequences(s);
+    // 1. the table's rows that read the MHA model: MHA itself (trained), the window + sinks and top-k
+    const std::vector<VariantRun> runs =
+        variant_runs(s, scale_of(chosen), progress, {"MHA", "window + sinks", "top-k"});
+    r.trained = run_named(runs, "MHA").model, r.after = run_named(runs, "MHA").held_out;
+    r.windowed = run_named(runs, "window + sinks").held_out;
+    r.indexed = run_named(runs, "top-k").held_out;
+    const AttentionOnlyModel<float>& indexed = run_named(runs, "top-k").model;  // its indexer set, top_k = k
+    // 2. where its heads put their weight, and the copying head read with the chosen window and top-k
+    const ModelForward<float>& f = r.plain_forward = model_forward(r.trained, r.held_out);
+    r.shares = first_half_shares(f, s.half_length);
+    r.one = one_head(indexed, r.held_out[0], copying_head(r.trained, f, s.half_length), chosen);
+    r.tokens = token_row(r.held_out[0]);
+    // 3. the sweeps
+    sweeps(r, indexed);
+    return r;
+}
+
+SinkModel sink_model(const CopyTaskSettings& s, const Variant& chosen, const RowProgress& progress) {
+    SinkModel r;
+    const std::vector<VariantRun> runs = variant_runs(s, scale_of(chosen), progress, {"sink logit"});
+    const VariantRun& run = run_named(runs, "sink logit");
+    r.trained = run.model, r.after = run.held_out;
+    const std::vector<Tokens> held_out = held_out_sequences(s);
+    const ModelForward<float>& g = r.forward = model_forward(r.trained, held_out);
+    r.shares = first_half_shares(g, s.half_length);
+    const std::size_t H = s.layers * s.heads;
+    r.logits = Matrix({H, std::size_t{1}});
+    for (std::size_t k = 0; k < H; ++k) r.logits(k, 0) = r.trained.sink[k](0, 0);
+    r.head = sink_head(r.trained, held_out[0], copying_head(r.trained, g, s.half_length));
+    return r;
+}
+
+VariantsSideBySide variants_side_by_side(const CopyTaskSettings& s, const Variant& chosen,
+                                         const RowProgress& progress) {
+    VariantsSideBySide r;
+    r.runs = variant_runs(s, scale_of(chosen), progress);  // MHA's and the sink's read back when trained before
     r.table = variant_table(r.runs);
     r.variants = Matrix({r.table.size(), std::size_t{7}});
     for (std::size_t a = 0; a < r.table.size(); ++a) {
@@ -282,23 +329,5 @@ SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen,
         for (std::size_t c = 0; c < 6; ++c) r.variants(a, c) = float(numbers[c]);
         r.variants(a, 6) = float(v.accuracy);
     }
-    r.trained = run_named(r.runs, "MHA").model, r.after = run_named(r.runs, "MHA").held_out;
-    r.sink_trained = run_named(r.runs, "sink logit").model, r.sink_after = run_named(r.runs, "sink logit").held_out;
-    // 2. the MHA model read with the chosen window and sinks, and top-k (the table's rows that read it)
-    const ModelForward<float>& f = r.plain_forward = model_forward(r.trained, r.held_out);
-    r.shares = first_half_shares(f, L);
-    const AttentionOnlyModel<float>& indexed = run_named(r.runs, "top-k").model;  // its indexer set, top_k = k
-    r.windowed = run_named(r.runs, "window + sinks").held_out;
-    r.indexed = run_named(r.runs, "top-k").held_out;
-    r.one = one_head(indexed, r.held_out[0], copying_head(r.trained, f, L), chosen);
-    r.tokens = token_row(r.held_out[0]);
-    // 3. the model trained with a sink logit per head
-    const ModelForward<float>& g = r.sink_forward = model_forward(r.sink_trained, r.held_out);
-    r.sink_shares = first_half_shares(g, L);
-    r.sink_logits = Matrix({H, std::size_t{1}});
-    for (std::size_t k = 0; k < H; ++k) r.sink_logits(k, 0) = r.sink_trained.sink[k](0, 0);
-    r.sink = sink_head(r.sink_trained, r.held_out[0], copying_head(r.sink_trained, g, L));
-    // 4. the sweeps
-    sweeps(r, indexed);
     return r;
 }

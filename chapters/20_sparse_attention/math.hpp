@@ -110,32 +110,51 @@ struct SinkHead {
     Matrix sink_weights, sink_share;  // of sink (listed)
 };
 
-// Everything the lesson shows, computed once.
-struct SparseLesson {
+// What the lesson shows, in three parts computed apart, so that a step waits only for the
+// trainings it reads (and each model is trained once: train_copy_task may read it back).
+//
+// 1. The MHA model (the table's first row: softmax heads, every key) and what reads it.
+struct ReadModel {
     CopyTaskSettings settings;          // the training's (its variant: none)
     Variant chosen;                     // --window, --sinks, --top-k, --rank
-    std::vector<VariantRun> runs;       // every variant of the table, each trained once (attention_variants)
-    std::vector<VariantRow> table;      // their costs at DeepSeek-V3's shape, and their accuracy
-    AttentionOnlyModel<float> trained;  // the MHA row's model: softmax heads, every key
-    AttentionOnlyModel<float> sink_trained;  // the sink-logit row's: the same data and steps
-    Halves after, sink_after;           // theirs on the held-out sequences
+    AttentionOnlyModel<float> trained;  // the MHA row's model
+    Halves after;                       // its own on the held-out sequences
     std::vector<Tokens> held_out;       // held_out_count sequences, second half = first
-    Halves windowed, indexed;           // the trained model read with the chosen window + sinks, top-k
-    ModelForward<float> plain_forward, sink_forward;  // the two models on the held-out sequences
-    Matrix shares, sink_shares;         // (heads × 3) first_half_shares of the two models
-    Matrix sink_logits;                 // (heads × 1) σ_h of the sink model
+    Halves windowed, indexed;           // the model read with the chosen window + sinks, top-k
+    ModelForward<float> plain_forward;  // the model on the held-out sequences
+    Matrix shares;                      // (heads × 3) first_half_shares
     OneHead one;                        // the copying head on held_out[0]
-    SinkHead sink;                      // the sink model's copying head on held_out[0]
     Matrix tokens;                      // (1 × n) held_out[0]
     Matrix window_table;  // (windows × 5) w; second-half accuracy and loss with no sinks; the same with s sinks
     Matrix topk_table;    // (ks × 6) k; second-half accuracy and loss; the shown head's largest |output − full|;
                           //   second-half accuracy and loss with an indexer of rank d_h (the heads' own ranking)
     Matrix flops_table;   // (lengths × 4) n; FLOPs per token and head: indexer, top-k attention, full attention
-    Matrix variants;      // (rows × 7) per layer: elements kept at n = 4096, 131072; bytes (all layers) at both;
-                          //   FLOPs per decoded token at both; second-half accuracy on the copy task
+
+    MatrixList matrices() const;
+};
+// 2. The same model trained with a sink logit per head.
+struct SinkModel {
+    AttentionOnlyModel<float> trained;  // the sink-logit row's: the same data and steps
+    Halves after;                       // on the held-out sequences
+    ModelForward<float> forward;        // on the held-out sequences
+    Matrix shares;                      // (heads × 3) first_half_shares
+    Matrix logits;                      // (heads × 1) σ_h
+    SinkHead head;                      // its copying head on held_out[0]
+
+    MatrixList matrices() const;
+};
+// 3. Every variant side by side.
+struct VariantsSideBySide {
+    std::vector<VariantRun> runs;   // every variant of the table, each trained once (attention_variants)
+    std::vector<VariantRow> table;  // their costs at DeepSeek-V3's shape, and their accuracy
+    Matrix variants;  // (rows × 7) per layer: elements kept at n = 4096, 131072; bytes (all layers) at both;
+                      //   FLOPs per decoded token at both; second-half accuracy on the copy task
 
     MatrixList matrices() const;
 };
 // `progress(row)` (when set) hears the training of each trained row of the table.
-SparseLesson sparse_lesson(const CopyTaskSettings& s, const Variant& chosen,
-                           const std::function<Progress(std::size_t)>& progress);
+using RowProgress = std::function<Progress(std::size_t)>;
+ReadModel read_model(const CopyTaskSettings& s, const Variant& chosen, const RowProgress& progress);
+SinkModel sink_model(const CopyTaskSettings& s, const Variant& chosen, const RowProgress& progress);
+VariantsSideBySide variants_side_by_side(const CopyTaskSettings& s, const Variant& chosen,
+                                         const RowProgress& progress);

@@ -22,7 +22,7 @@ std::string flops_text(double x) {
 
 }  // namespace
 
-void show_window_sweep(Lesson& lesson, const SparseLesson& r) {
+void show_window_sweep(Lesson& lesson, const ReadModel& r) {
     const Matrix& t = r.window_table;
     std::vector<TextRow> table;
     std::vector<double> w, plain, sinks;
@@ -52,7 +52,7 @@ void show_window_sweep(Lesson& lesson, const SparseLesson& r) {
         r.chosen.window, r.chosen.sinks, three(r.windowed.accuracy_second), three(r.windowed.loss_second)));
 }
 
-void show_topk(Lesson& lesson, const SparseLesson& r) {
+void show_topk(Lesson& lesson, const ReadModel& r) {
     const Variant& v = r.chosen;
     lesson.say(fmt::format(
         "Top-k: each query keeps the k keys an indexer scores highest, (x_i W_IQ) · (x_j W_IK) with\n"
@@ -94,7 +94,7 @@ void show_topk(Lesson& lesson, const SparseLesson& r) {
     lesson.table({"keys n", "indexer", "top-k attention", "full attention"}, flops);
 }
 
-void show_variants(Lesson& lesson, const SparseLesson& r) {
+void show_variants(Lesson& lesson, const VariantsSideBySide& r, const CopyTaskSettings& s, const Variant& chosen) {
     const VariantShapes shapes;
     const PublishedModel& m = shapes.model;
     lesson.say(fmt::format(
@@ -118,7 +118,7 @@ void show_variants(Lesson& lesson, const SparseLesson& r) {
         "The cache of all {} layers in bfloat16, FLOPs per decoded token per layer (projections,\n"
         "attention, W_O; top-k with its indexer), and the copy task's second-half accuracy at this\n"
         "chapter's scale (w = {}, s = {}, k = {}, r = {}; {} steps, seed {}):",
-        m.layers, r.chosen.window, r.chosen.sinks, r.chosen.top_k, r.chosen.indexer_rank, r.settings.steps,
-        r.settings.seed));
+        m.layers, chosen.window, chosen.sinks, chosen.top_k, chosen.indexer_rank, s.steps,
+        s.seed));
     lesson.table({"variant", "cache, 4 k", "128 k", "FLOPs, 4 k", "128 k", "accuracy", "model"}, costs);
 }

@@ -10,6 +10,6 @@
 // A share, an accuracy or a loss as the tables print it (3 decimals).
 std::string three(double x);
 
-void show_window_sweep(Lesson& lesson, const SparseLesson& r);
-void show_topk(Lesson& lesson, const SparseLesson& r);
-void show_variants(Lesson& lesson, const SparseLesson& r);
+void show_window_sweep(Lesson& lesson, const ReadModel& r);
+void show_topk(Lesson& lesson, const ReadModel& r);
+void show_variants(Lesson& lesson, const VariantsSideBySide& r, const CopyTaskSettings& s, const Variant& chosen);

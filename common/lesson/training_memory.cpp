@@ -94,6 +94,11 @@ std::string TrainedOnDisk::file_for(const CopyTaskSettings& s) const {
 }
 
 bool TrainedOnDisk::recall(const CopyTaskSettings& s, TrainedModel& model) {
+    for (const auto& [key, kept] : this_run_)
+        if (key == key_of(s)) {
+            model = kept;
+            return true;
+        }
     const std::string file = file_for(s);
     if (file.empty()) return false;
     std::ifstream in(file, std::ios::binary);
@@ -121,6 +126,7 @@ bool TrainedOnDisk::recall(const CopyTaskSettings& s, TrainedModel& model) {
 }
 
 void TrainedOnDisk::remember(const CopyTaskSettings& s, const TrainedModel& model) {
+    this_run_.emplace_back(key_of(s), model);
     const std::string file = file_for(s);
     if (file.empty() || model.curve.empty()) return;
     Numbers numbers;

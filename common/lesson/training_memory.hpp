@@ -8,12 +8,15 @@
 // would give. Any change to the mathematics, or to a setting, trains anew. A file that does
 // not read back whole (cut short, another version) is trained anew and written again.
 //
-// Where: $TUTORIAL_TRAINED when it is set (empty: keep nothing), else trained/ beside the
+// Where: $TUTORIAL_TRAINED when it is set (empty: no folder), else trained/ beside the
 // program's folder (build/release/trained for build/release/bin/chNN_name). A folder that
-// cannot be written keeps nothing, and the run trains as it would without it.
+// cannot be written keeps nothing, and the run trains as it would without it. Within one run
+// a model is also kept in memory, so that it is trained once even without a folder.
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/math/copy_task.hpp"
 
@@ -30,4 +33,5 @@ public:
 
 private:
     std::string folder_;
+    std::vector<std::pair<std::string, TrainedModel>> this_run_;  // key_of(settings), model
 };

@@ -80,7 +80,8 @@ std::vector<VariantRow> variant_costs(const VariantShapes& s) {
 }
 
 std::vector<VariantRun> variant_runs(const CopyTaskSettings& base, const CopyScale& scale,
-                                     const std::function<Progress(std::size_t)>& progress) {
+                                     const std::function<Progress(std::size_t)>& progress,
+                                     const std::vector<std::string>& only) {
     const std::size_t h = base.heads, d_h = base.d_model / std::max<std::size_t>(1, h);
     const std::size_t groups = scale.kv_heads == 0 ? h / 2 : scale.kv_heads;
     if (groups <= 1 || groups >= h || h % groups != 0)
@@ -111,10 +112,19 @@ std::vector<VariantRun> variant_runs(const CopyTaskSettings& base, const CopySca
     CopyTaskSettings mha_settings = base;
     mha_settings.mixer = Mixer::softmax, mha_settings.variant = {};
     const std::vector<Tokens> held_out = held_out_sequences(mha_settings);  // every row's (seed, V and L)
+    const auto asked = [&](std::size_t r) {
+        return only.empty() || std::find(only.begin(), only.end(), names[r].name) != only.end();
+    };
+    bool read_mha = false;  // a row asked for reads MHA's model (row 0)
+    for (std::size_t r = 0; r < specs.size(); ++r) read_mha = read_mha || (asked(r) && !specs[r].trained);
     std::vector<VariantRun> runs;
     for (std::size_t r = 0; r < specs.size(); ++r) {
         VariantRun run;
         run.name = names[r].name, run.trained = specs[r].trained;
+        if (!asked(r) && !(r == 0 && read_mha)) {
+            runs.push_back(run);  // not asked: its name, no model
+            continue;
+        }
         if (specs[r].trained) {
             run.settings = base;
             run.settings.mixer = specs[r].mixer, run.settings.variant = specs[r].variant;

@@ -107,8 +107,11 @@ struct VariantRun {
 // Column (c): one run per row of variant_costs, in its order, from `base` (its mixer and variant
 // are replaced); `progress(row)` hears the training of each trained row. An InputError when the
 // scale does not fit the base (the GQA groups, the window and top-k at least 1).
+// With `only` (row names), just those rows are run, and MHA's for the rows that read its model;
+// the others keep their name and no model.
 std::vector<VariantRun> variant_runs(const CopyTaskSettings& base, const CopyScale& scale = {},
-                                     const std::function<Progress(std::size_t)>& progress = {});
+                                     const std::function<Progress(std::size_t)>& progress = {},
+                                     const std::vector<std::string>& only = {});
 
 // The table: variant_costs with each run's second-half accuracy (runs from variant_runs).
 std::vector<VariantRow> variant_table(const std::vector<VariantRun>& runs, const VariantShapes& shapes = {});
