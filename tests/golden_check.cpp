@@ -329,7 +329,8 @@ Drawing draw_pictures(const std::string& bin_dir, const std::string& chapter) {
         std::cerr << "cannot make a temporary directory\n";
         return {};
     }
-    auto [output, code] = run({bin_dir + "/" + chapter, "--no-color", "--svg", dir}, true);
+    // stdout only, as the doc's default blocks show it: what a training says on stderr is not the lesson
+    auto [output, code] = run({bin_dir + "/" + chapter, "--no-color", "--svg", dir}, false);
     if (code != 0) {
         std::cerr << chapter << " --svg " << dir << ": exit code " << code << ", expected 0\n" << output;
         fs::remove_all(dir);
