@@ -375,34 +375,18 @@ Mat<T> gate(const Mat<T>& X, const Mat<T>& w, T b) {
     return g;
 }
 
-// One head on one sequence (rows r0 … r0 + n − 1), α = 1 when alpha is null (the delta rule):
-//   S' = α_t S_{t−1},  S_t = S' + β_t k̂_t (v_t − S'ᵀ k̂_t)ᵀ,  z_t = S_tᵀ q̂_t,
-// every S_t kept in `states` (row r0 + t), and the unrolled matrix M (z_t = Σ_j M[t, j] v_j) in A.
+// The delta rule's state unrolled (rows r0 … r0 + n − 1 of A, from the unit rows q̂, k̂ of the
+// sequence): z_t = Σ_{j≤t} M[t, j] v_j. Column j of C (d_h × n) holds
+// α_t(I − β_t k̂_t k̂_tᵀ) ⋯ α_{j+1}(I − β_{j+1} k̂_{j+1} k̂_{j+1}ᵀ) β_j k̂_j after token t, and
+// M[t, j] = q̂_t · C[:, j]. It shows what a head reads; the loss and its gradient never need it.
 template <class T>
-void delta_rule(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta, const Mat<T>* alpha,
-                Mat<T>& states, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n) {
-    const std::size_t dh = cols(Q), dd = dh * dh;
-    std::vector<T> q_len, k_len;
-    const std::vector<T> q = unit_rows(Q, r0, n, q_len), k = unit_rows(K, r0, n, k_len);  // (n × d_h)
-    const T* v = V.data() + r0 * dh;
-    T *s_all = states.data() + r0 * dd, *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
-    const std::vector<T> zero(dd, T(0));  // S_{−1}
-    std::vector<T> e(dh), C(dh * n, T(0)), kc(n);  // C (d_h × n): the columns of M, below
+void unrolled_weights(const std::vector<T>& q, const std::vector<T>& k, const Mat<T>& beta, const Mat<T>* alpha,
+                      Mat<T>& A, std::size_t r0, std::size_t n, std::size_t dh) {
+    T* a = A.data() + r0 * n;
+    std::vector<T> C(dh * n, T(0)), kc(n);
     for (std::size_t t = 0; t < n; ++t) {
         const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
-        const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *v_t = v + t * dh;
-        const T* S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
-        T *S = s_all + t * dd, *z_t = z + t * dh;  // S_t (d_h × d_h) keys × values, by rows
-        // 1. e = β_t (v_t − α_t S_{t−1}ᵀ k̂_t): what the state returns for the key, corrected towards v_t
-        for (std::size_t c = 0; c < dh; ++c) e[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r)
-            for (std::size_t c = 0; c < dh; ++c) e[c] += k_t[r] * S_prev[r * dh + c];
-        for (std::size_t c = 0; c < dh; ++c) e[c] = b_t * (v_t[c] - g_t * e[c]);
-        // 2. S_t = α_t S_{t−1} + k̂_t eᵀ (d_h × d_h), and z_t = S_tᵀ q̂_t (d_h) row by row of S_t
-        for (std::size_t c = 0; c < dh; ++c) z_t[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r)
-            for (std::size_t c = 0; c < dh; ++c) z_t[c] += q_t[r] * (S[r * dh + c] = g_t * S_prev[r * dh + c] + k_t[r] * e[c]);
-        // 3. row t of M: column j of C holds α_t(I − β_t k̂_t k̂_tᵀ) ⋯ β_j k̂_j, M[t, j] = q̂_t · C[:, j]
+        const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh;
         for (std::size_t j = 0; j < t; ++j) kc[j] = 0;
         for (std::size_t r = 0; r < dh; ++r)
             for (std::size_t j = 0; j < t; ++j) kc[j] += k_t[r] * C[r * n + j];
@@ -417,12 +401,56 @@ void delta_rule(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>&
     }
 }
 
-// The backward pass of delta_rule, back through time: dZ → dQ, dK, dV, dβ (and dα).
+// One head on one sequence (rows r0 … r0 + n − 1), α = 1 when alpha is null (the delta rule):
+//   S' = α_t S_{t−1},  S_t = S' + β_t k̂_t (v_t − S'ᵀ k̂_t)ᵀ,  z_t = S_tᵀ q̂_t,
+// every S_t kept in `states` (row r0 + t), and, when A is given, the unrolled matrix M
+// (z_t = Σ_j M[t, j] v_j) in it. DH is d_h when the caller knows it at compile time (0: read
+// it from Q): the loops over a row of the state then have a fixed length and unroll fully.
+template <std::size_t DH, class T>
+void delta_rule_of(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta, const Mat<T>* alpha,
+                   Mat<T>& states, Mat<T>* A, Mat<T>& Z, std::size_t r0, std::size_t n) {
+    const std::size_t dh = DH > 0 ? DH : cols(Q), dd = dh * dh;
+    std::vector<T> q_len, k_len;
+    const std::vector<T> q = unit_rows(Q, r0, n, q_len), k = unit_rows(K, r0, n, k_len);  // (n × d_h)
+    const T* v = V.data() + r0 * dh;
+    T *s_all = states.data() + r0 * dd, *z = Z.data() + r0 * dh;
+    const std::vector<T> zero(dd, T(0));  // S_{−1}
+    std::vector<T> e(dh);
+    for (std::size_t t = 0; t < n; ++t) {
+        const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
+        const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *v_t = v + t * dh;
+        const T* S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
+        T *S = s_all + t * dd, *z_t = z + t * dh;  // S_t (d_h × d_h) keys × values, by rows
+        // 1. e = β_t (v_t − α_t S_{t−1}ᵀ k̂_t): what the state returns for the key, corrected towards v_t
+        for (std::size_t c = 0; c < dh; ++c) e[c] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t c = 0; c < dh; ++c) e[c] += k_t[r] * S_prev[r * dh + c];
+        for (std::size_t c = 0; c < dh; ++c) e[c] = b_t * (v_t[c] - g_t * e[c]);
+        // 2. S_t = α_t S_{t−1} + k̂_t eᵀ (d_h × d_h), and z_t = S_tᵀ q̂_t (d_h) row by row of S_t
+        for (std::size_t c = 0; c < dh; ++c) z_t[c] = 0;
+        for (std::size_t r = 0; r < dh; ++r)
+            for (std::size_t c = 0; c < dh; ++c) z_t[c] += q_t[r] * (S[r * dh + c] = g_t * S_prev[r * dh + c] + k_t[r] * e[c]);
+    }
+    if (A) unrolled_weights(q, k, beta, alpha, *A, r0, n, dh);
+}
+
+// The same for any d_h, compiled for the chapters' widths 8 and 16 (d_model 32, 4 or 2 heads).
 template <class T>
-void delta_rule_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta,
-                         const Mat<T>* alpha, const Mat<T>& states, const Mat<T>& dZ, Mat<T>& dQ, Mat<T>& dK,
-                         Mat<T>& dV, Mat<T>& d_beta, Mat<T>* d_alpha, std::size_t r0, std::size_t n) {
-    const std::size_t dh = cols(Q), dd = dh * dh;
+void delta_rule(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta, const Mat<T>* alpha,
+                Mat<T>& states, Mat<T>* A, Mat<T>& Z, std::size_t r0, std::size_t n) {
+    if (cols(Q) == 8) return delta_rule_of<8>(Q, K, V, beta, alpha, states, A, Z, r0, n);
+    if (cols(Q) == 16) return delta_rule_of<16>(Q, K, V, beta, alpha, states, A, Z, r0, n);
+    delta_rule_of<0>(Q, K, V, beta, alpha, states, A, Z, r0, n);
+}
+
+// The backward pass of delta_rule, back through time: dZ → dQ, dK, dV, dβ (and dα). Two passes
+// over the rows r of the state per token: the first adds q̂_t dz_tᵀ to D and sums w and e over r;
+// the second, once e and w are whole, gives dk̂_t and moves D back to S_{t−1}.
+template <std::size_t DH, class T>
+void delta_rule_backward_of(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta,
+                            const Mat<T>* alpha, const Mat<T>& states, const Mat<T>& dZ, Mat<T>& dQ, Mat<T>& dK,
+                            Mat<T>& dV, Mat<T>& d_beta, Mat<T>* d_alpha, std::size_t r0, std::size_t n) {
+    const std::size_t dh = DH > 0 ? DH : cols(Q), dd = dh * dh;
     std::vector<T> q_len, k_len;
     const std::vector<T> q = unit_rows(Q, r0, n, q_len), k = unit_rows(K, r0, n, k_len);  // (n × d_h)
     const T *v = V.data() + r0 * dh, *s_all = states.data() + r0 * dd, *dz = dZ.data() + r0 * dh;
@@ -433,41 +461,57 @@ void delta_rule_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, cons
         const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
         const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *dz_t = dz + t * dh;
         const T *S_t = s_all + t * dd, *S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
-        // 2'. z_t = S_tᵀ q̂_t: dq̂_t = S_t dz_t, D += q̂_t dz_tᵀ
-        for (std::size_t r = 0; r < dh; ++r) {
-            dq[t * dh + r] = dot(S_t + r * dh, dz_t, dh);
-            for (std::size_t c = 0; c < dh; ++c) D[r * dh + c] += q_t[r] * dz_t[c];
-        }
-        // 1'–2'. S_t = S' + β_t k̂_t e_tᵀ, S' = α_t S_{t−1}, e_t = v_t − S'ᵀ k̂_t; w = Dᵀ k̂_t
+        // z_t = S_tᵀ q̂_t: dq̂_t = S_t dz_t, D += q̂_t dz_tᵀ; then, with S_t = S' + β_t k̂_t e_tᵀ,
+        // S' = α_t S_{t−1}, e_t = v_t − S'ᵀ k̂_t: w = Dᵀ k̂_t and S_{t−1}ᵀ k̂_t, summed over r in turn
         for (std::size_t c = 0; c < dh; ++c) w[c] = e[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r)
+        for (std::size_t r = 0; r < dh; ++r) {
+            T *D_r = D.data() + r * dh;
+            const T* S_prev_r = S_prev + r * dh;
+            dq[t * dh + r] = dot(S_t + r * dh, dz_t, dh);
             for (std::size_t c = 0; c < dh; ++c) {
-                w[c] += k_t[r] * D[r * dh + c];
-                e[c] += k_t[r] * S_prev[r * dh + c];
+                D_r[c] += q_t[r] * dz_t[c];
+                w[c] += k_t[r] * D_r[c];
+                e[c] += k_t[r] * S_prev_r[c];
             }
+        }
         T db = 0;
         for (std::size_t c = 0; c < dh; ++c) {
             e[c] = v[t * dh + c] - g_t * e[c];
             dv[t * dh + c] = b_t * w[c];  // dv_t = β_t w
             db += w[c] * e[c];            // dβ_t = w · e_t
         }
-        for (std::size_t r = 0; r < dh; ++r)  // dk̂_t = β_t (D e_t − α_t S_{t−1} w)
-            dk[t * dh + r] = b_t * (dot(D.data() + r * dh, e.data(), dh) - g_t * dot(S_prev + r * dh, w.data(), dh));
-        // dS' = D − β_t k̂_t wᵀ; dα_t = Σ dS' ⊙ S_{t−1} (by columns, then across them); D ← α_t dS'
+        // dk̂_t = β_t (D e_t − α_t S_{t−1} w); dS' = D − β_t k̂_t wᵀ; dα_t = Σ dS' ⊙ S_{t−1} (by
+        // columns, then across them); D ← α_t dS'
         for (std::size_t c = 0; c < dh; ++c) da[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r)
+        for (std::size_t r = 0; r < dh; ++r) {
+            T* D_r = D.data() + r * dh;
+            const T* S_prev_r = S_prev + r * dh;
+            dk[t * dh + r] = b_t * (dot(D_r, e.data(), dh) - g_t * dot(S_prev_r, w.data(), dh));
             for (std::size_t c = 0; c < dh; ++c) {
-                const T d_before = D[r * dh + c] - b_t * k_t[r] * w[c];
-                da[c] += d_before * S_prev[r * dh + c];
-                D[r * dh + c] = g_t * d_before;
+                const T d_before = D_r[c] - b_t * k_t[r] * w[c];
+                if (d_alpha) da[c] += d_before * S_prev_r[c];
+                D_r[c] = g_t * d_before;
             }
+        }
+        d_beta(r0 + t, 0) = db;
+        if (!d_alpha) continue;
         T d_alpha_t = 0;
         for (std::size_t c = 0; c < dh; ++c) d_alpha_t += da[c];
-        d_beta(r0 + t, 0) = db;
-        if (d_alpha) (*d_alpha)(r0 + t, 0) = d_alpha_t;
+        (*d_alpha)(r0 + t, 0) = d_alpha_t;
     }
     unit_rows_backward(q, q_len, dq, dQ, r0, n);  // through q̂ = q / ‖q‖ and k̂ = k / ‖k‖
     unit_rows_backward(k, k_len, dk, dK, r0, n);
+}
+
+template <class T>
+void delta_rule_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta,
+                         const Mat<T>* alpha, const Mat<T>& states, const Mat<T>& dZ, Mat<T>& dQ, Mat<T>& dK,
+                         Mat<T>& dV, Mat<T>& d_beta, Mat<T>* d_alpha, std::size_t r0, std::size_t n) {
+    if (cols(Q) == 8)
+        return delta_rule_backward_of<8>(Q, K, V, beta, alpha, states, dZ, dQ, dK, dV, d_beta, d_alpha, r0, n);
+    if (cols(Q) == 16)
+        return delta_rule_backward_of<16>(Q, K, V, beta, alpha, states, dZ, dQ, dK, dV, d_beta, d_alpha, r0, n);
+    delta_rule_backward_of<0>(Q, K, V, beta, alpha, states, dZ, dQ, dK, dV, d_beta, d_alpha, r0, n);
 }
 
 void require_batch(const std::vector<Tokens>& batch, std::size_t vocabulary, std::size_t positions) {
@@ -613,7 +657,7 @@ std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m) {
 
 template <class T>
 ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
-                              const std::vector<bool>& ablated) {
+                              const std::vector<bool>& ablated, Fill fill) {
     require_batch(batch, rows(m.E), rows(m.P));
     ModelForward<T> f;
     const std::size_t B = batch.size(), n = batch[0].size(), d = cols(m.E);
@@ -655,7 +699,8 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
                 f.sink_share.push_back(Mat<T>::from_shape({B * n, std::size_t(1)}));
                 choice.sink = &m.sink[k], choice.sink_share = &f.sink_share[k];
             }
-            f.weights.push_back(Mat<T>::from_shape({B * n, n}));
+            const bool unrolled = delta && fill == Fill::everything;  // the delta rule's M, to show
+            f.weights.push_back(delta && !unrolled ? Mat<T>() : Mat<T>::from_shape({B * n, n}));
             f.Z.push_back(Mat<T>::from_shape({B * n, cols(m.W_Q[k])}));
             const std::size_t dh = cols(m.W_Q[k]);
             if (m.mixer == Mixer::linear) f.phi_Q.push_back(features(f.Q[k])), f.phi_K.push_back(features(f.K[k]));
@@ -670,7 +715,7 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
                     linear_attend(f.phi_Q[k], f.phi_K[k], f.V[k], f.weights[k], f.Z[k], b * n, n);
                 if (delta)
                     delta_rule(f.Q[k], f.K[k], f.V[k], f.beta[k], gated ? &f.alpha[k] : nullptr, f.states[k],
-                               f.weights[k], f.Z[k], b * n, n);
+                               unrolled ? &f.weights[k] : nullptr, f.Z[k], b * n, n);
             }
             if (!is_ablated<T>(ablated, k)) X += mm(f.Z[k], m.W_O[k]);
         }
@@ -798,7 +843,7 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
 #define INSTANTIATE(T)                                                                                        \
     template std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>&);                                         \
     template ModelForward<T> model_forward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,          \
-                                           const std::vector<bool>&);                                         \
+                                           const std::vector<bool>&, Fill);                                   \
     template double token_loss(const Mat<T>&, std::size_t, std::size_t);                                      \
     template double next_token_loss(const ModelForward<T>&, const std::vector<Tokens>&, Mat<T>*);             \
     template Mat<T> next_token_gradient(const ModelForward<T>&, const std::vector<Tokens>&);                  \
