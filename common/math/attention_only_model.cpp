@@ -406,6 +406,25 @@ void unrolled_weights(const std::vector<T>& q, const std::vector<T>& k, const Ma
 // every S_t kept in `states` (row r0 + t), and, when A is given, the unrolled matrix M
 // (z_t = Σ_j M[t, j] v_j) in it. DH is d_h when the caller knows it at compile time (0: read
 // it from Q): the loops over a row of the state then have a fixed length and unroll fully.
+// One token of delta_rule, S_{t−1} → S_t and z_t. The pointers never overlap (__restrict): the
+// compiler may keep e and z_t in registers and run the loops over c as vectors.
+template <std::size_t DH, class T>
+__attribute__((always_inline)) inline void delta_step(const T* __restrict S_prev, T* __restrict S,
+                                                      const T* __restrict q_t, const T* __restrict k_t,
+                                                      const T* __restrict v_t, T b_t, T g_t, T* __restrict e,
+                                                      T* __restrict z_t, std::size_t dh_at_run_time) {
+    const std::size_t dh = DH > 0 ? DH : dh_at_run_time;
+    // 1. e = β_t (v_t − α_t S_{t−1}ᵀ k̂_t): what the state returns for the key, corrected towards v_t
+    for (std::size_t c = 0; c < dh; ++c) e[c] = 0;
+    for (std::size_t r = 0; r < dh; ++r)
+        for (std::size_t c = 0; c < dh; ++c) e[c] += k_t[r] * S_prev[r * dh + c];
+    for (std::size_t c = 0; c < dh; ++c) e[c] = b_t * (v_t[c] - g_t * e[c]);
+    // 2. S_t = α_t S_{t−1} + k̂_t eᵀ (d_h × d_h), and z_t = S_tᵀ q̂_t (d_h) row by row of S_t
+    for (std::size_t c = 0; c < dh; ++c) z_t[c] = 0;
+    for (std::size_t r = 0; r < dh; ++r)
+        for (std::size_t c = 0; c < dh; ++c) z_t[c] += q_t[r] * (S[r * dh + c] = g_t * S_prev[r * dh + c] + k_t[r] * e[c]);
+}
+
 template <std::size_t DH, class T>
 void delta_rule_of(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta, const Mat<T>* alpha,
                    Mat<T>& states, Mat<T>* A, Mat<T>& Z, std::size_t r0, std::size_t n) {
@@ -420,16 +439,8 @@ void delta_rule_of(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<
         const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
         const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *v_t = v + t * dh;
         const T* S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
-        T *S = s_all + t * dd, *z_t = z + t * dh;  // S_t (d_h × d_h) keys × values, by rows
-        // 1. e = β_t (v_t − α_t S_{t−1}ᵀ k̂_t): what the state returns for the key, corrected towards v_t
-        for (std::size_t c = 0; c < dh; ++c) e[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r)
-            for (std::size_t c = 0; c < dh; ++c) e[c] += k_t[r] * S_prev[r * dh + c];
-        for (std::size_t c = 0; c < dh; ++c) e[c] = b_t * (v_t[c] - g_t * e[c]);
-        // 2. S_t = α_t S_{t−1} + k̂_t eᵀ (d_h × d_h), and z_t = S_tᵀ q̂_t (d_h) row by row of S_t
-        for (std::size_t c = 0; c < dh; ++c) z_t[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r)
-            for (std::size_t c = 0; c < dh; ++c) z_t[c] += q_t[r] * (S[r * dh + c] = g_t * S_prev[r * dh + c] + k_t[r] * e[c]);
+        // S_t (d_h × d_h) keys × values, by rows
+        delta_step<DH>(S_prev, s_all + t * dd, q_t, k_t, v_t, b_t, g_t, e.data(), z + t * dh, dh);
     }
     if (A) unrolled_weights(q, k, beta, alpha, *A, r0, n, dh);
 }
@@ -443,9 +454,55 @@ void delta_rule(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>&
     delta_rule_of<0>(Q, K, V, beta, alpha, states, A, Z, r0, n);
 }
 
-// The backward pass of delta_rule, back through time: dZ → dQ, dK, dV, dβ (and dα). Two passes
-// over the rows r of the state per token: the first adds q̂_t dz_tᵀ to D and sums w and e over r;
-// the second, once e and w are whole, gives dk̂_t and moves D back to S_{t−1}.
+// One token of delta_rule_backward, D = ∂loss/∂S_t → ∂loss/∂S_{t−1}: writes dq̂_t, dk̂_t, dv_t
+// (and dα_t when asked), returns dβ_t. Two passes over the rows r of the state: the first adds
+// q̂_t dz_tᵀ to D and sums w and e over r; the second, once e and w are whole, gives dk̂_t and
+// moves D back. The pointers never overlap (__restrict), so the loops over c run as vectors.
+template <std::size_t DH, class T>
+__attribute__((always_inline)) inline T delta_step_backward(
+    const T* __restrict S_t, const T* __restrict S_prev, const T* __restrict q_t, const T* __restrict k_t,
+    const T* __restrict v_t, const T* __restrict dz_t, T b_t, T g_t, T* __restrict D, T* __restrict w,
+    T* __restrict e, T* __restrict da, T* __restrict dq_t, T* __restrict dk_t, T* __restrict dv_t,
+    T* __restrict d_alpha_t, std::size_t dh_at_run_time) {
+    const std::size_t dh = DH > 0 ? DH : dh_at_run_time;
+    // z_t = S_tᵀ q̂_t: dq̂_t = S_t dz_t, D += q̂_t dz_tᵀ; then, with S_t = S' + β_t k̂_t e_tᵀ,
+    // S' = α_t S_{t−1}, e_t = v_t − S'ᵀ k̂_t: w = Dᵀ k̂_t and S_{t−1}ᵀ k̂_t, summed over r in turn
+    for (std::size_t c = 0; c < dh; ++c) w[c] = e[c] = 0;
+    for (std::size_t r = 0; r < dh; ++r) {
+        T* D_r = D + r * dh;
+        const T* S_prev_r = S_prev + r * dh;
+        dq_t[r] = dot(S_t + r * dh, dz_t, dh);
+        for (std::size_t c = 0; c < dh; ++c) {
+            D_r[c] += q_t[r] * dz_t[c];
+            w[c] += k_t[r] * D_r[c];
+            e[c] += k_t[r] * S_prev_r[c];
+        }
+    }
+    T db = 0;
+    for (std::size_t c = 0; c < dh; ++c) {
+        e[c] = v_t[c] - g_t * e[c];
+        dv_t[c] = b_t * w[c];  // dv_t = β_t w
+        db += w[c] * e[c];     // dβ_t = w · e_t
+    }
+    // dk̂_t = β_t (D e_t − α_t S_{t−1} w); dS' = D − β_t k̂_t wᵀ; dα_t = Σ dS' ⊙ S_{t−1} (by
+    // columns, then across them); D ← α_t dS'
+    for (std::size_t c = 0; c < dh; ++c) da[c] = 0;
+    for (std::size_t r = 0; r < dh; ++r) {
+        T* D_r = D + r * dh;
+        const T* S_prev_r = S_prev + r * dh;
+        dk_t[r] = b_t * (dot(D_r, e, dh) - g_t * dot(S_prev_r, w, dh));
+        for (std::size_t c = 0; c < dh; ++c) {
+            const T d_before = D_r[c] - b_t * k_t[r] * w[c];
+            if (d_alpha_t) da[c] += d_before * S_prev_r[c];
+            D_r[c] = g_t * d_before;
+        }
+    }
+    if (d_alpha_t)
+        for (std::size_t c = 0; c < dh; ++c) *d_alpha_t += da[c];
+    return db;
+}
+
+// The backward pass of delta_rule, back through time: dZ → dQ, dK, dV, dβ (and dα).
 template <std::size_t DH, class T>
 void delta_rule_backward_of(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& beta,
                             const Mat<T>* alpha, const Mat<T>& states, const Mat<T>& dZ, Mat<T>& dQ, Mat<T>& dK,
@@ -459,45 +516,13 @@ void delta_rule_backward_of(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, c
     const std::vector<T> zero(dd, T(0));
     for (std::size_t t = n; t-- > 0;) {
         const T b_t = beta(r0 + t, 0), g_t = alpha ? (*alpha)(r0 + t, 0) : T(1);
-        const T *q_t = q.data() + t * dh, *k_t = k.data() + t * dh, *dz_t = dz + t * dh;
-        const T *S_t = s_all + t * dd, *S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
-        // z_t = S_tᵀ q̂_t: dq̂_t = S_t dz_t, D += q̂_t dz_tᵀ; then, with S_t = S' + β_t k̂_t e_tᵀ,
-        // S' = α_t S_{t−1}, e_t = v_t − S'ᵀ k̂_t: w = Dᵀ k̂_t and S_{t−1}ᵀ k̂_t, summed over r in turn
-        for (std::size_t c = 0; c < dh; ++c) w[c] = e[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r) {
-            T *D_r = D.data() + r * dh;
-            const T* S_prev_r = S_prev + r * dh;
-            dq[t * dh + r] = dot(S_t + r * dh, dz_t, dh);
-            for (std::size_t c = 0; c < dh; ++c) {
-                D_r[c] += q_t[r] * dz_t[c];
-                w[c] += k_t[r] * D_r[c];
-                e[c] += k_t[r] * S_prev_r[c];
-            }
-        }
-        T db = 0;
-        for (std::size_t c = 0; c < dh; ++c) {
-            e[c] = v[t * dh + c] - g_t * e[c];
-            dv[t * dh + c] = b_t * w[c];  // dv_t = β_t w
-            db += w[c] * e[c];            // dβ_t = w · e_t
-        }
-        // dk̂_t = β_t (D e_t − α_t S_{t−1} w); dS' = D − β_t k̂_t wᵀ; dα_t = Σ dS' ⊙ S_{t−1} (by
-        // columns, then across them); D ← α_t dS'
-        for (std::size_t c = 0; c < dh; ++c) da[c] = 0;
-        for (std::size_t r = 0; r < dh; ++r) {
-            T* D_r = D.data() + r * dh;
-            const T* S_prev_r = S_prev + r * dh;
-            dk[t * dh + r] = b_t * (dot(D_r, e.data(), dh) - g_t * dot(S_prev_r, w.data(), dh));
-            for (std::size_t c = 0; c < dh; ++c) {
-                const T d_before = D_r[c] - b_t * k_t[r] * w[c];
-                if (d_alpha) da[c] += d_before * S_prev_r[c];
-                D_r[c] = g_t * d_before;
-            }
-        }
-        d_beta(r0 + t, 0) = db;
-        if (!d_alpha) continue;
+        const T* S_prev = t > 0 ? s_all + (t - 1) * dd : zero.data();
+        const std::size_t o = t * dh;  // row t of the (n × d_h) matrices
         T d_alpha_t = 0;
-        for (std::size_t c = 0; c < dh; ++c) d_alpha_t += da[c];
-        (*d_alpha)(r0 + t, 0) = d_alpha_t;
+        d_beta(r0 + t, 0) = delta_step_backward<DH>(s_all + t * dd, S_prev, q.data() + o, k.data() + o, v + o, dz + o,
+                                                    b_t, g_t, D.data(), w.data(), e.data(), da.data(), dq.data() + o,
+                                                    dk.data() + o, dv + o, d_alpha ? &d_alpha_t : nullptr, dh);
+        if (d_alpha) (*d_alpha)(r0 + t, 0) = d_alpha_t;
     }
     unit_rows_backward(q, q_len, dq, dQ, r0, n);  // through q̂ = q / ‖q‖ and k̂ = k / ‖k‖
     unit_rows_backward(k, k_len, dk, dK, r0, n);
