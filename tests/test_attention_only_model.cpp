@@ -188,6 +188,16 @@ TEST_CASE("attention-only model: a forward pass for the gradient alone leaves th
             const AttentionOnlyModel<float> g_some = model_backward(m, batch, some, next_token_gradient(some, batch));
             CHECK(g_some.W_Q[3] == g_all.W_Q[3]);
             CHECK(g_some.E == g_all.E);
+            // float's kernels (vectors along the state's rows at these widths) against double's loops
+            const AttentionOnlyModel<double> m_double = in_double(m);
+            const ModelForward<double> f_double = model_forward(m_double, batch);
+            const AttentionOnlyModel<double> g_double =
+                model_backward(m_double, batch, f_double, next_token_gradient(f_double, batch));
+            for (std::size_t k = 0; k < 4; ++k) {
+                const Mat<double> g_float = xt::cast<double>(g_all.W_Q[k]);
+                CHECK(double(xt::amax(xt::abs(g_float - g_double.W_Q[k]))()) <
+                      1e-5 * double(xt::amax(xt::abs(g_double.W_Q[k]))()) + 1e-9);
+            }
         }
 }
 
