@@ -837,11 +837,13 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
     // 3. logits = X_L U, p = softmax_rows(logits)            (B·n × V)
     f.logits = mm(X, m.U);
     f.probs = f.logits;
+    const std::size_t V = cols(f.probs);
     for (std::size_t r = 0; r < rows(f.probs); ++r) {
-        T largest = f.probs(r, 0), sum = 0;
-        for (std::size_t v = 1; v < cols(f.probs); ++v) largest = std::max(largest, f.probs(r, v));
-        for (std::size_t v = 0; v < cols(f.probs); ++v) sum += (f.probs(r, v) = std::exp(f.probs(r, v) - largest));
-        for (std::size_t v = 0; v < cols(f.probs); ++v) f.probs(r, v) /= sum;
+        T* p = f.probs.data() + r * V;  // a raw row: the division below runs as vectors
+        T largest = p[0], sum = 0;
+        for (std::size_t v = 1; v < V; ++v) largest = std::max(largest, p[v]);
+        for (std::size_t v = 0; v < V; ++v) sum += (p[v] = std::exp(p[v] - largest));
+        for (std::size_t v = 0; v < V; ++v) p[v] /= sum;
     }
     return f;
 }
@@ -861,9 +863,11 @@ Mat<T> next_token_gradient(const ModelForward<T>& f, const std::vector<Tokens>& 
     Mat<T> d_logits = xt::zeros<T>(f.probs.shape());
     for (std::size_t b = 0; b < f.batch; ++b)
         for (std::size_t i = 0; i + 1 < n; ++i) {
-            const std::size_t r = b * n + i, next = batch[b][i + 1];
-            for (std::size_t v = 0; v < cols(f.probs); ++v) d_logits(r, v) = f.probs(r, v) / T(N);
-            d_logits(r, next) -= T(1) / T(N);
+            const std::size_t r = b * n + i, next = batch[b][i + 1], V = cols(f.probs);
+            const T* p = f.probs.data() + r * V;
+            T* d = d_logits.data() + r * V;
+            for (std::size_t v = 0; v < V; ++v) d[v] = p[v] / T(N);
+            d[next] -= T(1) / T(N);
         }
     return d_logits;
 }
