@@ -226,8 +226,9 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
         T largest = -std::numeric_limits<T>::infinity();
         if (choice.plain()) {
             for (std::size_t j = 0; j <= i; ++j) largest = std::max(largest, a_i[j] *= scale);
-            T sum = 0;
-            for (std::size_t j = 0; j <= i; ++j) sum += (a_i[j] = std::exp(a_i[j] - largest));
+            T sum = 0;  // the exponentials first, then their sum: no running sum to save across each call
+            for (std::size_t j = 0; j <= i; ++j) a_i[j] = std::exp(a_i[j] - largest);
+            for (std::size_t j = 0; j <= i; ++j) sum += a_i[j];
             for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
         } else {  // the same passes over the keys kept, and the sink's column
             const T* index_i = choice.index_scores ? choice.index_scores->data() + (r0 + i) * n : nullptr;
@@ -857,7 +858,8 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
         T* p = f.probs.data() + r * V;  // a raw row: the division below runs as vectors
         T largest = p[0], sum = 0;
         for (std::size_t v = 1; v < V; ++v) largest = std::max(largest, p[v]);
-        for (std::size_t v = 0; v < V; ++v) sum += (p[v] = std::exp(p[v] - largest));
+        for (std::size_t v = 0; v < V; ++v) p[v] = std::exp(p[v] - largest);
+        for (std::size_t v = 0; v < V; ++v) sum += p[v];
         for (std::size_t v = 0; v < V; ++v) p[v] /= sum;
     }
     return f;
