@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include <xtensor/xbuilder.hpp>
@@ -264,6 +265,11 @@ void weighted_values_backward(const Mat<T>& V, const T* a, const T* dz, T* dv, T
     }
 }
 
+// count numbers, each written before it is read (a std::vector would first set them all to 0:
+// two (n × n) matrices per sequence and head, 5 % of a training step).
+template <class T>
+std::unique_ptr<T[]> unset_numbers(std::size_t count) { return std::unique_ptr<T[]>(new T[count]); }
+
 // The backward pass of attend: dZ → dQ, dK, dV (rows r0 … r0 + n − 1). The same with a
 // KeyChoice (a key it hid has A = 0, so dS = 0); with a sink, d_sink += −a_sink,i · rowsum(dA ⊙ A)_i.
 template <class T>
@@ -273,14 +279,15 @@ void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Ma
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
     const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *a = A.data() + r0 * n;
-    std::vector<T> dA(n * n), dS(n * n), dots(n);  // (n × n), (n × n), (n)
-    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.data(), dots.data(), r0, n, dh);
+    // (n × n), (n × n) (dS only at j ≤ i, where the causal products read it), (n)
+    const std::unique_ptr<T[]> dA = unset_numbers<T>(n * n), dS = unset_numbers<T>(n * n), dots = unset_numbers<T>(n);
+    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.get(), dots.get(), r0, n, dh);
     for (std::size_t i = 0; i < n; ++i) {
         if (d_sink) *d_sink -= (*sink_share)(r0 + i, 0) * dots[i];  // the sink's column: dA = 0 there
         for (std::size_t j = 0; j <= i; ++j) dS[i * n + j] = a[i * n + j] * (dA[i * n + j] - dots[i]) * scale;
     }
-    causal_rows(dS.data(), k, dQ.data() + r0 * dh, n, dh);  // dQ = dS K
-    causal_cols(dS.data(), q, dK.data() + r0 * dh, n, dh);  // dK = dSᵀ Q
+    causal_rows(dS.get(), k, dQ.data() + r0 * dh, n, dh);  // dQ = dS K
+    causal_cols(dS.get(), q, dK.data() + r0 * dh, n, dh);  // dK = dSᵀ Q
 }
 
 // ---- linear attention (Katharopoulos et al. 2020) ----
@@ -319,15 +326,17 @@ void linear_attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& phi_
     const std::size_t dh = cols(Q);
     const T *fq = phi_Q.data() + r0 * dh, *fk = phi_K.data() + r0 * dh;  // (n × d_h)
     const T* a = A.data() + r0 * n;
-    std::vector<T> dA(n * n), dS(n * n), dots(n), k_sum(dh, T(0)), dfq(n * dh), dfk(n * dh);
-    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.data(), dots.data(), r0, n, dh);
+    const std::unique_ptr<T[]> dA = unset_numbers<T>(n * n), dS = unset_numbers<T>(n * n), dots = unset_numbers<T>(n),
+                               dfq = unset_numbers<T>(n * dh), dfk = unset_numbers<T>(n * dh);
+    std::vector<T> k_sum(dh, T(0));
+    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.get(), dots.get(), r0, n, dh);
     for (std::size_t i = 0; i < n; ++i) {
         T norm = 0;  // Σ_{j≤i} s_ij = φ(q_i) · Σ_{j≤i} φ(k_j)
         for (std::size_t c = 0; c < dh; ++c) norm += fq[i * dh + c] * (k_sum[c] += fk[i * dh + c]);
         for (std::size_t j = 0; j <= i; ++j) dS[i * n + j] = (dA[i * n + j] - dots[i]) / norm;
     }
-    causal_rows(dS.data(), fk, dfq.data(), n, dh);  // dφ(Q) = dS φ(K)
-    causal_cols(dS.data(), fq, dfk.data(), n, dh);  // dφ(K) = dSᵀ φ(Q)
+    causal_rows(dS.get(), fk, dfq.get(), n, dh);  // dφ(Q) = dS φ(K)
+    causal_cols(dS.get(), fq, dfk.get(), n, dh);  // dφ(K) = dSᵀ φ(Q)
     for (std::size_t i = 0; i < n; ++i)  // dq = dφ(q) ⊙ φ'(q), dk likewise
         for (std::size_t c = 0; c < dh; ++c) {
             const std::size_t e = i * dh + c;
