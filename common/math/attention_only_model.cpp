@@ -104,9 +104,17 @@ void product_into(Operand<T> a, const T* b, T* c, std::size_t n, std::size_t K, 
         j_blocks = m - m % 8;
         product_in_blocks(a, b, c, n, K, m, terms);
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t k_begin = terms == Terms::from_i ? i : 0, k_end = terms == Terms::up_to_i ? i + 1 : K;
-        for (std::size_t j = j_blocks; j < m; ++j) {  // one entry at a time (the edges, and every entry in double)
+    for (std::size_t j = j_blocks; j < m; ++j) {  // the edges (a gate's m = 1), and every entry in double
+        std::size_t i = 0;
+        if (terms == Terms::all)  // eight rows side by side: each sum waits only for its own last addition
+            for (; i + 8 <= n; i += 8) {
+                T sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                for (std::size_t k = 0; k < K; ++k)
+                    for (std::size_t r = 0; r < 8; ++r) sum[r] += a.a[(i + r) * a.row_step + k * a.k_step] * b[k * m + j];
+                for (std::size_t r = 0; r < 8; ++r) c[(i + r) * m + j] = sum[r];
+            }
+        for (; i < n; ++i) {  // one entry at a time
+            const std::size_t k_begin = terms == Terms::from_i ? i : 0, k_end = terms == Terms::up_to_i ? i + 1 : K;
             T sum = 0;
             for (std::size_t k = k_begin; k < k_end; ++k) sum += a.a[i * a.row_step + k * a.k_step] * b[k * m + j];
             c[i * m + j] = sum;
