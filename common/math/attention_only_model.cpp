@@ -959,7 +959,7 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
             if (m.variant.latent > 0) {  // K_h = c W_UK^h, V_h = c W_UV^h: to the latent, then to X_l below
                 g.W_UK[k] = mm_tn(f.latent[l], dK), g.W_UV[k] = mm_tn(f.latent[l], dV);
                 dc += mm_nt(dK, m.W_UK[k]) + mm_nt(dV, m.W_UV[k]);
-                dX += mm_nt(dQ, m.W_Q[k]);
+                add_into(dX, mm_nt(dQ, m.W_Q[k]));
             } else {  // a group's heads add to its W_K and W_V (each head its own with MHA: 0 + x = x)
                 add_into(g.W_K[kv], mm_tn(f.X[l], dK)), add_into(g.W_V[kv], mm_tn(f.X[l], dV));
                 add_into(dX, mm_nt(dQ, m.W_Q[k]), mm_nt(dK, m.W_K[kv]), mm_nt(dV, m.W_V[kv]));
@@ -968,18 +968,18 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
             // the gates: β = σ(s_β), ds_β = dβ ⊙ β(1 − β); s_β = X_l w_β, so dw_β = X_lᵀ ds_β, dX_l += ds_β w_βᵀ
             const Mat<T> ds_beta = d_beta * f.beta[k] * (T(1) - f.beta[k]);
             g.W_beta[k] = mm_tn(f.X[l], ds_beta);
-            dX += mm_nt(ds_beta, m.W_beta[k]);
+            add_into(dX, mm_nt(ds_beta, m.W_beta[k]));
             if (!gated) continue;
             const Mat<T> ds_alpha = d_alpha * f.alpha[k] * (T(1) - f.alpha[k]);
             g.W_alpha[k] = mm_tn(f.X[l], ds_alpha);
             T db = 0;  // s_α = X_l w_α + b_α: every row adds b_α, so db_α = Σ_t ds_α (t = 0, 1, … in turn)
             for (T x : ds_alpha) db += x;
             g.b_alpha[k](0, 0) = db;
-            dX += mm_nt(ds_alpha, m.W_alpha[k]);
+            add_into(dX, mm_nt(ds_alpha, m.W_alpha[k]));
         }
         if (m.variant.latent > 0) {  // c = X_l W_DKV
             g.W_DKV[l] = mm_tn(f.X[l], dc);
-            dX += mm_nt(dc, m.W_DKV[l]);
+            add_into(dX, mm_nt(dc, m.W_DKV[l]));
         }
         G = dX;
     }
