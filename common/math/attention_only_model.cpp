@@ -458,10 +458,11 @@ __attribute__((always_inline)) inline void delta_step(const T* __restrict S_prev
         for (std::size_t c = 0; c < dh; ++c) z_t[c] += q_t[r] * (S[r * dh + c] = g_t * S_prev[r * dh + c] + k_t[r] * e[c]);
 }
 
-// The two steps above for float at d_h = 4·W, written with vectors of four floats (a row of the
-// state is W of them, each one SSE register, which every x86-64 has): every entry adds the same
-// terms in the same order as above, but the vectors run along a row, where the compiler, left
-// alone, vectorised across rows and paid for it in shuffles and stores through the stack.
+// delta_step above and delta_step_backward below, for float at d_h = 4·W, written with vectors of
+// four floats (a row of the state is W of them, each one SSE register, which every x86-64 has):
+// every entry adds the same terms in the same order, but the vectors run along a row, where the
+// compiler, left alone, vectorised across rows and paid for it in shuffles and stores through
+// the stack (chapter 19's delta rule trained 20 % faster for it).
 typedef float four_floats __attribute__((vector_size(16)));
 typedef float four_floats_anywhere __attribute__((vector_size(16), aligned(4), may_alias));
 inline const four_floats_anywhere* fours(const float* x) { return reinterpret_cast<const four_floats_anywhere*>(x); }
