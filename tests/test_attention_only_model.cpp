@@ -70,7 +70,8 @@ TEST_CASE("attention-only model: the backward pass equals central differences in
     };
     const std::vector<Case> cases = {{5, 6, 4, 2, 2, true, {}},          {7, 4, 6, 1, 3, true, {}},
                                      {4, 5, 4, 2, 1, false, {}},         {6, 7, 8, 2, 4, true, {}},
-                                     {5, 6, 4, 2, 2, true, {false, true, false, false}}};
+                                     {5, 6, 4, 2, 2, true, {false, true, false, false}},
+                                     {4, 3, 8, 1, 1, true, {}},          {4, 3, 16, 1, 1, true, {}}};  // d_h 8, 16: the delta rule's fixed widths
     for (Mixer mixer : every_mixer) {
         double worst_of_mixer = 0;
         for (std::size_t c = 0; c < cases.size(); ++c) {
@@ -170,6 +171,34 @@ TEST_CASE("attention-only model: every mixer's weights give its output (z_i = Σ
             CHECK(worst < 1e-12);  // for delta and gated: the state's recurrence against its unrolled form
         }
     }
+}
+
+TEST_CASE("attention-only model: a forward pass for the gradient alone leaves the delta rule's M out, nothing else") {
+    Random rng(5);
+    const std::vector<Tokens> batch = random_tokens(rng, 2, 6, 5);
+    for (Mixer mixer : every_mixer)
+        for (std::size_t d_model : {16, 32}) {  // d_h 8 and 16
+            CAPTURE(mixer_name(mixer));
+            const AttentionOnlyModel<float> m = random_model(5, 6, d_model, 2, 2, true, 3, mixer);
+            const ModelForward<float> all = model_forward(m, batch), some = model_forward(m, batch, {}, Fill::for_gradient);
+            const bool delta = mixer == Mixer::delta || mixer == Mixer::gated_delta;
+            CHECK(some.weights[0].size() == (delta ? 0u : all.weights[0].size()));
+            CHECK(some.logits == all.logits);  // to the bit
+            const AttentionOnlyModel<float> g_all = model_backward(m, batch, all, next_token_gradient(all, batch));
+            const AttentionOnlyModel<float> g_some = model_backward(m, batch, some, next_token_gradient(some, batch));
+            CHECK(g_some.W_Q[3] == g_all.W_Q[3]);
+            CHECK(g_some.E == g_all.E);
+            // float's kernels (vectors along the state's rows at these widths) against double's loops
+            const AttentionOnlyModel<double> m_double = in_double(m);
+            const ModelForward<double> f_double = model_forward(m_double, batch);
+            const AttentionOnlyModel<double> g_double =
+                model_backward(m_double, batch, f_double, next_token_gradient(f_double, batch));
+            for (std::size_t k = 0; k < 4; ++k) {
+                const Mat<double> g_float = xt::cast<double>(g_all.W_Q[k]);
+                CHECK(double(xt::amax(xt::abs(g_float - g_double.W_Q[k]))()) <
+                      1e-5 * double(xt::amax(xt::abs(g_double.W_Q[k]))()) + 1e-9);
+            }
+        }
 }
 
 TEST_CASE("attention-only model: linear attention's weights are positive where seen and each row sums to 1") {

@@ -147,7 +147,8 @@ struct ModelForward {
                                    //   1 − a_sink,i); delta and gated: the
                                    //   matrix M with z_i = Σ_{j≤i} M[i, j] v_j (the state unrolled:
                                    //   M[i, j] = q̂_iᵀ α_i(I − β_i k̂_i k̂_iᵀ) ⋯ α_{j+1}(I − β_{j+1} k̂_{j+1} k̂_{j+1}ᵀ) β_j k̂_j,
-                                   //   rows need not sum to 1); 0 after the diagonal
+                                   //   rows need not sum to 1; empty with Fill::for_gradient);
+                                   //   0 after the diagonal
     std::vector<Mat<T>> Z;         // [l·heads + h] (B·n × d_h) the head's output, per sequence
     std::vector<Mat<T>> phi_Q, phi_K;  // linear only: [l·heads + h] (B·n × d_h) φ(Q), φ(K)
     // delta and gated_delta only (empty for the other mixers):
@@ -184,10 +185,14 @@ AttentionOnlyModel<double> in_double(const AttentionOnlyModel<float>& m);
 template <class T>
 std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>& m);
 
+// What a forward pass fills: everything, or what the loss and its gradient read (the delta
+// mixers' weights M then stay empty: unrolling the state costs more than running it).
+enum class Fill { everything, for_gradient };
+
 // The forward pass; `ablated[l·heads + h]` true sets that head's output to 0.
 template <class T>
 ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
-                              const std::vector<bool>& ablated = {});
+                              const std::vector<bool>& ablated = {}, Fill fill = Fill::everything);
 
 // −log softmax(logits row r)[next], in double from the logits (log-sum-exp): finite and
 // exact where a probability in float would underflow to 0.

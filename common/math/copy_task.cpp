@@ -84,13 +84,13 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
     const std::vector<Tokens> held_out = held_out_sequences(s);
     const std::vector<Tokens> probe(held_out.begin(), held_out.begin() + long(probe_count));
     r.start = r.trained = starting_model(s);
-    r.before = halves(model_forward(r.start, held_out), held_out, L);
+    r.before = halves(model_forward(r.start, held_out, {}, Fill::for_gradient), held_out, L);
     // training: one batch of fresh sequences per step, one Adam step on its gradient
     Adam adam(s.lr);
     const std::vector<Mat<float>*> weights = parameters(r.trained);
     for (int step = 0; step <= s.steps; ++step) {
         if (step % s.log_every == 0 || step == s.steps) {
-            const Halves h = halves(model_forward(r.trained, probe), probe, L);
+            const Halves h = halves(model_forward(r.trained, probe, {}, Fill::for_gradient), probe, L);
             r.curve.push_back({step, h.loss_first, h.loss_second});
             if (progress) progress(step, s.steps, r.curve.back());
         }
@@ -99,12 +99,12 @@ TrainedModel train_copy_task(const CopyTaskSettings& s, const Progress& progress
         const int left = s.steps - step, decay = std::max(1, int(std::lround(s.decay_share * float(s.steps))));
         adam.set_learning_rate(left >= decay ? s.lr : s.lr * float(left) / float(decay));
         const std::vector<Tokens> batch = repeated_sequences(data, s.batch, s.vocabulary, L, shortest_lag(L));
-        const ModelForward<float> f = model_forward(r.trained, batch);
+        const ModelForward<float> f = model_forward(r.trained, batch, {}, Fill::for_gradient);
         AttentionOnlyModel<float> g = model_backward(r.trained, batch, f, next_token_gradient(f, batch));
         const std::vector<Mat<float>*> grads = parameters(g);
         adam.step(weights, std::vector<const Matrix*>(grads.begin(), grads.end()));
     }
-    r.after = halves(model_forward(r.trained, held_out), held_out, L);
+    r.after = halves(model_forward(r.trained, held_out, {}, Fill::for_gradient), held_out, L);
     if (memory) memory->remember(s, r);
     return r;
 }
