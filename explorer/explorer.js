@@ -522,7 +522,9 @@
     const s = el('section', cls);
     s.id = `step-${number}`;
     s.dataset.step = number;
-    s.append(el('h2', '', heading));
+    const h2 = el('h2', '', heading);
+    h2.append(el('span', 'screen-of'));  // "(2/3)": a screen of a presented step
+    s.append(h2);
     main.append(s);
     return s;
   }
@@ -582,59 +584,199 @@
   nav.append(short, ...links, present);
   document.body.append(nav, main);
 
-  let current = 0;
-  function go(n, scroll) {
+  // Presentation: a step is one screen or, when it does not fit one at a readable size,
+  // several, cut between its blocks (a paragraph, a matrix, a table, a chart, the checks); its
+  // heading is on each, with "(2/3)". ← → go screen by screen; the URL names the screen,
+  // #step-4.2 (the first is #step-4).
+  let current = 0, screen = 0;
+  const plans = new Map();  // section → its screens at this window's size
+  function go(n, scroll, k = n === current ? screen : 0) {
     current = Math.max(1, Math.min(sections.length, n));
     drawTo(current);
     sections.forEach((s, i) => s.classList.toggle('current', i + 1 === current));
     links.forEach((a, i) => a.classList.toggle('current', i + 1 === current));
-    // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
-    if (location.hash !== `#step-${current}`) history.replaceState(null, '', `#step-${current}`);
+    const s = sections[current - 1];
     const inShow = document.body.classList.contains('presenting');
+    screen = 0;
     // The appendix of every matrix is no step to present: it scrolls.
-    if (inShow && !sections[current - 1].classList.contains('appendix')) fitToScreen(sections[current - 1]);
+    if (inShow && !s.classList.contains('appendix')) {
+      if (!plans.has(s)) plans.set(s, planScreens(s));
+      const count = plans.get(s).screens.length;
+      screen = k < 0 ? count - 1 : Math.min(k, count - 1);
+      showScreen(s, plans.get(s), screen);
+    }
+    // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
+    const hash = `#step-${current}${screen ? `.${screen + 1}` : ''}`;
+    if (location.hash !== hash) history.replaceState(null, '', hash);
     if (scroll) {
       if (inShow) window.scrollTo(0, 0);
-      else sections[current - 1].scrollIntoView({ block: 'start' });
+      else s.scrollIntoView({ block: 'start' });
     }
   }
-  // Presentation: the step fills the screen below the bar, whatever its size. The step is laid
-  // out at widths W / z and drawn z times larger (CSS zoom: the browser maps the pointer
-  // through it, so hovering still works); z is the largest that fits in both directions, found
-  // by halving the interval. A 9 × 9 map grows to the screen's height; a long step shrinks.
-  function fitToScreen(s) {
-    const margin = 16;
-    const width = window.innerWidth - 2 * margin, height = window.innerHeight - nav.offsetHeight - 2 * margin;
-    const fits = (z) => {
-      s.style.zoom = 1;
-      s.style.width = `${width / z}px`;
-      return s.scrollWidth <= width / z + 1 && s.scrollHeight * z <= height + 1;
-    };
-    let lo = 0.2, hi = 2.5;  // larger, a short step of prose would be a poster
-    if (fits(hi)) lo = hi;
-    for (let k = 0; k < 12 && hi - lo > 0.01; k++) {
-      const z = (lo + hi) / 2;
-      if (fits(z)) lo = z; else hi = z;
+  // The next screen (dir 1) or the one before (-1): of this step, else of the next step.
+  function move(dir) {
+    const plan = plans.get(sections[current - 1]);
+    if (document.body.classList.contains('presenting') && plan) {
+      const k = screen + dir;
+      if (k >= 0 && k < plan.screens.length) return go(current, true, k);
+      if (current + dir < 1 || current + dir > sections.length) return;
     }
-    s.style.width = `${width / lo}px`;
-    s.style.zoom = lo;
+    go(current + dir, true, dir < 0 ? -1 : 0);  // ← lands on the last screen of the step before
+  }
+
+  // A screen is drawn z times larger than its layout (CSS zoom: the browser maps the pointer
+  // through it, so hovering still works), laid out at the screen's width / z. Its zoom is the
+  // largest that fits, at most LARGEST_ZOOM (larger, a short step of prose is a poster) and at
+  // least the zoom that makes its text READABLE_PX high: body text of 16 px on a 1280 × 800
+  // projector, the size a page is read at. A block too big for a screen even alone (a 32 × 32
+  // heat map beside its head view) is scaled down on its own, so that its text and heading
+  // stay readable.
+  const READABLE_PX = 16, LARGEST_ZOOM = 2.5;
+  const READ = 'p.text, ul.checks li, table.data';  // the text of a step (not a figure's labels)
+  function screenSize() {
+    const margin = 16;
+    return { width: window.innerWidth - 2 * margin, height: window.innerHeight - nav.offsetHeight - 2 * margin };
+  }
+  // A step's blocks, each with the caption lines under it; each self-check line is one (a
+  // long list of them goes on over screens).
+  function blocksOf(s) {
+    const blocks = [];
+    for (const e of s.children) {
+      if (e.tagName === 'H2') continue;
+      if (e.matches('p.caption') && blocks.length) blocks[blocks.length - 1].push(e);
+      else if (e.matches('ul.checks')) blocks.push(...[...e.children].map((li) => [li]));
+      else blocks.push([e]);
+    }
+    return blocks;
+  }
+  // The smallest zoom at which these blocks' text is readable.
+  function readableZoom(blocks) {
+    let smallest = Infinity;
+    for (const e of blocks.flat()) {
+      for (const t of [e, ...e.querySelectorAll(READ)]) {
+        if (t.matches(READ)) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize));
+      }
+    }
+    return Number.isFinite(smallest) ? Math.max(1, READABLE_PX / smallest) : 1;
+  }
+  // Displays only these of the step's blocks, the block `scaled` zoomed by `inner`.
+  function display(all, blocks, scaled = null, inner = 1) {
+    for (const b of all) for (const e of b) {
+      e.classList.toggle('off-screen', !blocks.includes(b));
+      e.classList.toggle('scaled-to-fit', b === scaled);
+      e.style.zoom = b === scaled ? inner : '';
+    }
+    for (const list of all.flat().filter((e) => e.matches('li:first-child')).map((e) => e.parentNode)) {
+      list.classList.toggle('off-screen', [...list.children].every((li) => li.classList.contains('off-screen')));
+    }
+  }
+  // Whether what s displays fits the screen at zoom z.
+  function fits(s, z, size) {
+    s.style.zoom = 1;
+    s.style.width = `${size.width / z}px`;
+    return s.scrollWidth <= size.width / z + 1 && s.scrollHeight * z <= size.height + 1;
+  }
+  // The largest x in [lo, hi] for which ok(x) holds (lo when none does), by halving the interval.
+  function largest(ok, lo, hi) {
+    if (ok(hi)) return hi;
+    for (let k = 0; k < 12 && hi - lo > 0.01; k++) {
+      const x = (lo + hi) / 2;
+      if (ok(x)) lo = x; else hi = x;
+    }
+    return lo;
+  }
+  // The step's screens, filled in order: a block joins the screen before while they fit at a
+  // readable zoom together. A block too big alone takes the paragraph before it along (what
+  // explains it) when that costs the block at most a quarter of its size.
+  function planScreens(s) {
+    const size = screenSize(), all = blocksOf(s), screens = [];
+    // The heading's "(2/3)" can take a line of its own: measured with it (and without, alone).
+    const count = (k, n) => { s.querySelector('.screen-of').textContent = n > 1 ? ` (${k}/${n})` : ''; };
+    count(8, 8);
+    const fitsReadable = (blocks) => (display(all, blocks), fits(s, readableZoom(blocks), size));
+    const innerZoom = (blocks, big) => {
+      const z = readableZoom(blocks);
+      return largest((k) => (display(all, blocks, big, k), fits(s, z, size)), 0.05, 1);
+    };
+    const prose = (b) => b && b[0].matches('p.text:not(.mono)');
+    let open = [];
+    for (const b of all) {
+      if (fitsReadable([...open, b])) { open.push(b); continue; }
+      // A paragraph at the foot of a screen introduces the block after it: it moves along.
+      const last = open[open.length - 1];
+      if (open.length > 1 && prose(last) && fitsReadable([last, b])) {
+        screens.push({ blocks: open.slice(0, -1) });
+        open = [last, b];
+        continue;
+      }
+      if (open.length) screens.push({ blocks: open });
+      open = [b];
+      if (fitsReadable(open)) continue;
+      const before = screens.length ? screens[screens.length - 1].blocks : [];
+      const text = prose(before[before.length - 1]) ? before[before.length - 1] : null;
+      const alone = innerZoom([b], b);
+      if (text && innerZoom([text, b], b) >= 0.75 * alone) {
+        before.pop();
+        if (!before.length) screens.pop();
+        screens.push({ blocks: [text, b], scaled: b });
+      } else {
+        screens.push({ blocks: [b], scaled: b });
+      }
+      open = [];
+    }
+    if (open.length || !screens.length) screens.push({ blocks: open });
+    screens.forEach((screen, k) => {
+      count(k + 1, screens.length);
+      const z = readableZoom(screen.blocks);
+      if (screen.scaled) {
+        screen.inner = innerZoom(screen.blocks, screen.scaled);
+        screen.zoom = z;
+      } else {
+        display(all, screen.blocks);
+        screen.zoom = largest((x) => fits(s, x, size), z, LARGEST_ZOOM);
+      }
+    });
+    return { all, screens };
+  }
+  function showScreen(s, { all, screens }, k) {
+    const { blocks, scaled, inner, zoom } = screens[k];
+    display(all, blocks, scaled, inner);
+    s.querySelector('.screen-of').textContent = screens.length > 1 ? ` (${k + 1}/${screens.length})` : '';
+    s.style.width = `${screenSize().width / zoom}px`;
+    s.style.zoom = zoom;
   }
   function unfit() {
-    for (const s of sections) { s.style.zoom = ''; s.style.width = ''; }
+    plans.clear();
+    for (const s of sections) {
+      s.style.zoom = '';
+      s.style.width = '';
+      s.querySelector('.screen-of').textContent = '';
+      for (const e of s.querySelectorAll('.off-screen, .scaled-to-fit')) {
+        e.classList.remove('off-screen', 'scaled-to-fit');
+        e.style.zoom = '';
+      }
+    }
   }
-  window.addEventListener('resize', () => { if (document.body.classList.contains('presenting')) go(current, false); });
-  const fromHash = () => +(/^#step-(\d+)$/.exec(location.hash) || [])[1] || 0;
+  window.addEventListener('resize', () => {
+    if (!document.body.classList.contains('presenting')) return;
+    plans.clear();
+    go(current, false);
+  });
+  const fromHash = () => {
+    const [, n, k] = /^#step-(\d+)(?:\.(\d+))?$/.exec(location.hash) || [];
+    return [+n || 0, Math.max(0, (+k || 1) - 1)];
+  };
   function presenting(on) {
     document.body.classList.toggle('presenting', on);
     present.classList.toggle('selected', on);
     present.textContent = on ? 'Leave (Esc)' : 'Present (p)';
     if (!on) unfit();
-    go(current, true);
+    go(current, true, 0);
   }
   present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));
   // A click on a step's link goes there even when the hash is already that step's.
   links.forEach((a, i) => a.addEventListener('click', (e) => { e.preventDefault(); go(i + 1, true); }));
-  window.addEventListener('hashchange', () => { const n = fromHash(); if (n) go(n, true); });
+  window.addEventListener('hashchange', () => { const [n, k] = fromHash(); if (n) go(n, true, k); });
   // A click inside a step makes it the current one, so that ← → continue from there.
   main.addEventListener('click', (e) => { const s = e.target.closest('section.step'); if (s) go(+s.dataset.step, false); });
   document.addEventListener('keydown', (e) => {
@@ -643,7 +785,7 @@
     // Presentation clickers send PageDown / PageUp; in the page itself those keep scrolling.
     const next = e.key === 'ArrowRight' || (inShow && e.key === 'PageDown');
     const prev = e.key === 'ArrowLeft' || (inShow && e.key === 'PageUp');
-    if (next || prev) { go(current + (next ? 1 : -1), true); e.preventDefault(); }
+    if (next || prev) { move(next ? 1 : -1); e.preventDefault(); }
     else if (e.key === 'p' || e.key === 'P') presenting(!inShow);
     else if (e.key === 'Escape' && inShow) presenting(false);
   });
@@ -664,7 +806,7 @@
       if (n !== current && !(atBottom && top > line && top < window.innerHeight)) go(n, false);
     });
   });
-  const start = fromHash();
+  const [start] = fromHash();
   go(start || 1, start > 0);
   setTimeout(drawLater, 0);
 })();
