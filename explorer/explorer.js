@@ -687,7 +687,7 @@
   }
   // The step's screens, filled in order: a block joins the screen before while they fit at a
   // readable zoom together. A block too big alone takes the paragraph before it along (what
-  // explains it) when that costs the block at most a quarter of its size.
+  // introduces it) when that costs the block at most a quarter of its size.
   function planScreens(s) {
     const size = screenSize(), all = blocksOf(s), screens = [];
     // The heading's "(2/3)" can take a line of its own: measured with it (and without, alone).
@@ -701,6 +701,14 @@
     const prose = (b) => b && b[0].matches('p.text:not(.mono)');
     let open = [];
     for (const b of all) {
+      // The paragraph right after a block scaled down alone says what it shows: it joins it
+      // on the same terms as the one before.
+      const big = !open.length && screens.length && screens[screens.length - 1];
+      if (big && big.scaled && !big.after && prose(b) && innerZoom([...big.blocks, b], big.scaled) >= 0.75 * big.alone) {
+        big.blocks.push(b);
+        big.after = true;
+        continue;
+      }
       if (fitsReadable([...open, b])) { open.push(b); continue; }
       // A paragraph at the foot of a screen introduces the block after it: it moves along.
       const last = open[open.length - 1];
@@ -718,9 +726,9 @@
       if (text && innerZoom([text, b], b) >= 0.75 * alone) {
         before.pop();
         if (!before.length) screens.pop();
-        screens.push({ blocks: [text, b], scaled: b });
+        screens.push({ blocks: [text, b], scaled: b, alone });
       } else {
-        screens.push({ blocks: [b], scaled: b });
+        screens.push({ blocks: [b], scaled: b, alone });
       }
       open = [];
     }
