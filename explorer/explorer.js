@@ -649,15 +649,15 @@
     }
     return blocks;
   }
-  // The smallest zoom at which these blocks' text is readable.
-  function readableZoom(blocks) {
+  // The size of a block's smallest text (px; Infinity for a figure without any).
+  function smallestText(block) {
     let smallest = Infinity;
-    for (const e of blocks.flat()) {
+    for (const e of block) {
       for (const t of [e, ...e.querySelectorAll(READ)]) {
         if (t.matches(READ)) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize));
       }
     }
-    return Number.isFinite(smallest) ? Math.max(1, READABLE_PX / smallest) : 1;
+    return smallest;
   }
   // Displays only these of the step's blocks, the block `scaled` zoomed by `inner`.
   function display(all, blocks, scaled = null, inner = 1) {
@@ -670,18 +670,25 @@
       list.classList.toggle('off-screen', [...list.children].every((li) => li.classList.contains('off-screen')));
     }
   }
-  // Whether what s displays fits the screen at zoom z.
-  function fits(s, z, size) {
+  // How far what s displays overflows the screen at zoom z: at most 1 when it fits. (Its
+  // height says how much room is left; its width only whether something sticks out.)
+  function overflow(s, z, size) {
+    const width = size.width / z;
     s.style.zoom = 1;
-    s.style.width = `${size.width / z}px`;
-    return s.scrollWidth <= size.width / z + 1 && s.scrollHeight * z <= size.height + 1;
+    s.style.width = `${width}px`;
+    return Math.max(s.scrollWidth > width + 1 ? s.scrollWidth / width : 0, (s.scrollHeight * z - 1) / size.height);
   }
-  // The largest x in [lo, hi] for which ok(x) holds (lo when none does), by halving the interval.
-  function largest(ok, lo, hi) {
-    if (ok(hi)) return hi;
-    for (let k = 0; k < 12 && hi - lo > 0.01; k++) {
-      const x = (lo + hi) / 2;
-      if (ok(x)) lo = x; else hi = x;
+  const fits = (s, z, size) => overflow(s, z, size) <= 1;
+  // Each try is a layout of the step (tens of ms for a large map): the zooms below are found
+  // in a few, from what the layout measures, not by halving an interval (a dozen).
+  // The largest zoom in [lo, hi] at which s fits, given that it fits at lo: s grown in
+  // proportion, then shrunk by what each try overflows (text wraps anew at each width).
+  function largestZoom(s, lo, hi, size) {
+    let z = Math.min(hi, lo / overflow(s, lo, size));
+    for (let k = 0; k < 8 && z > lo; k++) {
+      const over = overflow(s, z, size);
+      if (over <= 1) return z;
+      z = z / over - 0.002;
     }
     return lo;
   }
@@ -690,13 +697,27 @@
   // introduces it) when that costs the block at most a quarter of its size.
   function planScreens(s) {
     const size = screenSize(), all = blocksOf(s), screens = [];
-    // The heading's "(2/3)" can take a line of its own: measured with it (and without, alone).
+    // The heading's "(2/3)" can take a line of its own: the blocks are measured under it.
     const count = (k, n) => { s.querySelector('.screen-of').textContent = n > 1 ? ` (${k}/${n})` : ''; };
     count(8, 8);
+    // The smallest zoom at which these blocks' text is readable.
+    const sizes = new Map(all.map((b) => [b, smallestText(b)]));
+    const readableZoom = (blocks) => Math.max(1, READABLE_PX / Math.min(...blocks.map((b) => sizes.get(b))));
     const fitsReadable = (blocks) => (display(all, blocks), fits(s, readableZoom(blocks), size));
+    // The zoom of the block `big` at which these blocks fit the screen at a readable zoom:
+    // the room the others leave it, then a little less while that still overflows.
     const innerZoom = (blocks, big) => {
       const z = readableZoom(blocks);
-      return largest((k) => (display(all, blocks, big, k), fits(s, z, size)), 0.05, 1);
+      display(all, blocks, big, 1);
+      const over = overflow(s, z, size);
+      const tall = big.reduce((h, e) => h + e.getBoundingClientRect().height, 0);
+      const wide = Math.max(...big.map((e) => e.scrollWidth));
+      let k = Math.min(1, (size.height / z - (s.scrollHeight - tall)) / tall, size.width / z / wide, 1 / over);
+      for (let i = 0; i < 30 && k > 0.05; i++, k *= 0.97) {
+        display(all, blocks, big, k);
+        if (fits(s, z, size)) break;
+      }
+      return Math.max(k, 0.05);
     };
     const prose = (b) => b && b[0].matches('p.text:not(.mono)');
     let open = [];
@@ -704,9 +725,10 @@
       // The paragraph right after a block scaled down alone says what it shows: it joins it
       // on the same terms as the one before.
       const big = !open.length && screens.length && screens[screens.length - 1];
-      if (big && big.scaled && !big.after && prose(b) && innerZoom([...big.blocks, b], big.scaled) >= 0.75 * big.alone) {
+      const joined = big && big.scaled && !big.after && prose(b) && innerZoom([...big.blocks, b], big.scaled);
+      if (joined >= 0.75 * big.alone) {
+        Object.assign(big, { inner: joined, after: true });
         big.blocks.push(b);
-        big.after = true;
         continue;
       }
       if (fitsReadable([...open, b])) { open.push(b); continue; }
@@ -722,27 +744,23 @@
       if (fitsReadable(open)) continue;
       const before = screens.length ? screens[screens.length - 1].blocks : [];
       const text = prose(before[before.length - 1]) ? before[before.length - 1] : null;
-      const alone = innerZoom([b], b);
-      if (text && innerZoom([text, b], b) >= 0.75 * alone) {
+      const alone = innerZoom([b], b), inner = text && innerZoom([text, b], b);
+      if (inner >= 0.75 * alone) {
         before.pop();
         if (!before.length) screens.pop();
-        screens.push({ blocks: [text, b], scaled: b, alone });
+        screens.push({ blocks: [text, b], scaled: b, alone, inner });
       } else {
-        screens.push({ blocks: [b], scaled: b, alone });
+        screens.push({ blocks: [b], scaled: b, alone, inner: alone });
       }
       open = [];
     }
     if (open.length || !screens.length) screens.push({ blocks: open });
+    // A scaled block's screen is at the readable zoom; the others as large as they fit.
     screens.forEach((screen, k) => {
       count(k + 1, screens.length);
       const z = readableZoom(screen.blocks);
-      if (screen.scaled) {
-        screen.inner = innerZoom(screen.blocks, screen.scaled);
-        screen.zoom = z;
-      } else {
-        display(all, screen.blocks);
-        screen.zoom = largest((x) => fits(s, x, size), z, LARGEST_ZOOM);
-      }
+      display(all, screen.blocks);
+      screen.zoom = screen.scaled ? z : largestZoom(s, z, LARGEST_ZOOM, size);
     });
     return { all, screens };
   }
