@@ -578,7 +578,7 @@
   });
   const present = el('button', 'present', 'Present (p)');
   present.type = 'button';
-  present.title = 'One step per screen; ← → move, Esc leaves';
+  present.title = 'One step at a time, a long one over several screens; ← → move, Esc leaves';
   const short = el('span', 'nav-title', lesson.title.split(' · ')[0]);  // "Chapter 07": the h1 has the rest
   short.title = lesson.title;
   nav.append(short, ...links, present);
