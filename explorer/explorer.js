@@ -522,7 +522,9 @@
     const s = el('section', cls);
     s.id = `step-${number}`;
     s.dataset.step = number;
-    s.append(el('h2', '', heading));
+    const h2 = el('h2', '', heading);
+    h2.append(el('span', 'screen-of'));  // "(2/3)": a screen of a presented step
+    s.append(h2);
     main.append(s);
     return s;
   }
@@ -576,65 +578,231 @@
   });
   const present = el('button', 'present', 'Present (p)');
   present.type = 'button';
-  present.title = 'One step per screen; ← → move, Esc leaves';
+  present.title = 'One step at a time, a long one over several screens; ← → move, Esc leaves';
   const short = el('span', 'nav-title', lesson.title.split(' · ')[0]);  // "Chapter 07": the h1 has the rest
   short.title = lesson.title;
   nav.append(short, ...links, present);
   document.body.append(nav, main);
 
-  let current = 0;
-  function go(n, scroll) {
+  // Presentation: a step is one screen or, when it does not fit one at a readable size,
+  // several, cut between its blocks (a paragraph, a matrix, a table, a chart, the checks); its
+  // heading is on each, with "(2/3)". ← → go screen by screen; the URL names the screen,
+  // #step-4.2 (the first is #step-4).
+  let current = 0, screen = 0;
+  const plans = new Map();  // section → its screens at this window's size
+  function go(n, scroll, k = n === current ? screen : 0) {
     current = Math.max(1, Math.min(sections.length, n));
     drawTo(current);
     sections.forEach((s, i) => s.classList.toggle('current', i + 1 === current));
     links.forEach((a, i) => a.classList.toggle('current', i + 1 === current));
-    // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
-    if (location.hash !== `#step-${current}`) history.replaceState(null, '', `#step-${current}`);
+    const s = sections[current - 1];
     const inShow = document.body.classList.contains('presenting');
+    screen = 0;
     // The appendix of every matrix is no step to present: it scrolls.
-    if (inShow && !sections[current - 1].classList.contains('appendix')) fitToScreen(sections[current - 1]);
+    if (inShow && !s.classList.contains('appendix')) {
+      if (!plans.has(s)) plans.set(s, planScreens(s));
+      const count = plans.get(s).screens.length;
+      screen = k < 0 ? count - 1 : Math.min(k, count - 1);
+      showScreen(s, plans.get(s), screen);
+    }
+    // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
+    const hash = `#step-${current}${screen ? `.${screen + 1}` : ''}`;
+    if (location.hash !== hash) history.replaceState(null, '', hash);
     if (scroll) {
       if (inShow) window.scrollTo(0, 0);
-      else sections[current - 1].scrollIntoView({ block: 'start' });
+      else s.scrollIntoView({ block: 'start' });
     }
   }
-  // Presentation: the step fills the screen below the bar, whatever its size. The step is laid
-  // out at widths W / z and drawn z times larger (CSS zoom: the browser maps the pointer
-  // through it, so hovering still works); z is the largest that fits in both directions, found
-  // by halving the interval. A 9 × 9 map grows to the screen's height; a long step shrinks.
-  function fitToScreen(s) {
-    const margin = 16;
-    const width = window.innerWidth - 2 * margin, height = window.innerHeight - nav.offsetHeight - 2 * margin;
-    const fits = (z) => {
-      s.style.zoom = 1;
-      s.style.width = `${width / z}px`;
-      return s.scrollWidth <= width / z + 1 && s.scrollHeight * z <= height + 1;
-    };
-    let lo = 0.2, hi = 2.5;  // larger, a short step of prose would be a poster
-    if (fits(hi)) lo = hi;
-    for (let k = 0; k < 12 && hi - lo > 0.01; k++) {
-      const z = (lo + hi) / 2;
-      if (fits(z)) lo = z; else hi = z;
+  // The next screen (dir 1) or the one before (-1): of this step, else of the next step.
+  function move(dir) {
+    const plan = plans.get(sections[current - 1]);
+    if (document.body.classList.contains('presenting') && plan) {
+      const k = screen + dir;
+      if (k >= 0 && k < plan.screens.length) return go(current, true, k);
+      if (current + dir < 1 || current + dir > sections.length) return;
     }
-    s.style.width = `${width / lo}px`;
-    s.style.zoom = lo;
+    go(current + dir, true, dir < 0 ? -1 : 0);  // ← lands on the last screen of the step before
+  }
+
+  // A screen is drawn z times larger than its layout (CSS zoom: the browser maps the pointer
+  // through it, so hovering still works), laid out at the screen's width / z. Its zoom is the
+  // largest that fits, at most LARGEST_ZOOM (larger, a short step of prose is a poster) and at
+  // least the zoom that makes its text READABLE_PX high: body text of 16 px on a 1280 × 800
+  // projector, the size a page is read at. A block too big for a screen even alone (a 32 × 32
+  // heat map beside its head view) is scaled down on its own, so that its text and heading
+  // stay readable.
+  const READABLE_PX = 16, LARGEST_ZOOM = 2.5;
+  const READ = 'p.text, ul.checks li, table.data';  // the text of a step (not a figure's labels)
+  function screenSize() {
+    const margin = 16;
+    return { width: window.innerWidth - 2 * margin, height: window.innerHeight - nav.offsetHeight - 2 * margin };
+  }
+  // A step's blocks, each with the caption lines under it; each self-check line is one (a
+  // long list of them goes on over screens).
+  function blocksOf(s) {
+    const blocks = [];
+    for (const e of s.children) {
+      if (e.tagName === 'H2') continue;
+      if (e.matches('p.caption') && blocks.length) blocks[blocks.length - 1].push(e);
+      else if (e.matches('ul.checks')) blocks.push(...[...e.children].map((li) => [li]));
+      else blocks.push([e]);
+    }
+    return blocks;
+  }
+  // The size of a block's smallest text (px; Infinity for a figure without any).
+  function smallestText(block) {
+    let smallest = Infinity;
+    for (const e of block) {
+      for (const t of [e, ...e.querySelectorAll(READ)]) {
+        if (t.matches(READ)) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize));
+      }
+    }
+    return smallest;
+  }
+  // Displays only these of the step's blocks, the block `scaled` zoomed by `inner`.
+  function display(all, blocks, scaled = null, inner = 1) {
+    for (const b of all) for (const e of b) {
+      e.classList.toggle('off-screen', !blocks.includes(b));
+      e.classList.toggle('scaled-to-fit', b === scaled);
+      e.style.zoom = b === scaled ? inner : '';
+    }
+    for (const list of all.flat().filter((e) => e.matches('li:first-child')).map((e) => e.parentNode)) {
+      list.classList.toggle('off-screen', [...list.children].every((li) => li.classList.contains('off-screen')));
+    }
+  }
+  // How far what s displays overflows the screen at zoom z: at most 1 when it fits. (Its
+  // height says how much room is left; its width only whether something sticks out.)
+  function overflow(s, z, size) {
+    const width = size.width / z;
+    s.style.zoom = 1;
+    s.style.width = `${width}px`;
+    return Math.max(s.scrollWidth > width + 1 ? s.scrollWidth / width : 0, (s.scrollHeight * z - 1) / size.height);
+  }
+  const fits = (s, z, size) => overflow(s, z, size) <= 1;
+  // Each try is a layout of the step (tens of ms for a large map): the zooms below are found
+  // in a few, from what the layout measures, not by halving an interval (a dozen).
+  // The largest zoom in [lo, hi] at which s fits, given that it fits at lo: s grown in
+  // proportion, then shrunk by what each try overflows (text wraps anew at each width).
+  function largestZoom(s, lo, hi, size) {
+    let z = Math.min(hi, lo / overflow(s, lo, size));
+    for (let k = 0; k < 8 && z > lo; k++) {
+      const over = overflow(s, z, size);
+      if (over <= 1) return z;
+      z = z / over - 0.002;
+    }
+    return lo;
+  }
+  // The step's screens, filled in order: a block joins the screen before while they fit at a
+  // readable zoom together. A block too big alone takes the paragraph before it along (what
+  // introduces it) when that costs the block at most a quarter of its size.
+  function planScreens(s) {
+    const size = screenSize(), all = blocksOf(s), screens = [];
+    // The heading's "(2/3)" can take a line of its own: the blocks are measured under it.
+    const count = (k, n) => { s.querySelector('.screen-of').textContent = n > 1 ? ` (${k}/${n})` : ''; };
+    count(8, 8);
+    // The smallest zoom at which these blocks' text is readable.
+    const sizes = new Map(all.map((b) => [b, smallestText(b)]));
+    const readableZoom = (blocks) => Math.max(1, READABLE_PX / Math.min(...blocks.map((b) => sizes.get(b))));
+    const fitsReadable = (blocks) => (display(all, blocks), fits(s, readableZoom(blocks), size));
+    // The zoom of the block `big` at which these blocks fit the screen at a readable zoom:
+    // the room the others leave it, then a little less while that still overflows.
+    const innerZoom = (blocks, big) => {
+      const z = readableZoom(blocks);
+      display(all, blocks, big, 1);
+      const over = overflow(s, z, size);
+      const tall = big.reduce((h, e) => h + e.getBoundingClientRect().height, 0);
+      const wide = Math.max(...big.map((e) => e.scrollWidth));
+      let k = Math.min(1, (size.height / z - (s.scrollHeight - tall)) / tall, size.width / z / wide, 1 / over);
+      for (let i = 0; i < 30 && k > 0.05; i++, k *= 0.97) {
+        display(all, blocks, big, k);
+        if (fits(s, z, size)) break;
+      }
+      return Math.max(k, 0.05);
+    };
+    const prose = (b) => b && b[0].matches('p.text:not(.mono)');
+    let open = [];
+    for (const b of all) {
+      // The paragraph right after a block scaled down alone says what it shows: it joins it
+      // on the same terms as the one before.
+      const big = !open.length && screens.length && screens[screens.length - 1];
+      const joined = big && big.scaled && !big.after && prose(b) && innerZoom([...big.blocks, b], big.scaled);
+      if (joined >= 0.75 * big.alone) {
+        Object.assign(big, { inner: joined, after: true });
+        big.blocks.push(b);
+        continue;
+      }
+      if (fitsReadable([...open, b])) { open.push(b); continue; }
+      // A paragraph at the foot of a screen introduces the block after it: it moves along.
+      const last = open[open.length - 1];
+      if (open.length > 1 && prose(last) && fitsReadable([last, b])) {
+        screens.push({ blocks: open.slice(0, -1) });
+        open = [last, b];
+        continue;
+      }
+      if (open.length) screens.push({ blocks: open });
+      open = [b];
+      if (fitsReadable(open)) continue;
+      const before = screens.length ? screens[screens.length - 1].blocks : [];
+      const text = prose(before[before.length - 1]) ? before[before.length - 1] : null;
+      const alone = innerZoom([b], b), inner = text && innerZoom([text, b], b);
+      if (inner >= 0.75 * alone) {
+        before.pop();
+        if (!before.length) screens.pop();
+        screens.push({ blocks: [text, b], scaled: b, alone, inner });
+      } else {
+        screens.push({ blocks: [b], scaled: b, alone, inner: alone });
+      }
+      open = [];
+    }
+    if (open.length || !screens.length) screens.push({ blocks: open });
+    // A scaled block's screen is at the readable zoom; the others as large as they fit.
+    screens.forEach((screen, k) => {
+      count(k + 1, screens.length);
+      const z = readableZoom(screen.blocks);
+      display(all, screen.blocks);
+      screen.zoom = screen.scaled ? z : largestZoom(s, z, LARGEST_ZOOM, size);
+    });
+    return { all, screens };
+  }
+  function showScreen(s, { all, screens }, k) {
+    const { blocks, scaled, inner, zoom } = screens[k];
+    display(all, blocks, scaled, inner);
+    s.querySelector('.screen-of').textContent = screens.length > 1 ? ` (${k + 1}/${screens.length})` : '';
+    s.style.width = `${screenSize().width / zoom}px`;
+    s.style.zoom = zoom;
   }
   function unfit() {
-    for (const s of sections) { s.style.zoom = ''; s.style.width = ''; }
+    plans.clear();
+    for (const s of sections) {
+      s.style.zoom = '';
+      s.style.width = '';
+      s.querySelector('.screen-of').textContent = '';
+      for (const e of s.querySelectorAll('.off-screen, .scaled-to-fit')) {
+        e.classList.remove('off-screen', 'scaled-to-fit');
+        e.style.zoom = '';
+      }
+    }
   }
-  window.addEventListener('resize', () => { if (document.body.classList.contains('presenting')) go(current, false); });
-  const fromHash = () => +(/^#step-(\d+)$/.exec(location.hash) || [])[1] || 0;
+  window.addEventListener('resize', () => {
+    if (!document.body.classList.contains('presenting')) return;
+    plans.clear();
+    go(current, false);
+  });
+  const fromHash = () => {
+    const [, n, k] = /^#step-(\d+)(?:\.(\d+))?$/.exec(location.hash) || [];
+    return [+n || 0, Math.max(0, (+k || 1) - 1)];
+  };
   function presenting(on) {
     document.body.classList.toggle('presenting', on);
     present.classList.toggle('selected', on);
     present.textContent = on ? 'Leave (Esc)' : 'Present (p)';
     if (!on) unfit();
-    go(current, true);
+    go(current, true, 0);
   }
   present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));
   // A click on a step's link goes there even when the hash is already that step's.
   links.forEach((a, i) => a.addEventListener('click', (e) => { e.preventDefault(); go(i + 1, true); }));
-  window.addEventListener('hashchange', () => { const n = fromHash(); if (n) go(n, true); });
+  window.addEventListener('hashchange', () => { const [n, k] = fromHash(); if (n) go(n, true, k); });
   // A click inside a step makes it the current one, so that ← → continue from there.
   main.addEventListener('click', (e) => { const s = e.target.closest('section.step'); if (s) go(+s.dataset.step, false); });
   document.addEventListener('keydown', (e) => {
@@ -643,7 +811,7 @@
     // Presentation clickers send PageDown / PageUp; in the page itself those keep scrolling.
     const next = e.key === 'ArrowRight' || (inShow && e.key === 'PageDown');
     const prev = e.key === 'ArrowLeft' || (inShow && e.key === 'PageUp');
-    if (next || prev) { go(current + (next ? 1 : -1), true); e.preventDefault(); }
+    if (next || prev) { move(next ? 1 : -1); e.preventDefault(); }
     else if (e.key === 'p' || e.key === 'P') presenting(!inShow);
     else if (e.key === 'Escape' && inShow) presenting(false);
   });
@@ -664,7 +832,7 @@
       if (n !== current && !(atBottom && top > line && top < window.innerHeight)) go(n, false);
     });
   });
-  const start = fromHash();
+  const [start] = fromHash();
   go(start || 1, start > 0);
   setTimeout(drawLater, 0);
 })();

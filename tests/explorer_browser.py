@@ -23,8 +23,12 @@ from file://. Then:
   - in a head view, hovering a query token leaves only that token's lines, one per key;
     hovering a key token leaves only the lines into it; moving away shows them all again;
   - → makes the next step the current one and ← the one before; p shows only the current step
-    (presentation), Escape leaves it; presented, every step fits the window below the bar
-    (chapter 01's 9 × 9 scores with cells at least 56 px wide), and no link of the bar is cut;
+    (presentation), Escape leaves it as the page was; presented, → walks every screen of every
+    step in order (a step too long for one screen at a readable size is several, "(2/3)" after
+    its heading, #step-N.2 in the URL; chapters 13, 16 and 20 have such a step), ← goes back
+    to the last screen of the step before; every screen fits the window below the bar, its text
+    at least 16 px high (a block too big even alone is scaled down, but never its prose;
+    chapter 01's 9 × 9 scores with cells at least 56 px wide), and no link of the bar is cut;
   - a screenshot of the page (PNG, 1280 × 800) is written to OUT_DIR/<chapter>.png, or with
     --screenshots DIR to DIR/<chapter>/explorer.png; the chapter's doc shows the one in
     docs/pictures/<chapter>/explorer.png (./tutorial bless writes them).
@@ -328,38 +332,95 @@ DISPLAYED = """return Array.from(document.querySelectorAll('section.step'))
     .filter(s => getComputedStyle(s).display !== 'none').map(s => +s.dataset.step);"""
 
 
-# In presentation mode: the current step's box, below the bar and inside the window; the size of
-# its heat maps' cells; whether its link in the bar shows its whole heading.
+# In presentation mode: the current step and screen ("(2/3)" after its heading, #step-N.2 in the
+# URL); whether its box is below the bar and inside the window; the size of its heat maps' cells;
+# whether its link in the bar shows its whole heading; the smallest text on screen (paragraphs,
+# checks, tables: font size × zoom, in px) outside a block scaled down to fit the screen alone;
+# the prose in such a block (none should be).
 ON_SCREEN = """const s = document.querySelector('section.step.current'), r = s.getBoundingClientRect();
 const bar = document.querySelector('nav').getBoundingClientRect().bottom;
 const cells = Array.from(s.querySelectorAll(`rect.cell[data-matrix="${arguments[0]}"]`), (c) => c.getBoundingClientRect().width);
 const links = Array.from(document.querySelectorAll('nav a'));
-return [+s.dataset.step, r.top >= bar - 1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1,
+const of = /\\((\\d+)\\/(\\d+)\\)/.exec(s.querySelector('h2').textContent) || [0, 1, 1];
+const shown = (e) => e.getClientRects().length > 0;
+const text = Array.from(s.querySelectorAll('p.text, ul.checks li, table.data td, table.data th')).filter(shown);
+const px = text.filter((e) => !e.closest('.scaled-to-fit'))
+    .map((e) => parseFloat(getComputedStyle(e).fontSize) * e.currentCSSZoom);
+return [+s.dataset.step, +of[1], +of[2], location.hash,
+        r.top >= bar - 1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1,
         [Math.round(r.top), Math.round(r.bottom), Math.round(r.left), Math.round(r.right)],
-        cells.length ? Math.min(...cells) : null, links.every((a) => a.scrollWidth <= a.clientWidth + 1)];"""
+        cells.length ? Math.min(...cells) : null, links.every((a) => a.scrollWidth <= a.clientWidth + 1),
+        px.length ? Math.min(...px) : null,
+        text.filter((e) => e.closest('.scaled-to-fit') && !e.closest('table')).map((e) => e.textContent.slice(0, 40))];"""
 # Chapter 01's 9 × 9 scores on a 1280 × 800 screen: cells at least this wide, to read from the back
 # (the step, its text, the map and its labels fill the screen's height: 59 px; unscaled, 52).
 SMALLEST_CELLS = {"ch01_dot_product_scores": ("scores", 56)}
+# Presented text is at least this high (px) on a 1280 × 800 screen: body text, read from the back.
+READABLE_PX = 16
+# Steps too long for one screen at a readable size (heat maps, a table of 32 rows, head views):
+# presented as several screens.
+LONG_STEPS = {"ch13_kv_cache": 3, "ch16_induction_head": 4, "ch20_sparse_attention": 2}
 
 
 def check_presentation(driver, chapter, body, steps):
-    """Every step, one screen each: it fits the window (scaled up or down to it)."""
+    """→ from the first step walks every screen of every step in order; each fits the window
+    (scaled up or down to it), its text readable; ← and PageDown move back and on."""
     body.send_keys(Keys.HOME)
     driver.execute_script("document.querySelector('nav a').click()")
-    biggest = 0
+    biggest, smallest, walked = 0, None, []
     matrix, wanted = SMALLEST_CELLS.get(chapter, ("", 0))
-    for _ in range(steps):
-        step, fits, box, cell, whole = driver.execute_script(ON_SCREEN, matrix)
-        if not fits and step != steps:  # the last section, the appendix of every matrix, scrolls
-            failures.append(f"{chapter}: in presentation mode step {step} does not fit the window: {box}")
+    for _ in range(200):  # more than any chapter has screens
+        step, k, n, hash_, fits, box, cell, whole, px, scaled_prose = driver.execute_script(ON_SCREEN, matrix)
+        walked.append((step, k, n))
+        if step == steps:  # the last section, the appendix of every matrix, scrolls
+            break
+        where = f"step {step}" + (f", screen {k}/{n}" if n > 1 else "")
+        if not fits:
+            failures.append(f"{chapter}: in presentation mode {where} does not fit the window: {box}")
+        if hash_ != f"#step-{step}" + (f".{k}" if k > 1 else ""):
+            failures.append(f"{chapter}: at {where} the URL ends in {hash_}")
+        if px is not None and px < READABLE_PX - 0.05:
+            failures.append(f"{chapter}: presented, {where} has text of {px:.1f} px (< {READABLE_PX})")
+        if scaled_prose:
+            failures.append(f"{chapter}: presented, {where} scales prose down with a figure: {scaled_prose[:1]}")
         if not whole:
-            failures.append(f"{chapter}: at step {step}, a link in the bar is cut short (…)")
+            failures.append(f"{chapter}: at {where}, a link in the bar is cut short (…)")
         if cell is not None:
             biggest = max(biggest, cell)
+        if px is not None:
+            smallest = px if smallest is None else min(smallest, px)
         body.send_keys(Keys.ARROW_RIGHT)
+    # In order: each screen of a step, then the next step's first.
+    expected = [(1, 1)]
+    for step, k, n in walked[:-1]:
+        expected.append((step, k + 1) if k < n else (step + 1, 1))
+    if [(s, k) for s, k, _ in walked] != expected[:len(walked)] or walked[-1][0] != steps:
+        failures.append(f"{chapter}: → walked the screens {[(s, k) for s, k, _ in walked][:12]}…, "
+                        f"not every screen of every step in order")
+    screens = {s: n for s, _, n in walked}
+    if chapter in LONG_STEPS and screens.get(LONG_STEPS[chapter], 1) < 2:
+        failures.append(f"{chapter}: step {LONG_STEPS[chapter]} is presented on one screen, not split")
+    # ← from the appendix lands on the last screen of the step before; PageDown comes back.
+    last = walked[-2] if len(walked) > 1 else None
+    body.send_keys(Keys.ARROW_LEFT)
+    back = driver.execute_script(ON_SCREEN, "")[:2]
+    body.send_keys(Keys.PAGE_DOWN)
+    on = driver.execute_script(ON_SCREEN, "")[:2]
+    if last and (back != [last[0], last[2]] or on != [steps, 1]):
+        failures.append(f"{chapter}: from the last section ← went to {back} (not {[last[0], last[2]]}), "
+                        f"then PageDown to {on}")
     if wanted and biggest < wanted:
         failures.append(f"{chapter}: presented, {matrix}'s cells are {biggest:.0f} px wide (< {wanted})")
-    return f"every step fits the window" + (f", {matrix}'s cells {biggest:.0f} px wide" if wanted else "")
+    split = [f"{s}: {n}" for s, n in sorted(screens.items()) if n > 1]
+    return (f"{len(walked) - 1} screens fit the window" + (f" (steps {', '.join(split)})" if split else "")
+            + (f", text ≥ {smallest:.0f} px" if smallest else "")
+            + (f", {matrix}'s cells {biggest:.0f} px wide" if wanted else ""))
+
+
+# After Escape: the page as it was, no block hidden or scaled, no screen counted.
+LEFT_ALONE = """return Array.from(document.querySelectorAll('.off-screen, .scaled-to-fit')).length
+    + Array.from(document.querySelectorAll('section.step')).filter((s) => s.style.zoom).length
+    + Array.from(document.querySelectorAll('.screen-of')).filter((e) => e.textContent).length;"""
 
 
 def check_keys(driver, chapter):
@@ -380,8 +441,8 @@ def check_keys(driver, chapter):
                         f"not only the current one")
     smallest = check_presentation(driver, chapter, body, steps)
     body.send_keys(Keys.ESCAPE)
-    if len(driver.execute_script(DISPLAYED)) != steps:
-        failures.append(f"{chapter}: after Escape, not every step is displayed")
+    if len(driver.execute_script(DISPLAYED)) != steps or driver.execute_script(LEFT_ALONE):
+        failures.append(f"{chapter}: after Escape, not every step is displayed as on the page")
     return f"{steps} sections; → ← and p move and present, {smallest}"
 
 
