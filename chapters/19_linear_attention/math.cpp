@@ -6,7 +6,6 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/attention_backward.hpp"  // transposed
 #include "common/math/input_error.hpp"
 #include "common/math/matmul.hpp"
 #include "common/math/random.hpp"

@@ -2,10 +2,10 @@
 // copy task's trainings (chapters 16, 19 and 20) are the seconds a learner waits, and
 // --step, --dump, --html and a second run would otherwise train the same models again.
 //
-// A model is kept under its settings (settings_text) and the fingerprint of the math
-// library it was trained with (common/lesson/math_fingerprint.cmake): the same settings and
-// the same code train the same model to the last bit, so what is read back is what training
-// would give. Any change to the mathematics, or to a setting, trains anew. A file that does
+// A model is kept under its settings (settings_text) and a fingerprint of the program that
+// trained it (a hash of its own bytes): the same settings and the same code train the same
+// model to the last bit, so what is read back is what training would give. Any change to the
+// code (a rebuild that changed the program), or to a setting, trains anew. A file that does
 // not read back whole (cut short, another version) is trained anew and written again.
 //
 // Where: $TUTORIAL_TRAINED when it is set (empty: no folder), else trained/ beside the

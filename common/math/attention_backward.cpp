@@ -10,8 +10,6 @@
 #include "common/math/mask.hpp"
 #include "common/math/matmul.hpp"
 
-Matrix transposed(const Matrix& m) { return xt::transpose(m); }
-
 AttentionForward attention_forward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
                                    const Matrix& mask) {
     if (cols(W_Q) != cols(W_K))

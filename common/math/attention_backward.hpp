@@ -62,6 +62,3 @@ using SoftmaxBackward = Matrix (*)(const Matrix& weights, const Matrix& d_weight
 AttentionGradients attention_backward(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V,
                                       const AttentionForward& forward, const Matrix& d_output,
                                       SoftmaxBackward softmax_backward = softmax_rows_backward);
-
-// mᵀ, as a contiguous matrix. (r × c) → (c × r)
-Matrix transposed(const Matrix& m);

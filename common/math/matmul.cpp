@@ -21,3 +21,5 @@ Matrix matmul_transposed(const Matrix& a, const Matrix& b) {
     require_inner(cols(a), cols(b), "matmul a · bᵀ");
     return xt::linalg::dot(a, xt::transpose(b));
 }
+
+Matrix transposed(const Matrix& m) { return xt::transpose(m); }

@@ -9,3 +9,6 @@ Matrix matmul(const Matrix& a, const Matrix& b);
 
 // a · bᵀ: (n × k) · (m × k)ᵀ → (n × m). BLAS reads b transposed; no copy is made.
 Matrix matmul_transposed(const Matrix& a, const Matrix& b);
+
+// mᵀ, as a contiguous matrix. (r × c) → (c × r)
+Matrix transposed(const Matrix& m);
