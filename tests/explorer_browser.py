@@ -473,19 +473,26 @@ def write_page(chapter):
                           capture_output=True, text=True, timeout=600)
 
 
+def written_page(where, what, largest):
+    """The page a run wrote in `where` (its size checked against `largest` bytes), its --dump
+    matrices by name, and the lesson's data the page carries."""
+    page = where / "index.html"
+    size = page.stat().st_size
+    if size > largest:
+        failures.append(f"{what}: the page is {size} bytes, more than {largest / 1024 / 1024:.0f} MB")
+    dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
+    data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
+                                page.read_text(), re.S).group(1))
+    return page, size, dumps, data
+
+
 def check(driver, chapter, written):
     where = OUT / chapter
     run = written.result()
     if run.returncode != 0:
         failures.append(f"{chapter}: exit {run.returncode}: {run.stderr.strip()[:300]}")
         return
-    page = where / "index.html"
-    size = page.stat().st_size
-    if size > LARGEST_PAGE:
-        failures.append(f"{chapter}: the page is {size} bytes, more than 2 MB")
-    dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
-    data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
-                                page.read_text(), re.S).group(1))
+    page, size, dumps, data = written_page(where, chapter, LARGEST_PAGE)
     driver.get_log("browser")  # what an earlier page left
     open_page(driver, page)
     complaints = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
@@ -524,13 +531,7 @@ def check_largest_page(driver):
     if run.returncode != 0:
         failures.append(f"{chapter} at its largest: exit {run.returncode}: {run.stderr.strip()[:300]}")
         return
-    page = where / "index.html"
-    size = page.stat().st_size
-    if size > LARGEST_ANY_PAGE:
-        failures.append(f"{chapter} at its largest: the page is {size} bytes, more than 10 MB")
-    dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
-    data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
-                                page.read_text(), re.S).group(1))
+    page, size, dumps, data = written_page(where, f"{chapter} at its largest", LARGEST_ANY_PAGE)
     open_page(driver, page)
     cells = check_numbers(driver, f"{chapter} at its largest", dumps, data)
     elided = sum(1 for m in dumps.values() if m.ndim == 2 and max(m.shape) > CORNER)

@@ -10,6 +10,7 @@ of output_all_or_nothing.py) start the program directly. (The launcher first run
 alone in the same way, to check its flags and the number of processes before mpirun starts:
 ring_launcher.py tests that.)
 """
+import re
 from pathlib import Path
 
 
@@ -24,3 +25,13 @@ def command(program, *args):
     """[program, args…], with the program's launcher in front when it has one."""
     found = launcher(program)
     return ([str(found)] if found else []) + [str(program), *(str(a) for a in args)]
+
+
+# What a training says on stderr as it starts, when stderr is not a terminal
+# (common/lesson/training_progress.hpp): the run's work, not a complaint.
+TRAINING = re.compile(r"^training( [^:]+)?: \d+ steps$")
+
+
+def complaints(stderr):
+    """stderr without the lines of trainings saying that they start."""
+    return "".join(line for line in stderr.splitlines(keepends=True) if not TRAINING.match(line.rstrip("\n")))
