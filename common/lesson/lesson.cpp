@@ -165,7 +165,6 @@ void Lesson::present() {
         all[i].show();
         std::fflush(stdout);  // through a pipe too, a step is read while the next one computes
         if (can_pause && chosen == all.size() && i + 1 < all.size()) {
-            std::fflush(stdout);
             fmt::print(stderr, "\n── Enter: {} ({}) · Ctrl-C: stop ──", ref(all[i + 1].name), all[i + 1].name);
             int c = 0;
             while ((c = std::getchar()) != EOF && c != '\n') {}

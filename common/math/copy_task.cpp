@@ -60,7 +60,7 @@ std::string settings_text(const CopyTaskSettings& s) {
         return b;
     };
     // Every field of CopyTaskSettings and Variant: one left out would let two different trainings
-    // share a key (test_copy_task checks that changing each field changes the text).
+    // share a key (test_training_memory checks that changing each field changes the text).
     add("V", s.vocabulary), add("L", s.half_length), add("d", s.d_model), add("layers", s.layers);
     add("heads", s.heads), add("batch", s.batch), add("steps", std::uint64_t(s.steps));
     add("log_every", std::uint64_t(s.log_every)), add("lr", bits(s.lr)), add("decay", bits(s.decay_share));
