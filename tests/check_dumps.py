@@ -2,8 +2,8 @@
 its files are loaded with numpy, and every formula is recomputed from the
 dumped inputs, independently of the C++ code.
 
-Each tests/dump_checks/chNN_name.py (named after its program, like the goldens) defines
-check(dump, expect, softmax); see ch01_dot_product_scores.py."""
+Each chapter's folder holds its dump_check.py, which defines check(dump, expect, softmax); see
+chapters/01_dot_product_scores/dump_check.py. (tests/chapter_manifests.py sees that none is missing.)"""
 import importlib.util
 import subprocess
 import sys
@@ -15,6 +15,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from chapters import chapters  # noqa: E402
 
 bin_dir = Path(sys.argv[1])
 failures = 0
@@ -54,8 +56,9 @@ def softmax(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-for path in sorted((Path(__file__).parent / "dump_checks").glob("ch*.py")):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+for chapter in chapters():
+    path = chapter.folder / "dump_check.py"
+    spec = importlib.util.spec_from_file_location(chapter.program + "_dump_check", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.check(dump, expect, softmax)

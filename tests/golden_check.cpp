@@ -1,7 +1,7 @@
 // Keeps printed output and docs honest.
 //
 //   golden_check run GOLDEN -- PROGRAM ARGS…      the program exits 0 and prints GOLDEN
-//   golden_check doc DOC BIN_DIR GOLDEN_DIR [PAGE…]  every output block of DOC (and of each PAGE,
+//   golden_check doc DOC BIN_DIR CHAPTERS_DIR [PAGE…]  every output block of DOC (and of each PAGE,
 //                                                 sharing its runs) matches its program
 //   golden_check bless-run GOLDEN -- PROGRAM ARGS…  (re)writes GOLDEN from the program
 //   golden_check bless-doc DOC BIN_DIR             (re)writes DOC's output blocks
@@ -501,7 +501,12 @@ bool check_prose_numbers(const std::string& path, const std::vector<std::string>
 // The output of each command a doc runs: (argv, stderr merged) → (output, exit code).
 using Runs = std::map<std::pair<std::vector<std::string>, bool>, std::pair<std::string, int>>;
 
-int check_doc(const std::string& path, const std::string& bin_dir, const std::string& golden_dir, Runs& runs) {
+// The golden output of a program's default run: chapters/NN_name/golden.txt for chNN_name.
+std::string golden_of(const std::string& chapters_dir, const std::string& program) {
+    return chapters_dir + "/" + program.substr(2) + "/golden.txt";
+}
+
+int check_doc(const std::string& path, const std::string& bin_dir, const std::string& chapters_dir, Runs& runs) {
     bool ok = true;
     const auto doc = split_lines(read_file(path));
     const auto blocks = find_blocks(doc, path, ok);
@@ -541,8 +546,8 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
             continue;
         }
         ok = texts_match(b.content, output, what) && ok;
-        if (b.args.empty() && b.step.empty() && b.exit_code == 0 && b.content != read_file(golden_dir + "/" + b.program + ".txt")) {
-            std::cerr << what << ": differs from " << golden_dir << "/" << b.program << ".txt\n";
+        if (b.args.empty() && b.step.empty() && b.exit_code == 0 && b.content != read_file(golden_of(chapters_dir, b.program))) {
+            std::cerr << what << ": differs from " << golden_of(chapters_dir, b.program) << "\n";
             ok = false;
         }
     }
@@ -585,7 +590,7 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
 
 int usage() {
     std::cerr << "usage: golden_check run|bless-run GOLDEN -- PROGRAM ARGS…\n"
-                 "       golden_check doc DOC BIN_DIR GOLDEN_DIR [PAGE…]\n"
+                 "       golden_check doc DOC BIN_DIR CHAPTERS_DIR [PAGE…]\n"
                  "       golden_check bless-doc DOC BIN_DIR\n";
     return 2;
 }

@@ -20,6 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
 from fast_args import FAST_ARGS  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from chapters import chapters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.argv[1]).resolve()
@@ -46,8 +48,8 @@ def display_width(line):
 
 
 def chapter_programs():
-    """The chapter programs: the folder chapters/NN_name/ is the program chNN_name."""
-    return sorted(f"ch{p.name}" for p in (ROOT / "chapters").glob("[0-9][0-9]_*") if p.is_dir())
+    """The chapter programs, in order: the folder chapters/NN_name/ is the program chNN_name."""
+    return [c.program for c in chapters()]
 
 
 def problems_in(text):
@@ -69,8 +71,9 @@ def problems_in(text):
 def main():
     failures = checked = 0
     sources = []
-    for golden in sorted((ROOT / "tests" / "golden").glob("*.txt")):
-        sources.append((f"tests/golden/{golden.name}", golden.read_text()))
+    for c in chapters():
+        if c.golden.exists():
+            sources.append((str(c.golden.relative_to(ROOT)), c.golden.read_text()))
     for chapter in chapter_programs():
         program = BIN / chapter
         if not program.exists():

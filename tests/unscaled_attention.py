@@ -21,14 +21,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from printed_numbers import chapter_programs  # noqa: E402
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
 from fast_args import FAST_ARGS  # noqa: E402
+sys.path.insert(0, str(ROOT / "tools"))
+from chapters import chapters  # noqa: E402
 
 BIN, UNSCALED = Path(sys.argv[1]), Path(sys.argv[2])
 INCLUDE = re.compile(r'#include "common/(math|reference)/(\w+)\.hpp"')
-# The chapters whose lessons show attention scaled by 1/√d_k.
-SHOWS_SCALED = {"05", "07", "08", "09", "12", "13", "14", "15", "16", "17", "18", "19"}
+# The chapters whose lessons show attention scaled by 1/√d_k (their manifests say so).
+SHOWS_SCALED = {c.program for c in chapters() if c.shows_scaled_attention}
 
 
 def includes(path):
@@ -51,7 +52,7 @@ def users_of(scaled):
 
 
 def sources(chapter):
-    return list((ROOT / "chapters" / chapter[2:]).glob("*.[ch]pp"))
+    return list(chapter.folder.glob("*.[ch]pp"))
 
 
 ATTENTIONS = [  # which attention loses its 1/√d_k, and the suffix of the programs built without it
@@ -59,12 +60,13 @@ ATTENTIONS = [  # which attention loses its 1/√d_k, and the suffix of the prog
     ("the reference", users_of({"reference/attention_by_loops"}), "_unscaled_reference"),
 ]
 failures = 0
-for chapter in chapter_programs():
-    included = set().union(*(includes(s) for s in sources(chapter)))
+for found in chapters():
+    chapter = found.program
+    included = set().union(*(includes(s) for s in sources(found)))
     for what, users, suffix in ATTENTIONS:
         used = included & users
         if not used:
-            if what == "the reference" and chapter[2:4] in SHOWS_SCALED:
+            if what == "the reference" and chapter in SHOWS_SCALED:
                 failures += 1
                 print(f"✗ {chapter}: shows scaled attention but no self-check compares it with the reference")
             else:
