@@ -34,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from chapters import chapters  # noqa: E402  (the one place that finds the chapters)
+
 HERE = ROOT / "exercises"
 BUILD = Path(os.environ.get("TUTORIAL_BUILD", ROOT / "build" / "release"))
 WORK = BUILD / "exercises"                 # the programs, their outputs, the chapters' own results
@@ -112,7 +115,7 @@ def load_exercises():
     """Every chapter's exercises (chapters/NN_name/exercises.toml): the chapters in order,
     and each chapter's exercises in the order its file lists them."""
     exercises = []
-    for path in sorted((ROOT / "chapters").glob("*/exercises.toml")):
+    for path in (c.folder / "exercises.toml" for c in chapters(ROOT)):
         with open(path, "rb") as f:
             chapter = tomllib.load(f)
         # args_note: what the file's args change on the screen (trainings cut short), one line.
@@ -352,10 +355,9 @@ def run_build(exercises, quiet):
 
 
 def launched(e, exe, *args):
-    """The command that runs a program of e's chapter: through the chapter's launcher when the build
-    put one beside it (bin/NAME.launcher: chapter 17 runs under mpirun on several processes)."""
-    launcher = BUILD / "bin" / f"{program(e)}.launcher"
-    return ([str(launcher)] if launcher.exists() else []) + [str(exe), *args]
+    """The command that runs a program of e's chapter, as every runner starts one: through
+    tools/launch (chapter 17's launcher, beside the program, runs it under mpirun)."""
+    return [str(ROOT / "tools" / "launch"), str(exe), *args]
 
 
 def expected_results(e):

@@ -57,6 +57,9 @@ NOT_RUN = {
     "mpirun --hostfile hosts -n 16 build/release/bin/ch17_ring_attention --n 16384 --d 64 --measure":
         "needs the two machines of its host file",
     "./tutorial run 10 --max-n 65536 --budget-s 60": "a measurement of up to a minute",
+    './tutorial new 21 tokens "From text to tokens"': "writes a chapter and builds it (a minute; the test "
+                                                      "new_chapter writes one into a copy of the project)",
+    "./tutorial run 21": "runs the chapter that ./tutorial new 21 … writes",
     "./tutorial run 17 --ranks P --n 16384 --d 64 [--causal] --measure --step measured":
         "a measurement: about 1 GB (chapter 10's reference at n = 16 384) and tens of seconds per run",
 }
@@ -197,7 +200,7 @@ def plan():
 def scratch_copy(into):
     """A copy of the project for commands to run in: the sources with their times (so that
     ./tutorial finds the build up to date), the build linked in."""
-    for name in ["chapters", "common", "data", "exercises", "bench", "tests"]:
+    for name in ["chapters", "common", "data", "exercises", "bench", "tests", "tools"]:
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, into / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ["tutorial", "CMakeLists.txt", "CMakePresets.json", "README.md"]:

@@ -168,12 +168,10 @@ std::string quote(const std::string& arg) {
     return out + "'";
 }
 
-// Runs a command, returns its stdout (and stderr when merge_stderr) and exit code.
-// A program with a launcher beside it (PROGRAM.launcher, copied there from its chapter's
-// folder: chapter 17's starts it under mpirun) runs as `PROGRAM.launcher PROGRAM ARGS…`.
+// Runs a command, returns its stdout (and stderr when merge_stderr) and exit code. A chapter
+// starts as every runner starts it, through tools/launch (its launcher, when it has one).
 std::pair<std::string, int> run(const std::vector<std::string>& argv, bool merge_stderr) {
-    std::string command;
-    if (!argv.empty() && std::ifstream(argv[0] + ".launcher")) command = quote(argv[0] + ".launcher") + " ";
+    std::string command = quote(TUTORIAL_LAUNCH) + " ";
     for (const auto& a : argv) command += quote(a) + " ";
     if (merge_stderr) command += "2>&1";
     FILE* pipe = popen(command.c_str(), "r");

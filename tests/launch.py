@@ -1,8 +1,6 @@
-"""How the tests start a chapter program.
-
-Most programs run as they are. A chapter whose folder holds a `launcher` script (chapter 17:
-mpirun on several processes) has it copied beside its program as bin/NAME.launcher, and runs
-as `bin/NAME.launcher bin/NAME ARGS…`; command() does that for every test.
+"""How the tests start a chapter program: through tools/launch, as every runner does (a
+chapter whose manifest names a launcher, chapter 17's mpirun on several processes, has it
+copied beside its program as bin/NAME.launcher, and tools/launch starts the program through it).
 
 A bad input is refused before the program needs its processes (exit 2, one line on
 stderr), so the cases that expect a refusal (bad_inputs.py, learner_files.py, the /proc case
@@ -14,17 +12,19 @@ import re
 from pathlib import Path
 
 
+LAUNCH = Path(__file__).resolve().parent.parent / "tools" / "launch"
+
+
 def launcher(program):
-    """bin/NAME.launcher beside bin/NAME, or None."""
-    program = Path(program)
-    path = program.with_name(program.name + ".launcher")
+    """The launcher tools/launch would start `program` through, or None (for the one test that
+    must put something between the two: a file size limit on each process, not on mpirun)."""
+    path = Path(str(program) + ".launcher")
     return path if path.exists() else None
 
 
 def command(program, *args):
-    """[program, args…], with the program's launcher in front when it has one."""
-    found = launcher(program)
-    return ([str(found)] if found else []) + [str(program), *(str(a) for a in args)]
+    """The command that starts `program` with `args`."""
+    return [str(LAUNCH), str(program), *(str(a) for a in args)]
 
 
 # What a training says on stderr as it starts, when stderr is not a terminal

@@ -25,6 +25,7 @@ Used as a program by ./tutorial and CMake:
 
     python3 tools/chapters.py list               NN  chNN_name  Chapter NN · title
     python3 tools/chapters.py names              chNN_name, one a line
+    python3 tools/chapters.py launched           those that start through a launcher
     python3 tools/chapters.py field NN KEY       one field (program, title, heading, idea, pages, …)
     python3 tools/chapters.py cmake FILE         the build's add_chapter() calls
     python3 tools/chapters.py tables [--write]   the README's and docs index's tables: checked, or rewritten
@@ -225,6 +226,10 @@ def main(argv):
     elif command == "names":
         for c in chapters():
             print(c.program)
+    elif command == "launched":
+        for c in chapters():
+            if c.launcher:
+                print(c.program)
     elif command == "field" and len(argv) == 3:
         c = by_number(argv[1])
         if c is None:

@@ -1,0 +1,70 @@
+"""./tutorial new writes a whole chapter and touches nothing else: on a copy of the project,
+tools/new_chapter.py 98 trial "A trial" must write chapters/98_trial/ and docs/ch98_trial.md,
+add its rows to the two tables of chapters, change no other file, and leave a chapter that
+tests/chapter_manifests.py finds complete but for the golden output (which the build writes:
+./tutorial new builds the chapter and runs it first). Bad arguments get one line and exit 2.
+
+    python3 tests/new_chapter.py        (ctest runs it as new_chapter)
+"""
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from chapter_manifests import problems  # noqa: E402
+
+failures = []
+
+
+def files(root):
+    """{relative path: hash} of every file under root."""
+    return {str(p.relative_to(root)): hashlib.sha1(p.read_bytes()).hexdigest()
+            for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+def new(copy, *args):
+    return subprocess.run([sys.executable, str(copy / "tools" / "new_chapter.py"), *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    copy = Path(tmp)
+    for name in ("chapters", "docs", "tools"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "pictures"))
+    for name in ("README.md", "CMakePresets.json"):
+        shutil.copy(ROOT / name, copy)
+    before = files(copy)
+    run = new(copy, "98", "trial", "A trial")
+    if run.returncode != 0 or run.stdout.strip() != "ch98_trial":
+        failures.append(f"new 98 trial: exit {run.returncode}, said {run.stdout!r} {run.stderr!r}")
+    after = files(copy)
+    changed = sorted(p for p in after if before.get(p) != after[p]) + sorted(set(before) - set(after))
+    expected_new = {f"chapters/98_trial/{f}" for f in ("chapter.toml", "math.hpp", "math.cpp", "checks.hpp",
+                                                       "checks.cpp", "main.cpp", "exercises.toml", "dump_check.py")}
+    expected = expected_new | {"docs/ch98_trial.md", "README.md", "docs/README.md"}
+    if set(changed) != expected:
+        failures.append(f"new 98 trial changed {sorted(set(changed) - expected)}, "
+                        f"and not {sorted(expected - set(changed))}")
+    left = [p for p in problems(copy) if "no golden output" not in p]
+    if left or not any("ch98_trial: no golden output" in p for p in problems(copy)):
+        failures.append(f"the new chapter's manifest check: {left or 'no word of its golden output'}")
+    text = (copy / "chapters/98_trial/main.cpp").read_text()
+    if "@" in text or 'Lesson lesson("ch98_trial", "Chapter 98 · A trial")' not in text:
+        failures.append("main.cpp is not filled in: " + text[:200])
+    for args, words in ((["01", "again", "Again"], "chapter 01 is already"), (["100", "x", "X"], "two digits"),
+                        (["97", "Trial!", "X"], "lower-case"), (["97", "ok", ""], "one line"),
+                        (["98", "trial", "Twice"], "chapter 98 is already"), (["97"], "usage")):
+        run = new(copy, *args)
+        if run.returncode != 2 or run.stderr.count("\n") != 1 or words not in run.stderr or run.stdout:
+            failures.append(f"new {' '.join(args)}: exit {run.returncode}, stderr {run.stderr!r}, stdout {run.stdout!r}")
+    if files(copy) != after:
+        failures.append("a refused ./tutorial new changed files")
+
+for f in failures:
+    print("✗", f)
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
