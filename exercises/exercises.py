@@ -282,9 +282,8 @@ def current(exercises, done):
 # ── Building the learner's file into the chapter ─────────────────────────────
 
 class Lock:
-    """An exclusive lock on a file: BUILD/build.lock, one build of the folder at a time
-    (./tutorial's own builds take it too), and WORK/locks/NAME, one check of an exercise
-    at a time (its program is rewritten by the build)."""
+    """An exclusive lock on a file: WORK/locks/NAME, one check of an exercise at a time (its
+    program is rewritten by the build). (The build folder's own lock is tools/build's.)"""
 
     def __init__(self, path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -335,20 +334,20 @@ def run_build(exercises, quiet):
     for e in exercises:
         point_build_at_learner_file(e)
     targets = sorted({f"exercise_{e['name']}" for e in exercises} | {program(e) for e in exercises})
-    with Lock(BUILD / "build.lock"):
-        process = subprocess.Popen(["cmake", "--build", str(BUILD), "--target", *targets], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, env=dict(os.environ, NINJA_STATUS="[%f/%t] "))
-        output, counted = [], False
-        for line in process.stdout:
-            output.append(line)
-            # More to build than the learner's files and their links (the chapter, or the
-            # precompiled headers the first time): say how far it is.
-            status = re.match(r"\[(\d+)/(\d+)\] ", line)
-            if status and int(status[2]) > 2 * len(exercises) and not quiet:
-                print(f"\rbuilding what the exercise needs: {status[1]} / {status[2]}", end="", file=sys.stderr,
-                      flush=True)
-                counted = True
-        process.wait()
+    # tools/build holds the folder's lock: one build of it at a time, ./tutorial's too.
+    process = subprocess.Popen([str(ROOT / "tools" / "build"), str(BUILD), *targets], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    output, counted = [], False
+    for line in process.stdout:
+        output.append(line)
+        # More to build than the learner's files and their links (the chapter, or the
+        # precompiled headers the first time): say how far it is.
+        status = re.match(r"\[(\d+)/(\d+)\] ", line)
+        if status and int(status[2]) > 2 * len(exercises) and not quiet:
+            print(f"\rbuilding what the exercise needs: {status[1]} / {status[2]}", end="", file=sys.stderr,
+                  flush=True)
+            counted = True
+    process.wait()
     if counted:
         print(file=sys.stderr)
     return process.returncode == 0, "".join(output)

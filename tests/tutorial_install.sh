@@ -21,8 +21,9 @@ passed=0 failed=0
 # make_case NAME: a repo copy and a bin/ of real tools; stubs are added by the case.
 make_case() {
     local dir="$scratch/$1" tool
-    mkdir -p "$dir/repo/chapters" "$dir/repo/build" "$dir/bin"
+    mkdir -p "$dir/repo/chapters" "$dir/repo/build" "$dir/repo/tools" "$dir/bin"
     cp "$tutorial" "$dir/repo/tutorial"
+    cp "$(dirname "$tutorial")/tools/build" "$dir/repo/tools/build"
     : >"$dir/repo/chapters/ch01_x.cpp"
     for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee flock; do
         ln -s "$(command -v "$tool")" "$dir/bin/$tool"
