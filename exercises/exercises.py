@@ -19,6 +19,7 @@ Exit codes of check: 0 it passes, 1 it does not, 2 it does not compile (or a bad
 """
 import argparse
 import fcntl
+import json
 import os
 import re
 import resource
@@ -470,30 +471,18 @@ SIGNALS = {
 }
 
 
-def unwrapped(lines):
-    """The lesson's lines with each wrapped self-check joined again into one: the lesson breaks
-    a long one at its width ("✗ a claim … (max error 6.9e-01," / "  tolerance 1e-05)"), and the
-    verdict, indented, is wrapped again to the learner's terminal."""
-    joined = []
-    for l in lines:
-        if joined and joined[-1][:2] in ("✓ ", "✗ ", "· ") and re.match(r"  [^ ✓✗·]", l):
-            joined[-1] += " " + l.strip()
-        else:
-            joined.append(l)
-    return joined
-
-
 def run_lesson(e, exe, color):
-    """Runs the lesson on the learner's mathematics, within the limits; its verdict."""
+    """Runs the lesson on the learner's mathematics, within the limits; its verdict, read from the
+    run's report (--report: common/lesson/run_document.hpp), which the lesson writes only when it
+    ran to its end."""
     runs = WORK / "runs"
     runs.mkdir(parents=True, exist_ok=True)
-    log, ended, trace = runs / f"{e['name']}.log", runs / f"{e['name']}.ended", runs / f"{e['name']}.trace"
-    for f in (ended, trace):
+    log, report, trace = runs / f"{e['name']}.log", runs / f"{e['name']}.json", runs / f"{e['name']}.trace"
+    for f in (report, trace):
         f.unlink(missing_ok=True)
-    env = dict(os.environ, TUTORIAL_EXPECT=str(expected_results(e)), TUTORIAL_ENDED=str(ended),
-               TUTORIAL_TRACE=str(trace))
-    code, stopped = run_limited(launched(e, exe, "--color=always" if color else "--no-color", *e.get("args", [])),
-                                env, log)
+    env = dict(os.environ, TUTORIAL_EXPECT=str(expected_results(e)), TUTORIAL_TRACE=str(trace))
+    code, stopped = run_limited(launched(e, exe, "--color=always" if color else "--no-color", *e.get("args", []),
+                                         "--report", str(report)), env, log)
     text = COLOR.sub("", log.read_text(encoding="utf-8", errors="replace"))
     lines = text.splitlines()
     where = lambda: where_it_stopped(e, exe, trace)  # addr2line: only for a verdict that shows it
@@ -511,7 +500,7 @@ def run_lesson(e, exe, color):
         message = [l for l in lines[-6:] if "Assertion" in l or "error" in l.lower()][-1:]
         return Verdict(1, f"✗ the program stopped with signal {name}: {SIGNALS.get(stopped_by, 'it crashed')}",
                        message + where(), log)
-    if not ended.exists():
+    if not report.exists():
         said = [i for i, l in enumerate(lines) if l.startswith(program(e) + ": ")][-1:]
         if said:
             # The program's last words: "chNN_name: what went wrong", maybe on more lines;
@@ -521,28 +510,25 @@ def run_lesson(e, exe, color):
             return Verdict(1, "✗ the lesson stopped with an error from your code:", words + where(), log)
         return Verdict(1, f"✗ the lesson stopped before its end (exit code {code}): does your code call "
                           f"exit() or abort()? A learner's function returns its result instead.", where(), log)
-    if code == 0:
-        equal = next((l.strip() for l in lines if "matrices equal what the chapter" in l), "")
-        checks = sum(1 for l in lines if l.startswith("✓ "))
+    document = json.loads(report.read_text(encoding="utf-8"))
+    grading, passed = document["summary"]["grading"], document["summary"]["self_checks"]["passed"]
+    compared = grading["matrices"]
+    differ = [m["difference"] for m in compared if not m["equal"]]
+    failed = [line["text"] for step in document["steps"] for block in step["blocks"] if block["kind"] == "checks"
+              for line in block["lines"] if line["status"] == "failed"]
+    if code == 0 and not differ and not failed:
         found_in = " ".join(e.get("found_in", "").split()) if e.get("kind") == "bug" else ""
         real = [f"This bug is real: {found_in}"] if found_in else []
         return Verdict(0, f"✓ {e['name']} passes: the lesson ran on your mathematics",
-                       [f"{equal[2:] if equal else ''}{'; ' if equal else ''}{checks} self-checks ✓"] + real, log)
-    failed = [l for l in unwrapped(lines) if l.startswith("✗ ")]
-    block, differences = [], False
-    for l in lines:
-        if "matrices differ from what the chapter" in l:
-            differences = True
-            continue
-        if differences and l.startswith("  "):
-            block.append(l)
-        elif differences:
-            differences = False
-    checks = [l for l in failed if "matrices differ" not in l]
+                       [f"all {len(compared)} matrices equal what the chapter's own math.cpp computes; "
+                        f"{passed} self-checks ✓"] + real, log)
+    # The first difference whole (its "  likely:" line too), then the name and place of the others.
+    block = f"  {differ[0]}".splitlines() if differ else []
+    block += [f"  then {d.splitlines()[0]}" for d in differ[1:]]
     summary = "; ".join(s for s in [
-        next((l[2:] for l in failed if "matrices differ" in l), "").split(";")[0],
-        f"{len(checks)} self-check{'s' if len(checks) != 1 else ''} ✗" if checks else ""] if s)
-    return Verdict(1, f"✗ not yet: {summary or f'exit code {code}'}", block + checks, log)
+        f"{len(differ)} of {len(compared)} matrices differ from what the chapter's own math.cpp computes" if differ else "",
+        f"{len(failed)} self-check{'s' if len(failed) != 1 else ''} ✗" if failed else ""] if s)
+    return Verdict(1, f"✗ not yet: {summary or f'exit code {code}'}", block + [f"✗ {t}" for t in failed], log)
 
 
 def grade(e, color=False, quiet=False):

@@ -7,7 +7,13 @@
 (() => {
   // Every matrix comes with its shape and the corner of it the page holds (all of a small
   // matrix): its values, and one label per row and column of the corner.
+  // (The document's members: common/lesson/run_document.hpp.)
   const lesson = JSON.parse(document.getElementById('lesson').textContent);
+  // Labels that repeat (a token that occurs twice: "the" in a sentence, every token of the copy
+  // task's second half) do not say which row is which: the page writes the position too,
+  // "3: the", as the terminal's heat maps write the index before the label.
+  const withPositions = (words) => (new Set(words).size < words.length ? words.map((w, i) => `${i}: ${w}`) : words);
+  for (const m of lesson.matrices) [m.rows, m.cols] = [withPositions(m.rows), withPositions(m.cols)];
   const matrices = new Map(lesson.matrices.map((m) => [m.name, m]));
 
   const HEAD_VIEW_LIMIT = 64;  // beyond this a head view is a grey blur of lines
@@ -56,13 +62,11 @@
   const hideTip = () => { tooltip.style.display = 'none'; };
 
   // ---------------------------------------------------------------- heads and layers
-  // Names that differ only in the number after "head", "_L" or "_H" are one group:
-  // head0_weights/head1_weights, weights_L1_H0 … weights_L2_H1.
-  const LAYER = /_L(\d+)(?=_|$)/, HEAD = /head(\d+)|_H(\d+)(?=_|$)/;
-  const groupKey = (name) => name.replace(/head\d+/g, 'head#')
-    .replace(/_L\d+(?=_|$)/g, '_L#').replace(/_H\d+(?=_|$)/g, '_H#');
-  const layerOf = (name) => { const m = LAYER.exec(name); return m ? +m[1] : null; };
-  const headOf = (name) => { const m = HEAD.exec(name); return m ? +(m[1] ?? m[2]) : null; };
+  // The matrices of one family (one per head and layer, as the chapter declares them:
+  // head0_weights, head1_weights …) are one group, switched between on the page.
+  const groupKey = (name) => { const m = matrices.get(name); return m && m.family ? `family ${m.family}` : `matrix ${name}`; };
+  const layerOf = (name) => matrices.get(name).layer;
+  const headOf = (name) => matrices.get(name).head;
   const groups = new Map();  // key → member names, in the list's order
   for (const m of lesson.matrices) {
     const key = groupKey(m.name);
@@ -188,18 +192,10 @@
   }
 
   // ---------------------------------------------------------------- head view
-  // Attention weights: every entry in [0, 1], every row summing to 1; small enough to draw.
+  // Attention weights, as the chapter declares them, small enough to draw whole.
   function isAttention(m) {
     const [R, C] = m.shape;
-    if (R > HEAD_VIEW_LIMIT || C > HEAD_VIEW_LIMIT || !R || R > m.rows.length || C > m.cols.length) return false;
-    return m.values.every((row) => {
-      let sum = 0;
-      for (const v of row) {
-        if (typeof v !== 'number' || v < 0 || v > 1) return false;
-        sum += v;
-      }
-      return Math.abs(sum - 1) <= 1e-3;
-    });
+    return m.kind === 'attention weights' && R > 0 && R <= HEAD_VIEW_LIMIT && C <= HEAD_VIEW_LIMIT;
   }
 
   // BertViz's head view: queries left, keys right, one line per weight, the weight as opacity.

@@ -60,7 +60,7 @@ from launch import command  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
 
 LARGEST_PAGE = 2 * 1024 * 1024  # bytes
-CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/lesson/explorer_page.cpp)
+CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/lesson/run_document.cpp)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 args = sys.argv[1:]
@@ -311,9 +311,10 @@ def check_indices_and_tokens(driver, chapter, data):
         document.querySelectorAll('td.cell[data-matrix="slots"]').length];""")
     if heat or not table:
         failures.append(f"{chapter}: slots drawn as {heat} heat-map cells and {table} table cells")
-    rows = next(m["rows"] for m in data["matrices"] if m["name"] == "weights_full")
-    if not rows[1].startswith("1: "):
-        failures.append(f"{chapter}: weights_full's rows are labelled {rows[:3]}, not by position and token")
+    labels = driver.execute_script("""return Array.from(document.querySelectorAll(
+        'figure.matrix[data-matrix="weights_full"] :is(.row-label, .hv-query)[data-index="1"]'), t => t.textContent);""")
+    if not labels or not all(label.startswith("1: ") for label in labels):
+        failures.append(f"{chapter}: weights_full's row 1 is labelled {labels}, not by position and token")
 
 
 def check_readable(driver, chapter):

@@ -1,4 +1,4 @@
-"""--dump, --svg and --html write every file or none, and say so in one line.
+"""--dump, --svg, --html and --report write every file or none, and say so in one line.
 
     python3 tests/output_all_or_nothing.py BIN_DIR     (ctest runs it as output_all_or_nothing)
 
@@ -8,7 +8,8 @@ For every chapter:
   - a full disk, played by a file size limit of 100 bytes (ulimit -f): the lesson
     prints, then the run exits 2 with one line naming the file it could not
     write, prints no "Wrote …", and leaves no file (not even a partial one) in
-    any directory (the page, index.html, is the first file written: the one refused).
+    any directory, the report's included (the page, index.html, is the first file written:
+    the one refused).
 """
 import concurrent.futures
 import resource
@@ -59,11 +60,12 @@ def check(chapter):
         lines.append(f"  {flag} /proc: {run.stderr.strip()}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        dump, svg, html = Path(tmp) / "dump", Path(tmp) / "svg", Path(tmp) / "html"
+        dump, svg, html, report = (Path(tmp) / name for name in ("dump", "svg", "html", "report"))
+        report.mkdir()
         argv, preexec = on_a_full_disk(BIN / chapter, *FAST_ARGS.get(chapter, []), "--no-color", "--dump", dump,
-                                       "--svg", svg, "--html", html)
+                                       "--svg", svg, "--html", html, "--report", report / "report.json")
         run = subprocess.run(argv, capture_output=True, text=True, timeout=600, preexec_fn=preexec)
-        left = sorted(p.name for d in (dump, svg, html) if d.exists() for p in d.iterdir())
+        left = sorted(p.name for d in (dump, svg, html, report) if d.exists() for p in d.iterdir())
         problems = []
         if run.returncode != 2:
             problems.append(f"exit {run.returncode}")

@@ -19,8 +19,8 @@ struct DotProductScores {
 
     // Rows are queries, columns keys: both are the sequence's tokens.
     MatrixList matrices() const {
-        return {{"scores_by_loops", scores_by_loops, "Σ_d X[i, d] · X[j, d]", "tokens", "tokens"},
-                {"scores", scores, "X · Xᵀ", "tokens", "tokens"}};
+        return {{"scores_by_loops", scores_by_loops, "Σ_d X[i, d] · X[j, d]", "tokens", "tokens", MatrixKind::scores},
+                {"scores", scores, "X · Xᵀ", "tokens", "tokens", MatrixKind::scores}};
     }
 };
 

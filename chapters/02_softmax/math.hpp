@@ -50,18 +50,23 @@ struct SoftmaxLesson {
     // In the order the lesson shows them; scores_x100, stable_weights and scaled are
     // not printed (--dump writes them). The hand-made rows have labels of their own.
     MatrixList matrices() const {
-        return {{"scores", scores, "X · Xᵀ", "tokens", "tokens"},
-                {"example_scores", example_scores, "", "example rows", "example keys"},
+        return {{"scores", scores, "X · Xᵀ", "tokens", "tokens", MatrixKind::scores},
+                {"example_scores", example_scores, "", "example rows", "example keys", MatrixKind::scores},
                 {"divided_by_sum", divided_by_sum, "s / Σ_j s", "example rows", "example keys"},
-                {"example_weights", example_weights, "exp(s) / Σ_j exp(s)", "example rows", "example keys"},
-                {"naive_weights", naive_weights, "exp(scores) / Σ_j exp(scores)", "tokens", "tokens"},
-                {"scores_x100", scores_x100, "100 · scores", "tokens", "tokens"},
+                {"example_weights", example_weights, "exp(s) / Σ_j exp(s)", "example rows", "example keys",
+                 MatrixKind::attention_weights},
+                {"naive_weights", naive_weights, "exp(scores) / Σ_j exp(scores)", "tokens", "tokens",
+                 MatrixKind::attention_weights},
+                {"scores_x100", scores_x100, "100 · scores", "tokens", "tokens", MatrixKind::scores},
                 {"naive_weights_x100", naive_weights_x100, "exp(100 · scores) / Σ_j exp(100 · scores)", "tokens",
                  "tokens"},
-                {"stable_weights_x100", stable_weights_x100, "softmax(100 · scores)", "tokens", "tokens"},
-                {"stable_weights", stable_weights, "softmax(scores)", "tokens", "tokens"},
-                {"scores_over_T", scaled, describe("scores / ", temperature), "tokens", "tokens"},
-                {"weights", weights, describe("softmax_rows(scores / ", temperature, ")"), "tokens", "tokens"}};
+                {"stable_weights_x100", stable_weights_x100, "softmax(100 · scores)", "tokens", "tokens",
+                 MatrixKind::attention_weights},
+                {"stable_weights", stable_weights, "softmax(scores)", "tokens", "tokens",
+                 MatrixKind::attention_weights},
+                {"scores_over_T", scaled, describe("scores / ", temperature), "tokens", "tokens", MatrixKind::scores},
+                {"weights", weights, describe("softmax_rows(scores / ", temperature, ")"), "tokens", "tokens",
+                 MatrixKind::attention_weights}};
     }
 };
 

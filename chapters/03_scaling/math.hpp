@@ -55,10 +55,11 @@ struct ScalingLesson {
     MatrixList matrices() const {
         return {{"Q", Q, "N(0, 1)", "tokens", "dimensions"},
                 {"K", K, "N(0, 1)", "tokens", "dimensions"},
-                {"scores", scores, "Q · Kᵀ", "tokens", "tokens"},
-                {"scaled_scores", scaled_scores, "Q · Kᵀ / √64", "tokens", "tokens"},
-                {"weights_unscaled", weights_unscaled, "softmax(Q · Kᵀ)", "tokens", "tokens"},
-                {"weights", weights, "softmax(Q · Kᵀ / √64)", "tokens", "tokens"}};
+                {"scores", scores, "Q · Kᵀ", "tokens", "tokens", MatrixKind::scores},
+                {"scaled_scores", scaled_scores, "Q · Kᵀ / √64", "tokens", "tokens", MatrixKind::scores},
+                {"weights_unscaled", weights_unscaled, "softmax(Q · Kᵀ)", "tokens", "tokens",
+                 MatrixKind::attention_weights},
+                {"weights", weights, "softmax(Q · Kᵀ / √64)", "tokens", "tokens", MatrixKind::attention_weights}};
     }
 };
 

@@ -73,7 +73,7 @@ struct SentenceLookup {
 
     MatrixList matrices() const {
         return {{"weights", weights, "softmax(X · Xᵀ / √d_model" + over_temperature(temperature) + ")", "tokens",
-                 "tokens"},
+                 "tokens", MatrixKind::attention_weights},
                 {"output", output, "weights · V, with V = X", "tokens", "dimensions"}};
     }
 };
@@ -96,20 +96,22 @@ struct ValueRetrieval {
         return {{"phonebook_keys", keys, "", "people", "key columns"},
                 {"phonebook_values", values, "", "people", "value columns"},
                 {"phonebook_queries", queries, "", "queries", "key columns"},
-                {"phonebook_scores", book.scores, "queries · keysᵀ", "queries", "people"},
+                {"phonebook_scores", book.scores, "queries · keysᵀ", "queries", "people", MatrixKind::scores},
                 {"phonebook_hard_weights", book.hard_weights, "1 at argmax of each row of scores", "queries",
-                 "people"},
+                 "people", MatrixKind::attention_weights},
                 {"phonebook_hard", book.hard, "phonebook_hard_weights · values", "queries", "value columns"},
-                {"phonebook_weights", book.weights, "softmax(phonebook_scores" + T + ")", "queries", "people"},
+                {"phonebook_weights", book.weights, "softmax(phonebook_scores" + T + ")", "queries", "people",
+                 MatrixKind::attention_weights},
                 {"phonebook_output", book.soft, "phonebook_weights · values", "queries", "value columns"},
                 {"phonebook_soft_by_loops", book.soft_by_loops, "Σ_j phonebook_weights[i, j] · values[j]", "queries",
                  "value columns"},
                 {"path_queries", path.queries, "(1 − t)·k_from + t·k_to", "path steps", "key columns"},
-                {"path_scores", path.scores, "path_queries · keysᵀ", "path steps", "people"},
-                {"path_weights", path.weights, "softmax(path_scores" + T + ")", "path steps", "people"},
+                {"path_scores", path.scores, "path_queries · keysᵀ", "path steps", "people", MatrixKind::scores},
+                {"path_weights", path.weights, "softmax(path_scores" + T + ")", "path steps", "people",
+                 MatrixKind::attention_weights},
                 {"path_soft", path.soft, "path_weights · values", "path steps", "value columns"},
                 {"path_hard_weights", path.hard_weights, "1 at argmax of each row of path_scores", "path steps",
-                 "people"},
+                 "people", MatrixKind::attention_weights},
                 {"path_hard", path.hard, "path_hard_weights · values", "path steps", "value columns"},
                 {"temperature_best_weight", sweep.best_weight, "the weight on each query's best key", "temperatures",
                  "queries"},

@@ -89,11 +89,12 @@ struct Causal {
         return {{"Q", p.Q, "X · W_Q", "tokens", "query slots"},
                 {"K", p.K, "X · W_K", "tokens", "key slots"},
                 {"V", p.V, "X · W_V", "tokens", "value slots"},
-                {"mask", mask, "1 where j ≤ i", "tokens", "tokens"},
-                {"scores", steps.scores, "Q · Kᵀ", "tokens", "tokens"},
-                {"scaled_scores", steps.scaled_scores, "Q · Kᵀ / √d_k", "tokens", "tokens"},
-                {"masked_scores", steps.masked_scores, "Q · Kᵀ / √d_k, −inf where mask = 0", "tokens", "tokens"},
-                {"weights", steps.weights, "softmax(masked_scores)", "tokens", "tokens"},
+                {"mask", mask, "1 where j ≤ i", "tokens", "tokens", MatrixKind::mask},
+                {"scores", steps.scores, "Q · Kᵀ", "tokens", "tokens", MatrixKind::scores},
+                {"scaled_scores", steps.scaled_scores, "Q · Kᵀ / √d_k", "tokens", "tokens", MatrixKind::scores},
+                {"masked_scores", steps.masked_scores, "Q · Kᵀ / √d_k, −inf where mask = 0", "tokens", "tokens",
+                 MatrixKind::scores},
+                {"weights", steps.weights, "softmax(masked_scores)", "tokens", "tokens", MatrixKind::attention_weights},
                 {"output", steps.output, "weights · V", "tokens", "value slots"}};
     }
 };
@@ -112,12 +113,13 @@ struct Padded {
 
     // "sentences": the batch's two; "padded tokens": sentence 1 and its pads.
     MatrixList matrices() const {
-        return {{"padding_mask", padding, "1 = real token, 0 = pad", "sentences", ""},
+        return {{"padding_mask", padding, "1 = real token, 0 = pad", "sentences", "", MatrixKind::mask},
                 {"padded_X", X, "", "padded tokens", "dimensions"},
-                {"padded_mask", mask, "", "padded tokens", "padded tokens"},
+                {"padded_mask", mask, "", "padded tokens", "padded tokens", MatrixKind::mask},
                 {"padded_scores", batch.masked_scores, "Q · Kᵀ / √d_k, −inf at the pad keys", "padded tokens",
-                 "padded tokens"},
-                {"padded_weights", batch.weights, "softmax(padded_scores)", "padded tokens", "padded tokens"},
+                 "padded tokens", MatrixKind::scores},
+                {"padded_weights", batch.weights, "softmax(padded_scores)", "padded tokens", "padded tokens",
+                 MatrixKind::attention_weights},
                 {"padded_output", batch.output, "padded_weights · V", "padded tokens", "value slots"}};
     }
 };
@@ -133,11 +135,12 @@ struct LeftPadded {
 
     // "left tokens": the pads, then the sentence.
     MatrixList matrices() const {
-        return {{"left_mask", mask, "causal · padding", "left tokens", "left tokens"},
+        return {{"left_mask", mask, "causal · padding", "left tokens", "left tokens", MatrixKind::mask},
                 {"left_X", X, "", "left tokens", "dimensions"},
                 {"left_scores", generation.masked_scores, "Q · Kᵀ / √d_k, −inf where left_mask = 0", "left tokens",
-                 "left tokens"},
-                {"left_weights", generation.weights, "softmax(left_scores)", "left tokens", "left tokens"},
+                 "left tokens", MatrixKind::scores},
+                {"left_weights", generation.weights, "softmax(left_scores)", "left tokens", "left tokens",
+                 MatrixKind::attention_weights},
                 {"left_output", generation.output, "left_weights · V", "left tokens", "value slots"}};
     }
 };

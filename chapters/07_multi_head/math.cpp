@@ -76,14 +76,21 @@ MatrixList MultiHeadLesson::matrices() const {
     for (std::size_t i = 0; i < h; ++i) {
         const std::string head = "head" + std::to_string(i), columns = head + " columns";
         const std::string slice = "[:, " + std::to_string(i * d_k) + ":" + std::to_string((i + 1) * d_k) + "]";
-        list.push_back({head + "_Q", heads[i].Q, "X · W_Q" + slice, "tokens", columns});
-        list.push_back({head + "_K", heads[i].K, "X · W_K" + slice, "tokens", columns});
-        list.push_back({head + "_V", heads[i].V, "X · W_V" + slice, "tokens", columns});
-        list.push_back({head + "_output", heads[i].output, head + "_weights · V_" + std::to_string(i), "tokens",
-                        columns});
+        const int at = int(i);
+        list.push_back(
+            ListedMatrix(head + "_Q", heads[i].Q, "X · W_Q" + slice, "tokens", columns).in_family("head_Q", at));
+        list.push_back(
+            ListedMatrix(head + "_K", heads[i].K, "X · W_K" + slice, "tokens", columns).in_family("head_K", at));
+        list.push_back(
+            ListedMatrix(head + "_V", heads[i].V, "X · W_V" + slice, "tokens", columns).in_family("head_V", at));
+        list.push_back(ListedMatrix(head + "_output", heads[i].output, head + "_weights · V_" + std::to_string(i),
+                                    "tokens", columns)
+                           .in_family("head_output", at));
     }
     for (std::size_t i = 0; i < h; ++i)  // the formula is said where they are shown
-        list.push_back({"head" + std::to_string(i) + "_weights", heads[i].weights, "", "tokens", "tokens"});
+        list.push_back(ListedMatrix("head" + std::to_string(i) + "_weights", heads[i].weights, "", "tokens", "tokens",
+                                    MatrixKind::attention_weights)
+                           .in_family("head_weights", int(i)));
     const std::string pieces = h == 1   ? "head0_output"
                                : h == 2 ? "[head0_output, head1_output]"
                                         : "[head0_output, …, head" + std::to_string(h - 1) + "_output]";

@@ -67,12 +67,12 @@ struct CrossAttention {
         return {{"Q", Q, "X_dec · W_Q", "french", "query slots"},
                 {"K", K, "X_enc · W_K", "english", "key slots"},
                 {"V", V, "X_enc · W_V", "english", "value slots"},
-                {"scores", steps.scores, "Q · Kᵀ", "french", "english"},
-                {"scaled_scores", steps.scaled_scores, scaled, "french", "english"},
-                {"weights", steps.weights, "softmax of each row", "french", "english"},
+                {"scores", steps.scores, "Q · Kᵀ", "french", "english", MatrixKind::scores},
+                {"scaled_scores", steps.scaled_scores, scaled, "french", "english", MatrixKind::scores},
+                {"weights", steps.weights, "softmax of each row", "french", "english", MatrixKind::attention_weights},
                 {"output", steps.output, "weights · V", "french", "value slots"},
                 {"weights_reversed", reversed.weights, "softmax(Q · K_reversedᵀ / √d_k)", "french",
-                 "english reversed"},
+                 "english reversed", MatrixKind::attention_weights},
                 {"output_reversed", reversed.output, "weights_reversed · V_reversed", "french", "value slots"}};
     }
 };

@@ -197,7 +197,8 @@ MatrixList KVCacheLesson::matrices() const {
     const auto add = [&list](const MatrixList& more) { list.insert(list.end(), more.begin(), more.end()); };
     if (dec.prefill > 0) {
         const std::string last = std::to_string(dec.prefill - 1);
-        add({{"prefill_weights", dec.prompt.weights, "softmax(Q · Kᵀ / √d_k), causal", "prompt", "prompt"},
+        add({{"prefill_weights", dec.prompt.weights, "softmax(Q · Kᵀ / √d_k), causal", "prompt", "prompt",
+              MatrixKind::attention_weights},
              {"prefill_output", dec.prompt.output, "prefill_weights · V", "prompt", "value dims"},
              {"K_cache_" + last, K_prefill, "after the prefill", "prompt", "key dims"},
              {"V_cache_" + last, V_prefill, "after the prefill", "prompt", "value dims"}});
@@ -211,19 +212,23 @@ MatrixList KVCacheLesson::matrices() const {
              {"v_new_" + t, qkv.v, "x · W_V", token, "value dims"},
              {"K_cache_" + t, s.K_cache, "+ k_new_" + t + " as row " + t, seen, "key dims"},
              {"V_cache_" + t, s.V_cache, "+ v_new_" + t + " as row " + t, seen, "value dims"},
-             {"strip_" + t, strip.weights, "softmax(q_new_" + t + " · K_cache_" + t + "ᵀ / √d_k)", token, seen},
+             {"strip_" + t, strip.weights, "softmax(q_new_" + t + " · K_cache_" + t + "ᵀ / √d_k)", token, seen,
+              MatrixKind::attention_weights},
              {"output_new_" + t, strip.output, "strip_" + t + " · V_cache_" + t, token, "value dims"}});
     }
-    add({{"cached_weights", dec.weights, "prefill rows, then one strip per step", "tokens", "tokens"},
+    add({{"cached_weights", dec.weights, "prefill rows, then one strip per step", "tokens", "tokens",
+          MatrixKind::attention_weights},
          {"output_cached", dec.output, "each token's output, step by step", "tokens", "value dims"},
          {"output_full", full.causal.output, "masked_attention(X·W_Q, X·W_K, X·W_V, causal)", "tokens", "value dims"},
          {"K_cache", dec.cache.K, "after the last step", "tokens", "key dims"},
          {"V_cache", dec.cache.V, "after the last step", "tokens", "value dims"},
-         {"full_weights", full.causal.weights, "softmax(Q · Kᵀ / √d_k), causal", "tokens", "tokens"},
-         {"band_mask", band, "1 where max(0, i−w+1) ≤ j ≤ i", "tokens", "tokens"},
+         {"full_weights", full.causal.weights, "softmax(Q · Kᵀ / √d_k), causal", "tokens", "tokens",
+          MatrixKind::attention_weights},
+         {"band_mask", band, "1 where max(0, i−w+1) ≤ j ≤ i", "tokens", "tokens", MatrixKind::mask},
          {"window_K_cache", window_K, "slot: token", "slots", "key dims"},
          {"window_V_cache", window_V, "slot: token", "slots", "value dims"},
-         {"window_weights", win.weights, "row t: the strip of token t, by position", "tokens", "tokens"},
+         {"window_weights", win.weights, "row t: the strip of token t, by position", "tokens", "tokens",
+          MatrixKind::attention_weights},
          {"output_window_cached", win.output, "windowed, step by step", "tokens", "value dims"},
          {"output_window_full", full.windowed.output, "masked_attention(…, band_mask)", "tokens", "value dims"}});
     return list;

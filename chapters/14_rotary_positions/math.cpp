@@ -182,7 +182,7 @@ MatrixList RopeLesson::matrices() const {
             {"Q_rot", Q_rot, "Q, each pair turned by position · θ_i", "positions", "query dims"},
             {"K_rot", K_rot, "K, each pair turned by position · θ_i", "positions", "key dims"},
             {"scores", scores, "Q_rot · K_rotᵀ", "positions", "positions"},
-            {"weights", weights, "softmax(scores / √d_k)", "positions", "positions"},
+            {"weights", weights, "softmax(scores / √d_k)", "positions", "positions", MatrixKind::attention_weights},
             {"scores_pe", pe_scores, at_offset, "positions", "positions"},
             {"scores_pe_0", pe_scores_0, "(X + PE) W_Q · ((X + PE) W_K)ᵀ, offset 0", "positions", "positions"},
             {"offset_changes", offset_changes, "max |scores(offset P) − scores(offset 0)|: RoPE, X + PE"},
@@ -194,6 +194,7 @@ MatrixList RopeLesson::matrices() const {
             {"Q_rot_mixed", Q_rot_mixed, "split halves of Q"},
             {"K_rot_mixed", K_rot_mixed, "split halves of K"},
             {"scores_mixed", scores_mixed, "split halves on the interleaved layout", "positions", "positions"},
-            {"weights_mixed", weights_mixed, "softmax(scores_mixed / √d_k)", "positions", "positions"},
+            {"weights_mixed", weights_mixed, "softmax(scores_mixed / √d_k)", "positions", "positions",
+             MatrixKind::attention_weights},
             {"decay", decay, "q = k = ones: score / d, RoFormer's bound / its value at 0"}};
 }

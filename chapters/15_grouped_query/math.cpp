@@ -115,7 +115,9 @@ MatrixList GroupedLesson::matrices() const {
                        {"K", grouped.K, "X · W_K", "tokens", "kv columns"},
                        {"V", grouped.V, "X · W_V", "tokens", "kv columns"}};
     for (std::size_t i = 0; i < h; ++i)  // the formula is said where they are shown
-        list.push_back({"head" + std::to_string(i) + "_weights", grouped.weights[i], "", "tokens", "tokens"});
+        list.push_back(ListedMatrix("head" + std::to_string(i) + "_weights", grouped.weights[i], "", "tokens", "tokens",
+                                    MatrixKind::attention_weights)
+                           .in_family("head_weights", int(i)));
     list.push_back({"concat", grouped.concat, "[head0_output, …]", "tokens", "query columns"});
     list.push_back({"output", grouped.output, "concat · W_O", "tokens", "dimensions"});
     list.push_back({"W_K_repeated", W_K_repeated, "W_K, each head's block h/g times", "dimensions", "query columns"});
@@ -123,7 +125,9 @@ MatrixList GroupedLesson::matrices() const {
     list.push_back({"output_multi_head", as_multi_head.output,
                     "multi_head_attention(X, W_Q, W_K_repeated, W_V_repeated, W_O)", "tokens", "dimensions"});
     for (std::size_t i = 0; i < h; ++i)
-        list.push_back({"head" + std::to_string(i) + "_weights_tiled", tiled.weights[i], "", "tokens", "tokens"});
+        list.push_back(ListedMatrix("head" + std::to_string(i) + "_weights_tiled", tiled.weights[i], "", "tokens",
+                                    "tokens", MatrixKind::attention_weights)
+                           .in_family("head_weights_tiled", int(i)));
     list.push_back({"output_tiled", tiled.output, "the same weights read with i mod g", "tokens", "dimensions"});
     return list;
 }

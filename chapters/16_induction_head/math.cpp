@@ -150,26 +150,33 @@ void as_matrices(Induction& r) {
 }  // namespace
 
 MatrixList Induction::matrices() const {
-    MatrixList list = {{"tokens", tokens, ""},
+    MatrixList list = {{"tokens", tokens, "", "", "", MatrixKind::indices},
                        {"loss_first_half", loss_first_half, ""},
                        {"loss_second_half", loss_second_half, ""},
                        {"E", trained.E, ""},
                        {"P", trained.P, ""},
                        {"U", trained.U, ""}};
     for (std::size_t k = 0; k < settings.layers * settings.heads; ++k) {
-        const std::string suffix =
-            "_L" + std::to_string(k / settings.heads + 1) + "_H" + std::to_string(k % settings.heads);
-        list.push_back({"W_Q" + suffix, trained.W_Q[k], ""});
-        list.push_back({"W_K" + suffix, trained.W_K[k], ""});
-        list.push_back({"W_V" + suffix, trained.W_V[k], ""});
-        list.push_back({"W_O" + suffix, trained.W_O[k], ""});
-        list.push_back({"weights" + suffix + "_before", shown_before.weights[k], "at the start", "tokens", "tokens"});
-        list.push_back({"weights" + suffix, shown_after.weights[k],
-                        "head " + head_name(settings, k) + " after training", "tokens", "tokens"});
+        const int layer = int(k / settings.heads + 1), head = int(k % settings.heads);
+        const std::string suffix = "_L" + std::to_string(layer) + "_H" + std::to_string(head);
+        // One family per matrix of a head: the page switches between its layers and heads.
+        const auto per_head = [&](const ListedMatrix& m, const std::string& family) {
+            list.push_back(m.in_family(family, head, layer));
+        };
+        per_head({"W_Q" + suffix, trained.W_Q[k], ""}, "W_Q");
+        per_head({"W_K" + suffix, trained.W_K[k], ""}, "W_K");
+        per_head({"W_V" + suffix, trained.W_V[k], ""}, "W_V");
+        per_head({"W_O" + suffix, trained.W_O[k], ""}, "W_O");
+        per_head({"weights" + suffix + "_before", shown_before.weights[k], "at the start", "tokens", "tokens",
+                  MatrixKind::attention_weights},
+                 "weights_before");
+        per_head({"weights" + suffix, shown_after.weights[k], "head " + head_name(settings, k) + " after training",
+                  "tokens", "tokens", MatrixKind::attention_weights},
+                 "weights");
     }
     list.push_back({"head_scores", score_table, "", "heads", "scores"});
     list.push_back({"accuracy", accuracy, "", "trained", "halves"});
-    list.push_back({"generated_tokens", generated_tokens, ""});
+    list.push_back({"generated_tokens", generated_tokens, "", "", "", MatrixKind::indices});
     list.push_back({"cached_logits", generation.cached_logits, ""});
     list.push_back({"full_logits", generation.full_logits, ""});
     return list;

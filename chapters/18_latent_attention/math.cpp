@@ -168,13 +168,17 @@ MatrixList LatentLesson::matrices() const {
                        {"Q_rope_unturned", Q_rope_unturned, "c_Q · W_QR", "tokens", "head rope"},
                        {"Q_rope", Q_rope, "RoPE(c_Q · W_QR), head by head", "tokens", "head rope"}};
     for (std::size_t i = 0; i < s.h; ++i)  // the formula is said where they are shown
-        list.push_back({"head" + std::to_string(i) + "_weights", weights[i], "", "tokens", "tokens"});
+        list.push_back(ListedMatrix("head" + std::to_string(i) + "_weights", weights[i], "", "tokens", "tokens",
+                                    MatrixKind::attention_weights)
+                           .in_family("head_weights", int(i)));
     list.push_back({"concat", concat, "[head0_weights · V_0, …]", "tokens", "head columns"});
     list.push_back({"output_naive", output_naive, "concat · W_O", "tokens", "dimensions"});
     list.push_back({"Q_absorbed", Q_absorbed, "[Q_0 · W_UK_0ᵀ, …]", "tokens", "absorbed columns"});
     list.push_back({"W_UVO", W_UVO, "[W_UV_0 · W_O_0; …] stacked", "absorbed columns", "dimensions"});
     for (std::size_t i = 0; i < s.h; ++i)
-        list.push_back({"head" + std::to_string(i) + "_weights_absorbed", weights_absorbed[i], "", "tokens", "tokens"});
+        list.push_back(ListedMatrix("head" + std::to_string(i) + "_weights_absorbed", weights_absorbed[i], "", "tokens",
+                                    "tokens", MatrixKind::attention_weights)
+                           .in_family("head_weights_absorbed", int(i)));
     list.push_back({"latent_concat", latent_concat, "[head0_weights_absorbed · c_KV, …]", "tokens", "absorbed columns"});
     list.push_back({"output_absorbed", output_absorbed, "latent_concat · W_UVO", "tokens", "dimensions"});
     return list;

@@ -231,14 +231,17 @@ MatrixList OneHead::matrices() const {
             {"Q", Q, "X_layer · W_Q (one head)", "tokens", ""},
             {"K", K, "X_layer · W_K", "tokens", ""},
             {"V", V, "X_layer · W_V", "tokens", ""},
-            {"index_scores", index_scores, "(X W_IQ)(X W_IK)ᵀ, j ≤ i", "tokens", "tokens"},
-            {"weights_full", weights_full, "causal softmax(q·k/√d_h)", "tokens", "tokens"},
+            {"index_scores", index_scores, "(X W_IQ)(X W_IK)ᵀ, j ≤ i", "tokens", "tokens", MatrixKind::scores},
+            {"weights_full", weights_full, "causal softmax(q·k/√d_h)", "tokens", "tokens",
+             MatrixKind::attention_weights},
             {"output_full", output_full, "weights_full · V", "tokens", ""},
-            {"weights_window_sinks", weights_window_sinks, "the rolling buffer's, by position", "tokens", "tokens"},
+            {"weights_window_sinks", weights_window_sinks, "the rolling buffer's, by position", "tokens", "tokens",
+             MatrixKind::attention_weights},
             {"output_window_sinks", output_window_sinks, "the rolling buffer's", "tokens", ""},
-            {"slots", slots, "the position each slot holds after step t", "positions", "slots"},
-            {"topk_index", topk_index, "the k keys kept (−1: none)", "positions", ""},
-            {"weights_topk", weights_topk, "softmax over the kept keys", "tokens", "tokens"},
+            {"slots", slots, "the position each slot holds after step t", "positions", "slots", MatrixKind::indices},
+            {"topk_index", topk_index, "the k keys kept (−1: none)", "positions", "", MatrixKind::indices},
+            {"weights_topk", weights_topk, "softmax over the kept keys", "tokens", "tokens",
+             MatrixKind::attention_weights},
             {"output_topk", output_topk, "weights_topk · V", "tokens", ""}};
 }
 

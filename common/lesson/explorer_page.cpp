@@ -1,8 +1,5 @@
 #include "common/lesson/explorer_page.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
 #include <fstream>
 #include <sstream>
 
@@ -17,85 +14,6 @@ const std::string script_path = std::string(TUTORIAL_EXPLORER_DIR) + "/explorer.
 const std::string style_path = std::string(TUTORIAL_EXPLORER_DIR) + "/explorer.css";
 const std::string d3_path = TUTORIAL_D3_JS;
 
-// A JSON string: quotes, backslashes and control characters escaped, and '<' as \u003c,
-// so that no text (a learner's token "</script>") can end the element the data sits in.
-std::string quoted(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') out += {'\\', c};
-        else if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
-        else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-        else if (c == '<') out += "\\u003c";
-        else out += c;
-    }
-    return out + "\"";
-}
-
-std::string quoted_list(const std::vector<std::string>& words) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < words.size(); ++i) out += (i ? "," : "") + quoted(words[i]);
-    return out + "]";
-}
-
-// The shortest text that reads back as the same float; JSON has no infinity or NaN, so
-// those are the strings "inf", "-inf" and "nan".
-std::string number(float value) {
-    if (std::isnan(value)) return "\"nan\"";
-    if (std::isinf(value)) return value > 0 ? "\"inf\"" : "\"-inf\"";
-    return fmt::format("{}", value);
-}
-
-// A curve's coordinate: null where it cannot be drawn.
-std::string coordinate(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "null"; }
-
-std::string coordinates(const std::vector<double>& values) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + coordinate(values[i]);
-    return out + "]";
-}
-
-std::string axis(const Axis& a) {
-    return fmt::format("{{\"label\":{},\"log\":{}}}", quoted(a.label), a.log ? "true" : "false");
-}
-
-// The page holds at most this many rows and columns of a matrix, its top-left corner, as the
-// terminal elides a large one: a heat map of more cells than a screen has pixels shows
-// nothing more, and chapter 18's largest sizes would make a page of hundreds of megabytes
-// (with the corner, at most about 200 KB a matrix). --dump writes the whole matrix.
-constexpr std::size_t corner = 128;
-
-// The labels of the first `count` rows or columns: the words of their kind, or their indices
-// from 0 (as the terminal numbers them).
-std::string labels(const Labels& words, std::size_t count) {
-    if (words.empty()) return quoted_list(numbered("", count));
-    // Labels that repeat (a token that occurs twice: "the" in a sentence, every token of the
-    // copy task's second half) do not say which row is which: the page writes the position
-    // too, "3: the", as the terminal's heat maps write the index before the label.
-    Labels shown(words.begin(), words.begin() + std::ptrdiff_t(count));
-    Labels sorted = shown;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-        for (std::size_t i = 0; i < count; ++i) shown[i] = fmt::format("{}: {}", i, shown[i]);
-    return quoted_list(shown);
-}
-
-// A matrix's shape, and its values and labels in the corner the page holds.
-std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
-    const Matrix& values = *m.matrix;
-    const std::size_t shown_rows = std::min(rows(values), corner), shown_cols = std::min(cols(values), corner);
-    std::string rows_text = "[";
-    for (std::size_t i = 0; i < shown_rows; ++i) {
-        rows_text += i ? ",[" : "[";
-        for (std::size_t j = 0; j < shown_cols; ++j) rows_text += (j ? "," : "") + number(values(i, j));
-        rows_text += "]";
-    }
-    rows_text += "]";
-    return fmt::format("{{\"name\":{},\"formula\":{},\"shape\":[{},{}],\"rows\":{},\"cols\":{},\"values\":{}}}",
-                       quoted(m.name), quoted(m.formula), rows(values), cols(values),
-                       labels(listed.row_labels(m), shown_rows), labels(listed.col_labels(m), shown_cols), rows_text);
-}
-
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
@@ -109,80 +27,9 @@ std::string read_file(const std::string& path) {
 
 void ExplorerPage::start() {
     style_ = read_file(style_path), d3_ = read_file(d3_path), script_ = read_file(script_path);
-    started_ = true;
 }
 
-void ExplorerPage::step(int number, const std::string& name, const std::string& heading) {
-    end_checks();
-    steps_.push_back({fmt::format("\"number\":{},\"name\":{},\"heading\":{}", number, quoted(name), quoted(heading)),
-                      {}});
-}
-
-void ExplorerPage::block(std::string json) {
-    if (!started_) return;
-    end_checks();
-    if (steps_.empty()) step(0, "", "");  // printed before the first step
-    steps_.back().blocks.push_back(std::move(json));
-}
-
-void ExplorerPage::text(const std::string& text) { block(fmt::format("{{\"kind\":\"text\",\"text\":{}}}", quoted(text))); }
-
-void ExplorerPage::caption(const std::string& text) {
-    block(fmt::format("{{\"kind\":\"caption\",\"text\":{}}}", quoted(text)));
-}
-
-void ExplorerPage::matrix(const std::string& kind, const std::string& name, int decimals) {
-    block(fmt::format("{{\"kind\":{},\"name\":{},\"decimals\":{}}}", quoted(kind), quoted(name), decimals));
-}
-
-void ExplorerPage::side_by_side(const std::vector<std::pair<std::string, int>>& names_and_decimals) {
-    std::string list = "[";
-    for (std::size_t i = 0; i < names_and_decimals.size(); ++i)
-        list += fmt::format("{}{{\"name\":{},\"decimals\":{}}}", i ? "," : "", quoted(names_and_decimals[i].first),
-                            names_and_decimals[i].second);
-    block(fmt::format("{{\"kind\":\"side_by_side\",\"matrices\":{}]}}", list));
-}
-
-void ExplorerPage::table(const TextRow& header, const std::vector<TextRow>& rows) {
-    std::string body = "[";
-    for (std::size_t i = 0; i < rows.size(); ++i) body += (i ? "," : "") + quoted_list(rows[i]);
-    block(fmt::format("{{\"kind\":\"table\",\"header\":{},\"rows\":{}]}}", quoted_list(header), body));
-}
-
-void ExplorerPage::chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
-                         const std::vector<Series>& series) {
-    std::string curves = "[";
-    for (std::size_t i = 0; i < series.size(); ++i)
-        curves += fmt::format("{}{{\"label\":{},\"x\":{},\"y\":{}}}", i ? "," : "", quoted(series[i].label),
-                              coordinates(series[i].x), coordinates(series[i].y));
-    block(fmt::format("{{\"kind\":\"chart\",\"name\":{},\"title\":{},\"x\":{},\"y\":{},\"series\":{}]}}",
-                      quoted(name), quoted(title), axis(x), axis(y), curves));
-}
-
-void ExplorerPage::check(const std::string& mark, const std::string& text) {
-    if (started_) checks_.push_back(fmt::format("{{\"mark\":{},\"text\":{}}}", quoted(mark), quoted(text)));
-}
-
-void ExplorerPage::end_checks() {
-    if (checks_.empty()) return;
-    std::string lines;
-    for (std::size_t i = 0; i < checks_.size(); ++i) lines += (i ? "," : "") + checks_[i];
-    checks_.clear();
-    block(fmt::format("{{\"kind\":\"checks\",\"lines\":[{}]}}", lines));
-}
-
-std::string ExplorerPage::html(const std::string& program, const std::string& title, const ListedMatrices& listed) {
-    end_checks();
-    std::string data = fmt::format("{{\"program\":{},\"title\":{},\"steps\":[", quoted(program), quoted(title));
-    for (std::size_t s = 0; s < steps_.size(); ++s) {
-        data += fmt::format("{}{{{},\"blocks\":[", s ? "," : "", steps_[s].head);
-        for (std::size_t b = 0; b < steps_[s].blocks.size(); ++b) data += (b ? ",\n" : "\n") + steps_[s].blocks[b];
-        data += "]}";
-    }
-    data += "],\n\"matrices\":[";
-    for (std::size_t i = 0; i < listed.all().size(); ++i)
-        data += (i ? ",\n" : "\n") + matrix_data(listed.all()[i], listed);
-    data += "]}";
+std::string ExplorerPage::html(const std::string& title, const std::string& document) const {
     // A title holds no markup, but a learner's --input may put '<' or '&' in a token.
     std::string escaped_title;
     for (const char c : title) escaped_title += c == '<' ? "&lt;" : c == '&' ? "&amp;" : std::string(1, c);
@@ -191,5 +38,5 @@ std::string ExplorerPage::html(const std::string& program, const std::string& ti
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<title>{}</title>\n<style>\n{}</style></head>\n<body>\n<script>\n{}</script>\n"
         "<script id=\"lesson\" type=\"application/json\">\n{}\n</script>\n<script>\n{}</script>\n</body></html>\n",
-        escaped_title, style_, d3_, data, script_);
+        escaped_title, style_, d3_, document, script_);
 }

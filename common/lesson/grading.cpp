@@ -28,12 +28,19 @@ void Grading::compare(const std::string& name, const Matrix& m, const Labels& ro
     graded_.push_back(now);
 }
 
+std::vector<std::pair<std::string, std::string>> Grading::verdicts() const {
+    std::vector<std::pair<std::string, std::string>> kept;
+    for (const Graded& g : graded_)
+        if (g.kept_by_chapter) kept.emplace_back(g.name, g.difference);
+    return kept;
+}
+
 void Grading::report() {
     differences_.clear();
     compared_ = 0;
-    for (const Graded& g : graded_) {
-        compared_ += g.kept_by_chapter;
-        if (!g.difference.empty()) differences_.push_back(g.difference);
+    for (const auto& [name, difference] : verdicts()) {
+        ++compared_;
+        if (!difference.empty()) differences_.push_back(difference);
     }
     if (differences_.empty()) {
         fmt::print("\n✓ all {} matrices equal what the chapter's own math.cpp computes\n", compared_);

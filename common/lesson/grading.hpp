@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/math/matrix.hpp"
@@ -16,6 +17,9 @@ public:
     // Compares a matrix with the chapter's own of the same name, when the chapter's run
     // kept one; shown again under the same name, the last one counts.
     void compare(const std::string& name, const Matrix& m, const Labels& row_labels, const Labels& col_labels);
+    // The matrices the chapter's run kept, in the list's order: each name with its first
+    // difference (empty: equal). The run's document records them (common/lesson/run_document.hpp).
+    std::vector<std::pair<std::string, std::string>> verdicts() const;
     // Prints the verdict (✓ all equal, or ✗ and the first difference).
     void report();
     bool any_differ() const { return !differences_.empty(); }

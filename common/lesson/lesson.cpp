@@ -1,7 +1,6 @@
 #include "common/lesson/lesson.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <new>
 
 #include <sys/ioctl.h>
@@ -45,7 +44,7 @@ std::size_t terminal_width() {
 
 Lesson::Lesson(std::string program, std::string title)
     : program_(std::move(program)), title_(title), cli_(title, program_), page_(title, checks_) {
-    checks_.on_line([this](const std::string& mark, const std::string& text) { explorer_.check(mark, text); });
+    checks_.on_line([this](const std::string& mark, const std::string& text) { document_.check(mark, text); });
     cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
         ->type_name("DIR");
     cli_.add_option("--svg", svg_dir_,
@@ -55,6 +54,10 @@ Lesson::Lesson(std::string program, std::string title)
                     "write the lesson as a page to open in a browser, DIR/index.html: every step, every matrix "
                     "as a heat map to hover, attention as lines between tokens")
         ->type_name("DIR");
+    cli_.add_option("--report", report_path_,
+                    "write what the run showed to PATH as JSON, for programs: the steps, every matrix, the "
+                    "self-checks")
+        ->type_name("PATH");
     cli_.add_option("--color", color_,
                     "heat shading: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always (also "
                     "through | less -R), never")
@@ -104,7 +107,9 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     use_training_memory(&trained_on_disk);
     try {
         files_.set_directories(dump_dir_, svg_dir_, html_dir_);
+        files_.set_report_file(report_path_);
         if (files_.paging()) explorer_.start();
+        if (files_.paging() || files_.reporting() || grading_.grading()) document_.start();
         body();
         if (!steps_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
         files_.write(page_.style().line_width);
@@ -122,9 +127,6 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
         return 2;
     }
     if (grading_.grading()) grading_.report();
-    // For ./tutorial check: the lesson ran to its end (an exit() in the learner's code
-    // would stop it before, with an exit code that means nothing).
-    if (const char* ended = std::getenv("TUTORIAL_ENDED"); ended && *ended) std::ofstream(ended) << "ended\n";
     if (checks_.failed() > 0 || grading_.any_differ()) {
         std::fflush(stdout);
         if (checks_.failed() > 0)
@@ -154,14 +156,14 @@ void Lesson::present() {
         return;
     }
     // The dumps, the page and the grading hold every listed matrix, shown or not.
-    if (files_.dumping() || files_.paging() || grading_.grading()) compute_parts();
+    if (files_.dumping() || document_.recording()) compute_parts();
     keep_listed();
     const bool can_pause = pause_ && isatty(STDIN_FILENO);
     for (std::size_t i = 0; i < all.size(); ++i) {
         if (chosen != all.size() && i != chosen) continue;
         page_.title_once();
         page_.heading(int(i + 1), all[i].heading);
-        explorer_.step(int(i + 1), all[i].name, all[i].heading);
+        document_.step(int(i + 1), all[i].name, all[i].heading);
         all[i].show();
         std::fflush(stdout);  // through a pipe too, a step is read while the next one computes
         if (can_pause && chosen == all.size() && i + 1 < all.size()) {
@@ -172,19 +174,28 @@ void Lesson::present() {
         }
     }
     // While the listed matrices are alive: the result they belong to ends with run()'s body.
-    if (files_.paging()) files_.keep_page(explorer_.html(program_, title_, listed_));
+    if (document_.recording()) keep_document();
+}
+
+// The run's document, for --report and the page; under ./tutorial check it holds the verdict.
+void Lesson::keep_document() {
+    RunSummary summary{checks_.passed(), checks_.failed(), checks_.skipped(), grading_.grading(), {}};
+    for (const auto& [name, difference] : grading_.verdicts()) summary.compared.push_back({name, difference});
+    const std::string json = document_.json(program_, title_, listed_, summary);
+    if (files_.paging()) files_.keep_page(explorer_.html(title_, json));
+    if (files_.reporting()) files_.keep_report(json);
 }
 
 // A text ends its line: one '\n' is added unless it has one (a table's text does).
 void Lesson::say(const std::string& text) {
     const std::string fitted = wrap_to_width(text, page_.style().line_width);
     page_.block(!fitted.empty() && fitted.back() == '\n' ? fitted : fitted + "\n");
-    explorer_.text(text);
+    document_.text(text);
 }
 
 void Lesson::say_under(const std::string& text) {
     page_.under(text);
-    explorer_.caption(text);
+    document_.caption(text);
 }
 
 void Lesson::labels(const std::string& kind, Labels words) { listed_.labels(kind, std::move(words)); }
@@ -197,13 +208,13 @@ void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
 void Lesson::show(const std::string& name, const Style& style) {
     page_.block(matrix_text(find(name), style));
-    explorer_.matrix(style.are_indices ? "indices" : "matrix", name, style.decimal_places);
+    document_.matrix(style.are_indices ? "indices" : "matrix", name, style.decimal_places);
 }
 
 void Lesson::heat_map(const std::string& name, const Style& style) {
     const ListedMatrix& m = find(name);
     if (style.drawn) draw_picture(m, style);
-    explorer_.matrix("heat_map", name, style.decimal_places);
+    document_.matrix("heat_map", name, style.decimal_places);
     page_.block(heat_map_text(m.name, m.formula, *m.matrix, listed_.row_labels(m), style.decimal_places,
                               page_.style().line_width));
 }
@@ -216,7 +227,7 @@ void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
         blocks.push_back(matrix_text(find(n.name), n.style));
         recorded.emplace_back(n.name, n.style.decimal_places);
     }
-    explorer_.side_by_side(recorded);
+    document_.side_by_side(recorded);
     const std::string text = side_by_side(blocks, page_.style().line_width);
     page_.block(text.substr(text.find_first_not_of('\n')));  // the frame spaces the blocks
 }
@@ -232,7 +243,7 @@ std::string Lesson::matrix_text(const ListedMatrix& m, const Style& style) {
 // A matrix drawn without being printed is on the page too: the chapter thought it worth a picture.
 void Lesson::draw(const std::string& name, const Style& style) {
     draw_picture(find(name), style);
-    explorer_.matrix("matrix", name, style.decimal_places);
+    document_.matrix("matrix", name, style.decimal_places);
 }
 
 void Lesson::draw_picture(const ListedMatrix& m, const Style& style) {
@@ -268,14 +279,14 @@ void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std:
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
     page_.block(format_table(header, shown, page_.style().line_width));
-    explorer_.table(header, body);
+    document_.table(header, body);
 }
 
 void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
                   const std::vector<Series>& series) {
     if (!is_file_name(name)) throw std::logic_error("plot name '" + name + "' is not a file name");
     if (files_.drawing()) files_.keep_picture(name, line_plot_svg(title, x, y, series));
-    explorer_.chart(name, title, x, y, series);
+    document_.chart(name, title, x, y, series);
 }
 
 void Lesson::chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,

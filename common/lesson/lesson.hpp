@@ -88,7 +88,11 @@
 // listed matrix as a heat map to hover (attention weights also as lines between tokens), in
 // one page that opens from file:// (common/lesson/explorer_page.hpp; ./tutorial explore).
 //
-// Like the dumps, the pictures and the page are written at the end of a run that did not stop
+// The report (--report PATH). What the run showed as one JSON document, the one the page draws
+// from (common/lesson/run_document.hpp): the steps and their blocks, every listed matrix with
+// its declared kind, the self-checks and, under ./tutorial check, the verdict.
+//
+// Like the dumps, the pictures, the page and the report are written at the end of a run that did not stop
 // on an error (nothing partial), into a directory checked to be writable before
 // the body runs. A doc embeds the pictures of the default run from
 // docs/pictures/<program>/<name>.svg; golden_check keeps them up to date.
@@ -111,6 +115,7 @@
 #include "common/lesson/page.hpp"
 #include "common/lesson/part.hpp"
 #include "common/lesson/print.hpp"
+#include "common/lesson/run_document.hpp"
 #include "common/lesson/run_files.hpp"
 #include "common/lesson/self_check.hpp"
 #include "common/lesson/steps.hpp"
@@ -196,11 +201,12 @@ private:
     const ListedMatrix& find(const std::string& name);
     std::string matrix_text(const ListedMatrix& m, const Style& style);
     void draw_picture(const ListedMatrix& m, const Style& style);
+    void keep_document();
 
     // The command line.
     std::string program_, title_;
     CLI::App cli_;
-    std::string input_path_, dump_dir_, svg_dir_, html_dir_;
+    std::string input_path_, dump_dir_, svg_dir_, html_dir_, report_path_;
     bool no_color_ = false;
     std::string color_ = "auto";
     std::string only_step_;  // --step
@@ -213,7 +219,8 @@ private:
     Page page_;               // where text goes: title, headings, blocks
     ListedMatrices listed_;   // the chapter's matrices, by name
     std::vector<std::unique_ptr<LessonPart>> parts_;  // computed when first needed
-    RunFiles files_;          // --dump, --svg and --html, written at the end
-    ExplorerPage explorer_;   // what the steps printed, for --html
+    RunFiles files_;          // --dump, --svg, --html and --report, written at the end
+    RunDocument document_;    // what the steps printed, for --report, --html and the grading
+    ExplorerPage explorer_;   // the page of --html
     Grading grading_;         // ./tutorial check's verdict
 };

@@ -52,18 +52,36 @@ void OutputFiles::write_all() const {
     }
 }
 
+namespace {
+
+// Root may write where access() says yes and the file system still says no
+// (/proc, a read-only mount): try a real file in `dir`. `what` begins the complaint.
+void require_new_file_in(const std::string& dir, const std::string& what) {
+    const std::string probe = dir + "/.write-test-" + std::to_string(::getpid());
+    if (!write_file(probe, "x")) {
+        const int why = errno;
+        std::remove(probe.c_str());
+        throw InputError(what + " (" + std::strerror(why) + ")");
+    }
+    std::remove(probe.c_str());
+}
+
+}  // namespace
+
 void require_writable_directory(const std::string& flag, const std::string& dir) {
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error) throw InputError(flag + " " + dir + ": cannot create the directory (" + error.message() + ")");
     if (!std::filesystem::is_directory(dir)) throw InputError(flag + " " + dir + ": is not a directory");
-    // Root may write where access() says yes and the file system still says no
-    // (/proc, a read-only mount): try a real file.
-    const std::string probe = dir + "/.write-test-" + std::to_string(::getpid());
-    if (!write_file(probe, "x")) {
-        const int why = errno;
-        std::remove(probe.c_str());
-        throw InputError(flag + " " + dir + ": cannot write files there (" + std::strerror(why) + ")");
-    }
-    std::remove(probe.c_str());
+    require_new_file_in(dir, flag + " " + dir + ": cannot write files there");
+}
+
+void require_writable_file(const std::string& flag, const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) throw InputError(flag + " " + path + ": is a directory, not a file");
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string dir = parent.empty() ? "." : parent.string();
+    if (!std::filesystem::is_directory(dir, error))
+        throw InputError(flag + " " + path + ": there is no directory " + dir + " to write it in");
+    require_new_file_in(dir, flag + " " + path + ": cannot write files in " + dir);
 }

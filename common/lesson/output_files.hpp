@@ -28,3 +28,7 @@ private:
 // in `dir` (making it if needed): a directory that cannot be written is refused
 // up front with one line naming `flag`.
 void require_writable_directory(const std::string& flag, const std::string& dir);
+
+// Likewise for a file to be written at the end (--report FILE): its directory must exist and
+// take new files, and the path must not be a directory.
+void require_writable_file(const std::string& flag, const std::string& path);

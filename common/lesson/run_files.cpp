@@ -38,6 +38,11 @@ void RunFiles::set_directories(const std::string& dump_dir, const std::string& s
     if (paging()) require_writable_directory("--html", html_dir_);
 }
 
+void RunFiles::set_report_file(const std::string& path) {
+    report_path_ = path;
+    if (reporting()) require_writable_file("--report", report_path_);
+}
+
 void RunFiles::keep_matrix(const std::string& name, const Matrix& m) {
     if (dumping()) keep(matrices_, name, Matrix(m));
 }
@@ -50,6 +55,7 @@ void RunFiles::write(std::size_t line_width) const {
     OutputFiles files;
     // The page first: with too little room, the one file learners open is the first refused.
     if (paging() && !page_.empty()) files.add(html_dir_ + "/index.html", page_);
+    if (reporting() && !report_.empty()) files.add(report_path_, report_);
     std::string dumped, drawn;
     for (const auto& [name, m] : matrices_) {
         files.add(dump_dir_ + "/" + name + ".npy", xt::dump_npy(m));

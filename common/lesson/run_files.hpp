@@ -1,6 +1,8 @@
 // The files a run writes: every listed matrix as DIR/<name>.npy (--dump), the
-// pictures as DIR/<name>.svg (--svg) and the page as DIR/index.html (--html). Kept while the lesson runs, written at its end
-// all or none (common/lesson/output_files.hpp), then named in one line each.
+// pictures as DIR/<name>.svg (--svg), the page as DIR/index.html (--html) and the run's
+// document as FILE (--report). Kept while the lesson runs, written at its end all or none
+// (common/lesson/output_files.hpp), then named in one line each (the report, read by
+// programs, in none: a run's printed lesson stays the same with it).
 #pragma once
 
 #include <string>
@@ -17,6 +19,9 @@ public:
     bool dumping() const { return !dump_dir_.empty(); }
     bool drawing() const { return !svg_dir_.empty(); }
     bool paging() const { return !html_dir_.empty(); }
+    // The file of --report (empty: not asked), checked now to be one that can be written.
+    void set_report_file(const std::string& path);
+    bool reporting() const { return !report_path_.empty(); }
 
     // Keeps a matrix for --dump; kept again under the same name, the last one is written.
     void keep_matrix(const std::string& name, const Matrix& m);
@@ -24,12 +29,14 @@ public:
     void keep_picture(const std::string& name, std::string svg);
     // Keeps the page's HTML for --html.
     void keep_page(std::string html) { page_ = std::move(html); }
+    // Keeps the run's document (JSON) for --report.
+    void keep_report(std::string json) { report_ = std::move(json); }
     // Writes them all or none, then prints "Wrote …" lines, wrapped to `line_width` columns.
     void write(std::size_t line_width) const;
 
 private:
-    std::string dump_dir_, svg_dir_, html_dir_;
-    std::string page_;
+    std::string dump_dir_, svg_dir_, html_dir_, report_path_;
+    std::string page_, report_;
     std::vector<std::pair<std::string, Matrix>> matrices_;
     std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
 };

@@ -34,6 +34,7 @@ public:
 
     int passed() const { return passed_; }
     int failed() const { return failed_; }
+    int skipped() const { return skipped_; }  // the · lines
     // Lines printed so far (✓, ✗ and ·).
     int printed() const { return passed_ + failed_ + skipped_; }
 
