@@ -60,6 +60,7 @@ NOT_RUN = {
     './tutorial new 21 tokens "From text to tokens"': "writes a chapter and builds it (a minute; the test "
                                                       "new_chapter writes one into a copy of the project)",
     "./tutorial run 21": "runs the chapter that ./tutorial new 21 … writes",
+    "./tutorial new": "the command's name: it needs a number, a name and a title (as above)",
     "./tutorial run 17 --ranks P --n 16384 --d 64 [--causal] --measure --step measured":
         "a measurement: about 1 GB (chapter 10's reference at n = 16 384) and tens of seconds per run",
 }

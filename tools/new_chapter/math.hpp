@@ -19,10 +19,11 @@ struct SelfAttention {
     Matrix weights;        // (n × n) softmax of each row of the shared attention's scores
     Matrix output;         // (n × d_model) weights · X
 
-    // Rows are queries, columns keys: both are the sequence's tokens.
+    // Rows are queries, columns keys: both are the sequence's tokens. The kind says what the
+    // page draws (attention weights also as lines between tokens).
     MatrixList matrices() const {
-        return {{"scaled_scores", scaled_scores, "X · Xᵀ / √d_model", "tokens", "tokens"},
-                {"weights", weights, "softmax(scaled_scores)", "tokens", "tokens"},
+        return {{"scaled_scores", scaled_scores, "X · Xᵀ / √d_model", "tokens", "tokens", MatrixKind::scores},
+                {"weights", weights, "softmax(scaled_scores)", "tokens", "tokens", MatrixKind::attention_weights},
                 {"output", output, "weights · X", "tokens", "dimensions"}};
     }
 };
