@@ -72,12 +72,11 @@ int main(int argc, char** argv) {
     Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
     std::string query = "sat";
-    lesson.cli().add_option("--query", query, "the token whose scores the one-query step computes one by one")
-        ->capture_default_str();
+    lesson.option("--query", query, "the token whose scores the one-query step computes one by one");
 
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);
-        const std::size_t q = query_row(seq, query, lesson.cli().count("--query") > 0);
+        const std::size_t q = query_row(seq, query, lesson.given("--query"));
         const DotProductScores r = dot_product_scores(seq.X);
         lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}});
         lesson.list(seq.matrices());

@@ -86,11 +86,9 @@ struct Flags {
     float temperature = 1.0f;
 };
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--temperature", f.temperature,
-                   "T > 0: weights = softmax(scores / T); small T sharpens, large T flattens")
-        ->capture_default_str()
-        ->check(CLI::Range(0.001f, 1000.0f));
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--temperature", f.temperature, "T: weights = softmax(scores / T); small T sharpens, large T flattens",
+                  Range{0.001, 1000});
 }
 
 // Step: the scores of chapter 01.
@@ -150,7 +148,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch02_softmax", "Chapter 02 · Softmax: from scores to weights");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
 
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);

@@ -93,15 +93,9 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 3;
     std::size_t pairs = 4000;
     std::size_t max_d_k = 512;
-    lesson.cli().add_option("--seed", seed, "seed of the random queries and keys")->capture_default_str();
-    lesson.cli()
-        .add_option("--n", pairs, "random (q, k) pairs per d_k for the variance table")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
-    lesson.cli()
-        .add_option("--max-d-k", max_d_k, "the tables double d_k from 4 up to this")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{4}, std::size_t{4096}));
+    lesson.option("--seed", seed, "seed of the random queries and keys");
+    lesson.option("--n", pairs, "random (q, k) pairs per d_k for the variance table", Range{100, 1000000});
+    lesson.option("--max-d-k", max_d_k, "the tables double d_k from 4 up to this", Range{4, 4096});
 
     return lesson.run(argc, argv, [&] {
         // The widest sweep holds q and k, two (pairs × max_d_k) matrices: refuse what cannot fit.

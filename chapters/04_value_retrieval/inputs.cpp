@@ -1,7 +1,5 @@
 #include "chapters/04_value_retrieval/inputs.hpp"
 
-#include <exception>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -21,12 +19,4 @@ Phonebook load_phonebook() {
                                      book.queries.source, fmt::join(book.queries.columns, ","), book.keys.source,
                                      fmt::join(book.keys.columns, ",")));
     return book;
-}
-
-std::string not_positive(std::string& text) {
-    try {
-        if (std::stod(text) > 0.0) return "";
-    } catch (const std::exception&) {
-    }
-    return "expected a number greater than 0, got " + text;
 }

@@ -16,6 +16,3 @@ struct Phonebook {
 // data/phonebook_{keys,values,queries}.csv. Throws InputError when the values do not list
 // the keys' people in the same order, or the queries do not have the keys' columns.
 Phonebook load_phonebook();
-
-// --temperature's check (a CLI::Validator): "" for a number greater than 0, else why not.
-std::string not_positive(std::string& text);

@@ -145,10 +145,8 @@ int main(int argc, char** argv) {
     Lesson lesson("ch04_value_retrieval", "Chapter 04 · Value retrieval: why keys and values differ");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\" (for the sentence step)");
     float temperature = 1.0f;
-    lesson.cli()
-        .add_option("--temperature", temperature, "T in softmax(scores / T), for the phonebook and the sentence (T > 0)")
-        ->check(CLI::Validator(not_positive, ""))
-        ->capture_default_str();
+    lesson.option("--temperature", temperature, "T in softmax(scores / T), for the phonebook and the sentence",
+                  Range{0, no_limit, Range::low_excluded});
 
     return lesson.run(argc, argv, [&] {
         const Phonebook book = load_phonebook();

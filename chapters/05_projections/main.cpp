@@ -144,11 +144,10 @@ int main(int argc, char** argv) {
     std::string w_q_path, w_k_path, w_v_path;  // the learner's own projections
     for (const auto& [flag, path, W, width] : {std::tuple{"--w-q", &w_q_path, "W_Q", "d_k"},
                                                {"--w-k", &w_k_path, "W_K", "d_k"}, {"--w-v", &w_v_path, "W_V", "d_v"}})
-        lesson.cli()
-            .add_option(flag, *path,
-                        fmt::format("your own {} (d_model rows, {} columns) instead of data/projections/{}.csv", W,
-                                    width, W))
-            ->type_name("PATH");
+        lesson.option(flag, *path,
+                      fmt::format("your own {} (d_model rows, {} columns) instead of data/projections/{}.csv", W,
+                                  width, W),
+                      Text::path);
 
     return lesson.run(argc, argv, [&] {
         // Everything is read and checked before anything is printed.

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 extern const std::string default_sentence;  // "the cat sat on the mat"
 
@@ -19,8 +19,8 @@ struct Flags {
     std::uint64_t seed = 6;   // --seed of the random embeddings and weights
 };
 // Adds --heads, --d-model and --seed to `cli`, read into `flags`.
-void add_flags(CLI::App& cli, Flags& flags);
+void add_flags(Lesson& lesson, Flags& flags);
 
 // The default sentence with random embeddings of width flags.d_model, or --input
 // (`input`). Throws InputError when h does not divide the sequence's width.
-Sequence the_sequence(const CLI::App& cli, const std::string& input, const Flags& flags, Random& random);
+Sequence the_sequence(const std::string& input, const Flags& flags, bool d_model_given, Random& random);

@@ -181,11 +181,11 @@ int main(int argc, char** argv) {
     const std::string& input = lesson.add_input_option(
         "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
 
     return lesson.run(argc, argv, [&] {
         Random random(flags.seed);
-        const Sequence seq = the_sequence(lesson.cli(), input, flags, random);
+        const Sequence seq = the_sequence(input, flags, lesson.given("--d-model"), random);
         const MultiHeadWeights W{random_attention_weights(cols(seq.X), flags.h, flags.h, random)};
         const MultiHeadLesson r = multi_head_lesson(seq.X, W, flags.h);
         const Labels by_head = head_labels(r.h, r.d_k);  // "h0:0", …: the heads' columns

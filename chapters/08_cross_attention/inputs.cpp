@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/lesson/lesson.hpp"
 #include "common/math/input_error.hpp"
 
 const std::string default_source = "the black cat sat";
@@ -30,23 +31,21 @@ Sequence load(const std::string& path, const std::string& words, const std::stri
 
 }  // namespace
 
-void add_flags(CLI::App& cli, Flags& f) {
-    auto* encoder_flag = cli.add_option(
-        "--encoder", f.encoder_path,
-        "the encoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_K.csv>)")
-        ->type_name("PATH");
-    auto* decoder_flag = cli.add_option(
-        "--decoder", f.decoder_path,
-        "the decoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_Q.csv>)")
-        ->type_name("PATH");
-    cli.add_option("--source", f.source_words,
-                   "the English words the encoder read, from data/translation/encoder.csv (default: " +
-                       default_source + ")")
-        ->excludes(encoder_flag);
-    cli.add_option("--target", f.target_words,
-                   "the French words the decoder has written, from data/translation/decoder.csv (default: " +
-                       default_target + ")")
-        ->excludes(decoder_flag);
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--encoder", f.encoder_path,
+                  "the encoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_K.csv>)",
+                  Text::path);
+    lesson.option("--decoder", f.decoder_path,
+                  "the decoder's sequence as a labelled CSV (header token,<the rows of data/translation/W_Q.csv>)",
+                  Text::path);
+    lesson.option("--source", f.source_words,
+                  "the English words the encoder read, from data/translation/encoder.csv (default: " +
+                      default_source + ")")
+        .excludes("--encoder");
+    lesson.option("--target", f.target_words,
+                  "the French words the decoder has written, from data/translation/decoder.csv (default: " +
+                      default_target + ")")
+        .excludes("--decoder");
 }
 
 Inputs load_inputs(const Flags& f) {

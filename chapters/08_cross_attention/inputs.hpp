@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 extern const std::string default_source;  // "the black cat sat": English, what the encoder read
 extern const std::string default_target;  // "le chat noir": French, what the decoder has written so far
@@ -26,7 +26,7 @@ struct Flags {
 };
 
 // Adds --encoder, --decoder, --source and --target to `cli`, read into `f`.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 // What the lesson reads: the projections of data/translation/ and the two sequences.
 struct Inputs {

@@ -128,7 +128,7 @@ void show_shuffle(Lesson& lesson, const Labels& english_reversed) {
 int main(int argc, char** argv) {
     Lesson lesson("ch08_cross_attention", "Chapter 08 · Cross-attention: one sequence asks, another answers");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
 
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(flags);

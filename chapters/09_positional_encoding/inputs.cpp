@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/lesson/lesson.hpp"
 #include "common/math/input_error.hpp"
 
 const std::string default_sentence = "the cat sat on the mat";
@@ -12,14 +13,12 @@ const Order swap_cat_and_mat = {0, 5, 2, 3, 4, 1};  // "the mat sat on the cat"
 
 }  // namespace
 
-void add_flags(CLI::App& cli, Flags& flags) {
-    cli.add_option("--max-pos", flags.max_pos, "positions of the long encoding of the long-encoding step")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
-    cli.add_option("--d-pe", flags.d_pe,
-                   "width of the long encoding of the long-encoding step (even: pairs of sin and cos)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{2}, std::size_t{512}));
-    cli.add_option("--shift", flags.shift, "k of the rotation step: PE(pos + k) = PE(pos) · M_k")
-        ->capture_default_str()->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
+void add_flags(Lesson& lesson, Flags& flags) {
+    lesson.option("--max-pos", flags.max_pos, "positions of the long encoding of the long-encoding step",
+                  Range{1, 10000});
+    lesson.option("--d-pe", flags.d_pe,
+                  "width of the long encoding of the long-encoding step (even: pairs of sin and cos)", Range{2, 512});
+    lesson.option("--shift", flags.shift, "k of the rotation step: PE(pos + k) = PE(pos) · M_k", Range{0, 1000});
 }
 
 Inputs load_inputs(const std::string& input, const Flags& flags) {

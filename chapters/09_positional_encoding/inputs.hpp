@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/09_positional_encoding/math.hpp"
 #include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 extern const std::string default_sentence;  // "the cat sat on the mat"
 
@@ -21,7 +21,7 @@ struct Flags {
     std::size_t shift = 1;     // --shift: k of the rotation step
 };
 // Adds --max-pos, --d-pe and --shift to `cli`, read into `flags`.
-void add_flags(CLI::App& cli, Flags& flags);
+void add_flags(Lesson& lesson, Flags& flags);
 
 struct Inputs {
     LabelledMatrix W_Q, W_K, W_V;  // data/projections/, with the names of their columns

@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
     const std::string& input = lesson.add_input_option(
         "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
 
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(input, flags);

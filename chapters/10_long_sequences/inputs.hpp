@@ -2,9 +2,9 @@
 // experiment.hpp (checked_settings then parses --pairs and checks the memory).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/10_long_sequences/experiment.hpp"
 
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
+
 // --max-n, --d, --block-q, --block-k, --window, --pairs, --budget-s and --streaming-only.
-void add_flags(CLI::App& cli, Settings& s);
+void add_flags(Lesson& lesson, Settings& s);

@@ -196,7 +196,7 @@ void show_fewer_keys(Lesson& lesson, const LongSequences& r, const Settings& s) 
 int main(int argc, char** argv) {
     Lesson lesson("ch10_long_sequences", "Chapter 10 · Long sequences: the quadratic cost, measured");
     Settings flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {
         const Settings s = checked_settings(flags);
         set_blas_threads(1);

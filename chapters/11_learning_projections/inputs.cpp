@@ -4,16 +4,14 @@
 #include <fmt/ranges.h>
 
 #include "common/lesson/labelled_csv.hpp"
+#include "common/lesson/lesson.hpp"
 #include "common/math/input_error.hpp"
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--steps", f.steps, "training steps (Adam updates on the whole training set)")
-        ->check(CLI::Range(1, 5000))->capture_default_str();
-    cli.add_option("--lr", f.lr, "Adam's learning rate: about how far each entry moves per step")
-        ->check(CLI::Range(1e-4f, 1.0f))->capture_default_str();
-    cli.add_option("--seed", f.seed, "seed of the sentences and of the random initial weights")->capture_default_str();
-    cli.add_option("--d-k", f.d_k, "width of the queries and keys (columns of W_Q and W_K)")
-        ->check(CLI::Range(1, 64))->capture_default_str();
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--steps", f.steps, "training steps (Adam updates on the whole training set)", Range{1, 5000});
+    lesson.option("--lr", f.lr, "Adam's learning rate: about how far each entry moves per step", Range{1e-4, 1});
+    lesson.option("--seed", f.seed, "seed of the sentences and of the random initial weights");
+    lesson.option("--d-k", f.d_k, "width of the queries and keys (columns of W_Q and W_K)", Range{1, 64});
 }
 
 Sentence shown_sentence(const std::string& input) {

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/11_learning_projections/math.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {  // the chapter's flags
     int steps = 150;
@@ -17,7 +17,7 @@ struct Flags {  // the chapter's flags
     std::size_t d_k = 3;
 };
 // --steps, --lr, --seed and --d-k.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 // The sentence of --input, or the default one ("" for it): queen (red), box (blue),
 // king (green), it, she, he. Throws InputError when the file's columns are not the

@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
         "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
         "male,female,thing,he,she,it,red,green,blue");
     Flags f;
-    add_flags(lesson.cli(), f);
+    add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
         const Sentence shown = shown_sentence(input);  // read first: a bad file is refused before any step
         // The training, done when the first step reads it (--list-steps does not wait for it).

@@ -4,20 +4,21 @@
 
 #include <fmt/format.h>
 
+#include "common/lesson/lesson.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/random.hpp"
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--heads", f.heads, "h: attention heads; must divide d_model (10 for the default sentence)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{64}))->capture_default_str();
-    cli.add_option("--seed", f.seed, "the seed of the random weights")->capture_default_str();
-    cli.add_flag("--pre-norm", f.pre_norm, "x + Sublayer(LN(x)), as GPT-2 (the default)")
-        ->excludes(cli.add_flag("--post-norm", f.post_norm, "LN(x + Sublayer(x)), as the 2017 paper"));
-    cli.add_option("--init", f.init,
-                   "how the weight matrices are drawn: xavier N(0, 2/(fan_in+fan_out)), gpt2 N(0, 0.02²)")
-        ->check(CLI::IsMember({"xavier", "gpt2"}))->capture_default_str();
-    cli.add_option("--activation", f.activation, "the FFN's non-linearity: relu (the paper) or gelu (GPT-2)")
-        ->check(CLI::IsMember({"relu", "gelu"}))->capture_default_str();
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--heads", f.heads, "h: attention heads; must divide d_model (10 for the default sentence)",
+                  Range{1, 64});
+    lesson.option("--seed", f.seed, "the seed of the random weights");
+    lesson.flag("--pre-norm", f.pre_norm, "x + Sublayer(LN(x)), as GPT-2 (the default)");
+    lesson.flag("--post-norm", f.post_norm, "LN(x + Sublayer(x)), as the 2017 paper").excludes("--pre-norm");
+    lesson.option("--init", f.init,
+                  "how the weight matrices are drawn: xavier N(0, 2/(fan_in+fan_out)), gpt2 N(0, 0.02²)",
+                  Choices{"xavier", "gpt2"});
+    lesson.option("--activation", f.activation, "the FFN's non-linearity: relu (the paper) or gelu (GPT-2)",
+                  Choices{"relu", "gelu"});
 }
 
 BlockInputs load_inputs(const std::string& input, const Flags& flags) {

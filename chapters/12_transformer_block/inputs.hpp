@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "common/lesson/sequence.hpp"
 #include "common/math/transformer_block.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 inline const std::string default_sentence = "the cat which was black sat on the mat";
 
@@ -20,7 +20,7 @@ struct Flags {  // the chapter's flags
     std::string init = "xavier", activation = "relu";
 };
 // --heads, --seed, --pre-norm / --post-norm, --init and --activation.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 struct BlockInputs {
     Sequence seq;             // --input, or the default sentence

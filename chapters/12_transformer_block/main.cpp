@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch12_transformer_block", "Chapter 12 · A whole transformer block");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {
         const BlockInputs in = load_inputs(input, flags);
         const Sequence& seq = in.seq;

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 inline const std::string default_sentence = "the animal didn't cross the street because it was too tired";
 constexpr std::size_t default_prefill = 7;
@@ -17,10 +17,10 @@ constexpr std::size_t default_prefill = 7;
 struct Flags {  // the chapter's flags
     std::size_t prefill = default_prefill, window = 4;
     bool measure = false;
-    CLI::Option* prefill_option = nullptr;  // counts whether --prefill was given
+    bool prefill_given = false;  // whether --prefill was on the command line (lesson.given)
 };
 // --prefill, --window and --measure.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 struct Inputs {
     Sequence seq;                  // --input, or the default sentence

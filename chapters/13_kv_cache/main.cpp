@@ -259,8 +259,9 @@ int main(int argc, char** argv) {
     Lesson lesson("ch13_kv_cache", "Chapter 13 · Decoding with a KV cache");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {
+        flags.prefill_given = lesson.given("--prefill");
         const Inputs in = load_inputs(input, flags);
         const Projections W{in.W_Q.values, in.W_K.values, in.W_V.values};
         const KVCacheLesson r = kv_cache_lesson(in.seq.X, W, in.prefill, flags.window);

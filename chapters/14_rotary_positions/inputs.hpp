@@ -5,10 +5,10 @@
 #include <cstddef>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "common/lesson/labelled_csv.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Projections {
     LabelledMatrix W_Q, W_K;  // (d_model × d_k) each, d_k even
@@ -28,4 +28,4 @@ struct Options {  // the chapter's flags
 };
 
 // --offset, --base (> 1, at most 1e9), --max-distance, --w-q and --w-k, each with its range.
-void add_options(CLI::App& cli, Options& o);
+void add_options(Lesson& lesson, Options& o);

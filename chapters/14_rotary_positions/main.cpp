@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch14_rotary_positions", "Chapter 14 · Rotary position embeddings (RoPE)");
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Options o;
-    add_options(lesson.cli(), o);
+    add_options(lesson, o);
     return lesson.run(argc, argv, [&] {
         const Projections W = read_projections(o.w_q_path, o.w_k_path);
         const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);

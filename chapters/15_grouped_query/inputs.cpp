@@ -2,18 +2,17 @@
 
 #include <utility>
 
+#include "common/lesson/lesson.hpp"
+
 const std::string default_sentence = "the cat sat on the mat";
 const std::string input_help =
     "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width";
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--heads", f.h, "h, the number of query heads (1 to 64); must divide d_model")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    cli.add_option("--kv-heads", f.g, "g, the number of key–value heads (1 to 64); must divide h")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    cli.add_option("--d-model", f.d_model, "d_model, the width of the embeddings (1 to 512; without --input)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{512}).description(""));
-    cli.add_option("--seed", f.seed, "seed of the random embeddings and weights")->capture_default_str();
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--heads", f.h, "h, the number of query heads; must divide d_model", Range{1, 64});
+    lesson.option("--kv-heads", f.g, "g, the number of key–value heads; must divide h", Range{1, 64});
+    lesson.option("--d-model", f.d_model, "d_model, the width of the embeddings, without --input", Range{1, 512});
+    lesson.option("--seed", f.seed, "seed of the random embeddings and weights");
 }
 
 Inputs draw_inputs(const std::string& input, const Flags& f, bool d_model_given) {

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/15_grouped_query/math.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
     std::size_t h = 4, g = 2, d_model = 8;  // --heads, --kv-heads, --d-model
@@ -17,7 +17,7 @@ struct Flags {
 };
 
 // --heads and --kv-heads (1 to 64), --d-model (1 to 512), --seed.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 extern const std::string default_sentence;  // "the cat sat on the mat"
 extern const std::string input_help;        // --input's default, as --help says it

@@ -188,9 +188,9 @@ int main(int argc, char** argv) {
     Lesson lesson("ch15_grouped_query", "Chapter 15 · Multi-query and grouped-query attention");
     const std::string& input = lesson.add_input_option(input_help);
     Flags f;
-    add_flags(lesson.cli(), f);
+    add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
-        const Inputs in = draw_inputs(input, f, lesson.cli().count("--d-model") > 0);
+        const Inputs in = draw_inputs(input, f, lesson.given("--d-model"));
         const GroupedLesson r = grouped_lesson(in.seq.X, in.W, f.h, f.g);
         const Shown s{lesson, in.seq, r, input, rows(in.seq.X), cols(in.seq.X), f.h, f.g, r.d_k};
         lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions},

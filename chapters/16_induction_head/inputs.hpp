@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/16_induction_head/math.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
     Settings s;
@@ -14,7 +14,7 @@ struct Flags {
 };
 
 // --steps, --lr, --seed, --heads, --layers, --vocab, --half-length and --positions.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 // The Settings the flags give, once they are parsed.
 Settings settings(const Flags& f);

@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     Lesson lesson("ch16_induction_head", "Chapter 16 · An induction head forms in a model trained here");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {
         const Settings chosen = settings(flags);
         // The training, done when the first step reads it (--list-steps does not wait for it).

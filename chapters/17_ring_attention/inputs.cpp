@@ -2,19 +2,18 @@
 
 #include <fmt/format.h>
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--n", f.n, "tokens (queries, keys and values), split over the ranks (at least one each)")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{16384}));
-    cli.add_option("--d", f.d, "width of queries, keys and values (one head)")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
-    cli.add_option("--seed", f.seed, "seed of Q, K and V (the same on every rank)")->capture_default_str();
-    cli.add_flag("--causal", f.causal, "causal attention: query i sees keys 0 … i");
-    cli.add_flag("--measure", f.measure, "time the ring (a step of its own; the times differ from run to run)");
-    cli.add_flag("--allow-many-ranks", f.allow_many_ranks,
-                 fmt::format("let the launcher start more than {} processes per core (./tutorial run 17 --ranks P)",
-                             ranks_per_core));
+#include "common/lesson/lesson.hpp"
+
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--n", f.n, "tokens (queries, keys and values), split over the ranks (at least one each)",
+                  Range{1, 16384});
+    lesson.option("--d", f.d, "width of queries, keys and values (one head)", Range{1, 256});
+    lesson.option("--seed", f.seed, "seed of Q, K and V (the same on every rank)");
+    lesson.flag("--causal", f.causal, "causal attention: query i sees keys 0 … i");
+    lesson.flag("--measure", f.measure, "time the ring (a step of its own; the times differ from run to run)");
+    lesson.flag("--allow-many-ranks", f.allow_many_ranks,
+                fmt::format("let the launcher start more than {} processes per core (./tutorial run 17 --ranks P)",
+                            ranks_per_core));
 }
 
 void require_a_query_per_rank(const Mpi& mpi, const Flags& f) {

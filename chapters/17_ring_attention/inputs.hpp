@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/17_ring_attention/ring.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
     std::size_t n = 16, d = 8;
@@ -17,7 +17,7 @@ struct Flags {
 };
 
 // --n (1 to 16384), --d (1 to 256), --seed, --causal, --measure, --allow-many-ranks.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 // Every rank needs a query: fewer tokens than ranks stops every rank (Mpi::refuse).
 void require_a_query_per_rank(const Mpi& mpi, const Flags& f);

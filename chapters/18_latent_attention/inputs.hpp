@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/18_latent_attention/math.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
     LatentShape s{4, 4, 8, 12, 4};  // --heads, --head-dim, --latent, --q-latent, --rope-dim
@@ -19,7 +19,7 @@ struct Flags {
 
 // --heads (1 to 64), --head-dim (1 to 64), --latent and --q-latent (1 to 512), --rope-dim
 // (2 to 64, even), --d-model (1 to 512), --seed.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 extern const std::string default_sentence;  // "the cat sat on the mat"
 extern const std::string input_help;        // --input's default, as --help says it

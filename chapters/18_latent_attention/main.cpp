@@ -185,9 +185,9 @@ int main(int argc, char** argv) {
     Lesson lesson("ch18_latent_attention", "Chapter 18 · Multi-head latent attention");
     const std::string& input = lesson.add_input_option(input_help);
     Flags f;
-    add_flags(lesson.cli(), f);
+    add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
-        const Inputs in = draw_inputs(input, f, lesson.cli().count("--d-model") > 0);
+        const Inputs in = draw_inputs(input, f, lesson.given("--d-model"));
         const LatentLesson r = latent_lesson(in.seq.X, in.W, f.s);
         const Shown s{lesson, r, input, rows(in.seq.X), cols(in.seq.X)};
         lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions}, {"latent", r.latent},

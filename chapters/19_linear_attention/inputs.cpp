@@ -5,30 +5,25 @@
 
 #include <fmt/format.h>
 
+#include "common/lesson/lesson.hpp"
 #include "common/math/attention_weights.hpp"
 
 const std::string default_sentence = "the animal didn't cross the street because it was too tired";
 const std::string input_help =
     "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width";
 
-void add_flags(CLI::App& cli, Flags& f) {
-    cli.add_option("--feature-map", f.feature_map, "φ of linear attention: elu1 (elu(x) + 1), relu or exp")
-        ->check(CLI::IsMember({"elu1", "relu", "exp"}))
-        ->capture_default_str();
-    cli.add_option("--chunk", f.s.chunk, "C, tokens per chunk of the chunked form (1 to 100000)")
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{100000}).description(""));
-    cli.add_option("--beta", f.s.beta, "β of the delta rule for every token, in (0, 1] (default: σ(x·w_β) per token)")
-        ->check(CLI::Range(1e-6f, 1.0f).description(""));
-    cli.add_option("--alpha", f.s.alpha, "α of the gated delta rule for every token, in (0, 1]")
-        ->capture_default_str()->check(CLI::Range(1e-6f, 1.0f).description(""));
-    f.d_model_option = cli.add_option("--d-model", f.d_model, "d_model = d, the width of the embeddings (1 to 64)")
-                           ->capture_default_str()
-                           ->check(CLI::Range(std::size_t{1}, std::size_t{64}).description(""));
-    cli.add_option("--seed", f.seed, "seed of the embeddings, the projections, the memory's pairs and the training")
-        ->capture_default_str();
-    cli.add_option("--steps", f.steps, "Adam steps of each trained model, the same for all four (1 to 5000)")
-        ->capture_default_str()->check(CLI::Range(1, 5000).description(""));
-    cli.add_flag("--measure", f.measure, "also time the training steps of each model (output varies)");
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--feature-map", f.feature_map, "φ of linear attention: elu1 (elu(x) + 1), relu or exp",
+                  Choices{"elu1", "relu", "exp"});
+    lesson.option("--chunk", f.s.chunk, "C, tokens per chunk of the chunked form", Range{1, 100000});
+    lesson.option("--beta", f.s.beta, "β of the delta rule for every token (default: σ(x·w_β) per token)",
+                  Range{0, 1, Range::low_excluded})
+        .without_default();
+    lesson.option("--alpha", f.s.alpha, "α of the gated delta rule for every token", Range{0, 1, Range::low_excluded});
+    lesson.option("--d-model", f.d_model, "d_model = d, the width of the embeddings", Range{1, 64});
+    lesson.option("--seed", f.seed, "seed of the embeddings, the projections, the memory's pairs and the training");
+    lesson.option("--steps", f.steps, "Adam steps of each trained model, the same for all four", Range{1, 5000});
+    lesson.flag("--measure", f.measure, "also time the training steps of each model (output varies)");
 }
 
 CopyTaskSettings copy_task_settings(const Flags& f) {
@@ -39,7 +34,7 @@ CopyTaskSettings copy_task_settings(const Flags& f) {
 
 Inputs load_inputs(const std::string& input, const Flags& f) {
     Random random(f.seed);
-    Sequence seq = random_or_input_sequence(input, default_sentence, f.d_model, f.d_model_option->count() > 0, random);
+    Sequence seq = random_or_input_sequence(input, default_sentence, f.d_model, f.d_model_given, random);
     const std::size_t d = cols(seq.X);
     AttentionWeights W = random_attention_weights(d, 1, 1, random);
     Matrix w_beta = random.normal_matrix(d, 1, 1.0f / std::sqrt(float(d)));

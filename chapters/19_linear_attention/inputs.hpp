@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/19_linear_attention/math.hpp"
 #include "common/lesson/sequence.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
     Settings s;
@@ -18,14 +18,14 @@ struct Flags {
     std::uint64_t seed = 19;           // of the embeddings, the projections and the pairs of the memory step
     int steps = default_steps;         // --steps: Adam steps of each trained model
     bool measure = false;              // --measure: time the training steps (output varies)
-    CLI::Option* d_model_option = nullptr;
+    bool d_model_given = false;        // whether --d-model was on the command line (lesson.given)
 };
 
 extern const std::string default_sentence;  // "the animal didn't cross the street because it was too tired"
 extern const std::string input_help;        // --input's default, as --help says it
 
 // --feature-map, --chunk, --beta, --alpha, --d-model, --seed, --steps and --measure.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 struct Inputs {
     Sequence seq;   // X (n × d_model)

@@ -139,8 +139,9 @@ int main(int argc, char** argv) {
     Lesson lesson("ch19_linear_attention", "Chapter 19 · Attention as a recurrence: linear attention and the delta rule");
     const std::string& input = lesson.add_input_option(input_help);
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {
+        flags.d_model_given = lesson.given("--d-model");
         const Inputs in = load_inputs(input, flags);
         const Recurrences r = recurrences(in.seq.X, in.W, in.s, flags.seed);
         const Shown s{lesson, r, in.s, input, rows(in.seq.X), cols(in.seq.X)};

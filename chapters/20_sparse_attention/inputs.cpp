@@ -2,21 +2,18 @@
 
 #include <fmt/format.h>
 
-void add_flags(CLI::App& cli, Flags& f) {
+#include "common/lesson/lesson.hpp"
+
+void add_flags(Lesson& lesson, Flags& f) {
     const std::size_t n = 2 * CopyTaskSettings().half_length;
-    cli.add_option("--window", f.window, fmt::format("w: each query reads the last w tokens, itself included (1 to {})", n))
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, n).description(""));
-    cli.add_option("--sinks", f.sinks, fmt::format("s: the first s tokens, read by every query (0 to {})", n - 1))
-        ->capture_default_str()->check(CLI::Range(std::size_t{0}, n - 1).description(""));
-    cli.add_option("--top-k", f.top_k, fmt::format("k: the keys each query keeps, by the indexer's score (1 to {})", n))
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, n).description(""));
-    cli.add_option("--rank", f.rank, fmt::format("r: the indexer's width, its scores the best rank-r copy of the "
-                                                 "head's (1 to {})", CopyTaskSettings().d_model))
-        ->capture_default_str()->check(CLI::Range(std::size_t{1}, CopyTaskSettings().d_model).description(""));
-    cli.add_option("--seed", f.seed, "seed of the initial weights and of the sequences of every training (0 to 999999999)")
-        ->capture_default_str()->check(CLI::Range(std::uint64_t{0}, std::uint64_t{999999999}).description(""));
-    cli.add_option("--steps", f.steps, "Adam steps of every training (1 to 5000)")
-        ->capture_default_str()->check(CLI::Range(1, 5000).description(""));
+    lesson.option("--window", f.window, "w: each query reads the last w tokens, itself included", Range{1, double(n)});
+    lesson.option("--sinks", f.sinks, "s: the first s tokens, read by every query", Range{0, double(n - 1)});
+    lesson.option("--top-k", f.top_k, "k: the keys each query keeps, by the indexer's score", Range{1, double(n)});
+    lesson.option("--rank", f.rank, "r: the indexer's width, its scores the best rank-r copy of the head's",
+                  Range{1, double(CopyTaskSettings().d_model)});
+    lesson.option("--seed", f.seed, "seed of the initial weights and of the sequences of every training",
+                  Range{0, 999999999});
+    lesson.option("--steps", f.steps, "Adam steps of every training", Range{1, 5000});
 }
 
 Variant chosen_variant(const Flags& f) {

@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chapters/20_sparse_attention/math.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
     std::size_t window = default_window;  // --window: w, the keys of the rolling part (1 to n)
@@ -19,7 +19,7 @@ struct Flags {
 };
 
 // --window, --sinks, --top-k, --rank, --seed and --steps.
-void add_flags(CLI::App& cli, Flags& f);
+void add_flags(Lesson& lesson, Flags& f);
 
 // The window, sinks, k and r the flags give, once they are parsed.
 Variant chosen_variant(const Flags& f);

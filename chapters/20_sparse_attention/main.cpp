@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     Lesson lesson("ch20_sparse_attention", "Chapter 20 · Attention that forgets on purpose: windows, sinks and top-k");
     Flags flags;
-    add_flags(lesson.cli(), flags);
+    add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {
         const CopyTaskSettings settings = copy_task_settings(flags);
         const Variant chosen = chosen_variant(flags);

@@ -11,7 +11,6 @@
 #include "common/math/input_error.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/fit_width.hpp"
-#include "common/lesson/flag_values.hpp"
 #include "common/lesson/heat_map_text.hpp"
 #include "common/lesson/side_by_side.hpp"
 #include "common/lesson/training_memory.hpp"
@@ -43,59 +42,48 @@ std::size_t terminal_width() {
 }  // namespace
 
 Lesson::Lesson(std::string program, std::string title)
-    : program_(std::move(program)), title_(title), cli_(title, program_), page_(title, checks_) {
+    : program_(std::move(program)), title_(title), command_line_(title, program_), page_(title, checks_) {
     checks_.on_line([this](const std::string& mark, const std::string& text) { document_.check(mark, text); });
-    cli_.add_option("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)")
-        ->type_name("DIR");
-    cli_.add_option("--svg", svg_dir_,
-                    "draw the pictures (heat maps of attention maps, curves) as DIR/<name>.svg, for a browser")
-        ->type_name("DIR");
-    cli_.add_option("--html", html_dir_,
-                    "write the lesson as a page to open in a browser, DIR/index.html: every step, every matrix "
-                    "as a heat map to hover, attention as lines between tokens")
-        ->type_name("DIR");
-    cli_.add_option("--report", report_path_,
-                    "write what the run showed to PATH as JSON, for programs: the steps, every matrix, the "
-                    "self-checks")
-        ->type_name("PATH");
-    cli_.add_option("--color", color_,
-                    "heat shading: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always (also "
-                    "through | less -R), never")
-        ->check(CLI::IsMember({"auto", "always", "never"}))
-        ->capture_default_str();
-    cli_.add_flag("--no-color", no_color_, "plain text, no heat shading: --color=never");
-    cli_.add_option("--step", only_step_, "print only this step (its name or number; --list-steps shows them)")
-        ->type_name("NAME");
-    cli_.add_flag("--list-steps", list_steps_, "list the steps (number, name, heading) and stop");
-    cli_.add_flag("--pause", pause_, "wait for Enter after each step (when reading from a terminal)");
+    command_line_.add("--dump", dump_dir_, "write every printed matrix to DIR/<name>.npy (numpy.load opens them)",
+                 Text::dir);
+    command_line_.add("--svg", svg_dir_,
+                 "draw the pictures (heat maps of attention maps, curves) as DIR/<name>.svg, for a browser", Text::dir);
+    command_line_.add("--html", html_dir_,
+                 "write the lesson as a page to open in a browser, DIR/index.html: every step, every matrix "
+                 "as a heat map to hover, attention as lines between tokens",
+                 Text::dir);
+    command_line_.add("--report", report_path_,
+                      "write what the run showed to PATH as JSON, for programs: the steps, every matrix, the "
+                      "self-checks",
+                      Text::path);
+    command_line_.add("--color", color_,
+                 "heat shading: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always (also "
+                 "through | less -R), never",
+                 Choices{"auto", "always", "never"});
+    command_line_.add_flag("--no-color", no_color_, "plain text, no heat shading: --color=never");
+    command_line_.add("--step", only_step_, "print only this step (its name or number; --list-steps shows them)",
+                 Text::name);
+    command_line_.add_flag("--list-steps", list_steps_, "list the steps (number, name, heading) and stop");
+    command_line_.add_flag("--list-options", list_options_,
+                      "print the chapter's flags as JSON (name, type, default, range or choices, help) and stop");
+    command_line_.add_flag("--pause", pause_, "wait for Enter after each step (when reading from a terminal)");
+    command_line_.frame_ends();
 }
 
 std::string& Lesson::add_input_option(const std::string& default_sequence) {
-    cli_.add_option("--input", input_path_,
-                    fmt::format("a labelled CSV sequence (header token,<dims…>, one row per token) "
-                                "instead of the default: {}",
-                                default_sequence))
-        ->type_name("PATH");
+    command_line_.add("--input", input_path_,
+                 fmt::format("a labelled CSV sequence (header token,<dims…>, one row per token) "
+                             "instead of the default: {}",
+                             default_sequence),
+                 Text::path);
     return input_path_;
 }
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
-    try {
-        check_flag_values(cli_);
-        const std::vector<std::string> args = split_empty_values(cli_, argc, argv);
-        std::vector<const char*> pointers;
-        for (const std::string& arg : args) pointers.push_back(arg.c_str());
-        cli_.parse(int(pointers.size()), pointers.data());
-    } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return cli_.exit(e);  // --help
-        std::string message = e.what();
-        std::replace(message.begin(), message.end(), '\n', ' ');
-        // A flag CLI11 does not know is often a near-miss of one it does (--head for --heads).
-        const std::string meant = dynamic_cast<const CLI::ExtrasError*>(&e)
-                                      ? did_you_mean(cli_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc))
-                                      : "";
-        fmt::print(stderr, "{}: {}{} (see --help)\n", program_, message, meant);
-        return 2;
+    if (const std::optional<int> stop = command_line_.parse(argc, argv)) return *stop;  // --help, or a bad flag
+    if (list_options_) {
+        fmt::print("{}", command_line_.json());
+        return 0;
     }
     PrintStyle style;
     style.color = wants_color(color_, no_color_);

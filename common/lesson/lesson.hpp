@@ -9,6 +9,8 @@
 //   int main(int argc, char** argv) {
 //       Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
 //       const std::string& input = lesson.add_input_option("\"the cat sat\"");
+//       std::size_t query = 2;
+//       lesson.option("--query", query, "the row of the one-query step", Range{0, 2});
 //       return lesson.run(argc, argv, [&] {
 //           const Sequence seq = load_sequence(input, "the cat sat");
 //           const DotProductScores r = dot_product_scores(seq.X);       // math.cpp
@@ -41,6 +43,7 @@
 //
 //   --step NAME (or N)  prints the title and that step only
 //   --list-steps        prints the steps' numbers, names and headings
+//   --list-options      prints the chapter's flags as JSON, computing nothing
 //   --pause             waits for Enter after each step (when stdin is a terminal)
 //   --color=auto|always|never   heat shading; auto: a terminal, without NO_COLOR,
 //                       and TERM not "dumb" (--no-color is --color=never)
@@ -48,9 +51,11 @@
 // Matrices are elided column-wise to the terminal's width: COLUMNS, or the
 // terminal's own size, or 100 columns when the output is not a terminal.
 //
-// A chapter's flags keep CLI11's type names (INT, UINT, FLOAT, PATH, DIR, TEXT,
-// NAME): by them the frame refuses a value that is not a number, an empty value,
-// "1,5" for 1.5, before the chapter sees it (common/lesson/flag_values.hpp).
+// A chapter declares each of its flags once, with the values it allows
+// (common/lesson/options.hpp): the check, --help's range and --list-options come from it.
+// By its type (INT, UINT, FLOAT, PATH, DIR, TEXT, NAME) the frame refuses a value that is
+// not a number, an empty value, "1,5" for 1.5, before the chapter sees it
+// (common/lesson/flag_values.hpp).
 //
 // Exit codes: 0 all self-checks hold, 1 a self-check failed, 2 bad input (a file,
 // a flag or a value), with one line on stderr that names it.
@@ -105,13 +110,12 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "common/math/matrix.hpp"
 #include "common/math/matrix_list.hpp"
 #include "common/lesson/explorer_page.hpp"
 #include "common/lesson/grading.hpp"
 #include "common/lesson/listed_matrices.hpp"
+#include "common/lesson/options.hpp"
 #include "common/lesson/page.hpp"
 #include "common/lesson/part.hpp"
 #include "common/lesson/print.hpp"
@@ -128,8 +132,18 @@ class Lesson {
 public:
     Lesson(std::string program, std::string title);
 
-    // Add the chapter's own flags here before run().
-    CLI::App& cli() { return cli_; }
+    // The chapter's own flags, declared before run() (common/lesson/options.hpp):
+    //   lesson.option("--d-k", d_k, "width of a head's queries and keys", Range{1, 64});
+    //   lesson.flag("--measure", measure, "also time the steps (output varies)");
+    template <class Value, class... Allowed>
+    Option& option(const std::string& name, Value& value, const std::string& help, Allowed&&... allowed) {
+        return command_line_.add(name, value, help, std::forward<Allowed>(allowed)...);
+    }
+    Option& flag(const std::string& name, bool& value, const std::string& help) {
+        return command_line_.add_flag(name, value, help);
+    }
+    // Whether the flag `name` was on the command line (its default may depend on the input).
+    bool given(const std::string& name) const { return command_line_.given(name); }
 
     // Adds --input PATH (a labelled CSV sequence) and returns the string it fills;
     // empty when the flag is not given.
@@ -205,12 +219,13 @@ private:
 
     // The command line.
     std::string program_, title_;
-    CLI::App cli_;
+    CommandLine command_line_;
     std::string input_path_, dump_dir_, svg_dir_, html_dir_, report_path_;
     bool no_color_ = false;
     std::string color_ = "auto";
     std::string only_step_;  // --step
     bool list_steps_ = false;
+    bool list_options_ = false;
     bool pause_ = false;
     // The jobs of the frame, one class each.
     Steps steps_;             // the named steps, in order

@@ -1,0 +1,186 @@
+#include "common/lesson/options.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "common/lesson/flag_values.hpp"
+
+namespace {
+
+bool is_whole(const std::string& type) { return type == "INT" || type == "UINT"; }
+
+// An end of a range as --help writes it: whole numbers without a point.
+std::string end_text(double end, const std::string& type) {
+    return is_whole(type) ? fmt::format("{}", static_cast<long long>(end)) : fmt::format("{}", end);
+}
+
+// "1 to 64", "more than 0, at most 1", "at least 1", "more than 0".
+std::string range_words(const Range& r, const std::string& type) {
+    const bool open_high = std::isinf(r.high);
+    if (r.low_end == Range::low_included)
+        return open_high ? "at least " + end_text(r.low, type) : end_text(r.low, type) + " to " + end_text(r.high, type);
+    return "more than " + end_text(r.low, type) + (open_high ? "" : ", at most " + end_text(r.high, type));
+}
+
+// A value (already checked to be a number of its type by flag_values) inside the range?
+// A float flag compares in float: 1e-4 given is the float nearest 1e-4, as the end is.
+bool in_range(double value, const Range& r, const std::string& type) {
+    double low = r.low, high = r.high;
+    if (type == "FLOAT") value = float(value), low = float(low), high = std::isinf(high) ? high : float(high);
+    const bool above_low = r.low_end == Range::low_included ? value >= low : value > low;
+    return above_low && value <= high;
+}
+
+}  // namespace
+
+Option& Option::without_default() {
+    default_text.clear();
+    cli_->default_str("");
+    return *this;
+}
+
+Option& Option::excludes(const std::string& other) {
+    cli_->excludes(app_->get_option(other));
+    return *this;
+}
+
+CommandLine::CommandLine(const std::string& title, const std::string& program)
+    : program_(program), app_(std::make_unique<CLI::App>(title, program)) {}
+
+CommandLine::~CommandLine() = default;
+
+// Records the option CLI11 now knows, with the help and check that its range gives it.
+Option& CommandLine::declared(CLI::Option* option, const std::string& help, std::optional<Range> range) {
+    Option& o = options_.emplace_back();
+    o.cli_ = option, o.app_ = app_.get();
+    o.name = option->get_name();
+    o.help = help;
+    o.range = range;
+    if (option->get_items_expected_max() == 0) {
+        o.type = "FLAG";
+        return o;
+    }
+    option->capture_default_str();
+    o.default_text = option->get_default_str();
+    o.type = option->get_type_name();
+    if (range) {
+        const std::string type = o.type, words = range_words(*range, type);
+        option->description(help + "; " + words);
+        option->check(CLI::Validator(
+            [type, words, r = *range](std::string& value) {
+                return in_range(std::strtod(value.c_str(), nullptr), r, type)
+                           ? std::string()
+                           : "'" + value + "' is out of range: expected " + words;
+            },
+            ""));
+    }
+    return o;
+}
+
+// The words an option allows, checked by CLI11 (its --help shows them after the type name).
+Option& CommandLine::chosen(Option& o, const Choices& choices) {
+    o.cli_->check(CLI::IsMember(choices.words));
+    o.choices = choices.words;
+    return o;
+}
+
+Option& CommandLine::add(const std::string& name, int& value, const std::string& help, std::optional<Range> range) {
+    return declared(app_->add_option(name, value, help)->type_name("INT"), help, range);
+}
+
+Option& CommandLine::add(const std::string& name, std::size_t& value, const std::string& help,
+                     std::optional<Range> range) {
+    return declared(app_->add_option(name, value, help)->type_name("UINT"), help, range);
+}
+
+Option& CommandLine::add(const std::string& name, float& value, const std::string& help, std::optional<Range> range) {
+    return declared(app_->add_option(name, value, help)->type_name("FLOAT"), help, range);
+}
+
+Option& CommandLine::add(const std::string& name, double& value, const std::string& help, std::optional<Range> range) {
+    return declared(app_->add_option(name, value, help)->type_name("FLOAT"), help, range);
+}
+
+Option& CommandLine::add(const std::string& name, int& value, const std::string& help, const Choices& choices) {
+    return chosen(declared(app_->add_option(name, value, help)->type_name("INT"), help, {}), choices);
+}
+
+Option& CommandLine::add(const std::string& name, std::size_t& value, const std::string& help,
+                         const Choices& choices) {
+    return chosen(declared(app_->add_option(name, value, help)->type_name("UINT"), help, {}), choices);
+}
+
+Option& CommandLine::add(const std::string& name, std::string& value, const std::string& help,
+                         const Choices& choices) {
+    return chosen(declared(app_->add_option(name, value, help)->type_name("TEXT"), help, {}), choices);
+}
+
+Option& CommandLine::add(const std::string& name, std::string& value, const std::string& help, Text kind) {
+    const char* type = kind == Text::path ? "PATH" : kind == Text::dir ? "DIR" : kind == Text::name ? "NAME" : "TEXT";
+    return declared(app_->add_option(name, value, help)->type_name(type), help, {});
+}
+
+Option& CommandLine::add(const std::string& name, std::vector<std::string>& words, const std::string& help) {
+    return declared(app_->add_option(name, words, help)->type_name("TEXT"), help, {}).without_default();  // not "[]"
+}
+
+Option& CommandLine::add_flag(const std::string& name, bool& value, const std::string& help) {
+    return declared(app_->add_flag(name, value, help), help, {});
+}
+
+void CommandLine::frame_ends() {
+    for (Option& o : options_) o.frame = true;
+}
+
+std::optional<int> CommandLine::parse(int argc, char** argv) {
+    try {
+        check_flag_values(*app_);
+        const std::vector<std::string> args = split_empty_values(*app_, argc, argv);
+        std::vector<const char*> pointers;
+        for (const std::string& arg : args) pointers.push_back(arg.c_str());
+        app_->parse(int(pointers.size()), pointers.data());
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app_->exit(e);  // --help
+        std::string message = e.what();
+        std::replace(message.begin(), message.end(), '\n', ' ');
+        // A flag CLI11 does not know is often a near-miss of one it does (--head for --heads).
+        const std::string meant = dynamic_cast<const CLI::ExtrasError*>(&e)
+                                      ? did_you_mean(*app_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc))
+                                      : "";
+        fmt::print(stderr, "{}: {}{} (see --help)\n", program_, message, meant);
+        return 2;
+    }
+    return std::nullopt;
+}
+
+bool CommandLine::given(const std::string& name) const { return app_->count(name) > 0; }
+
+// One option a line; texts as JSON strings ({:?} escapes quotes, backslashes and line ends).
+std::string CommandLine::json() const {
+    std::string lines;
+    for (const Option& o : options_) {
+        if (o.frame) continue;
+        const bool number = o.type == "INT" || o.type == "UINT" || o.type == "FLOAT";
+        std::string line = fmt::format("    {{\"name\": {:?}, \"type\": {:?}, \"default\": ", o.name, o.type);
+        if (o.type == "FLAG") line += "false";
+        else if (o.default_text.empty()) line += "null";
+        else line += number ? o.default_text : fmt::format("{:?}", o.default_text);
+        if (o.range)
+            line += fmt::format(", \"range\": {{\"low\": {}, \"high\": {}, \"low_included\": {}}}",
+                                end_text(o.range->low, o.type),
+                                std::isinf(o.range->high) ? "null" : end_text(o.range->high, o.type),
+                                o.range->low_end == Range::low_included);
+        if (!o.choices.empty()) {
+            std::string words;
+            for (const std::string& w : o.choices) words += fmt::format("{}{:?}", words.empty() ? "" : ", ", w);
+            line += ", \"choices\": [" + words + "]";
+        }
+        line += fmt::format(", \"help\": {:?}}}", o.help);
+        lines += (lines.empty() ? "" : ",\n") + line;
+    }
+    return fmt::format("{{\"program\": {:?}, \"options\": [\n{}\n]}}\n", program_, lines);
+}
