@@ -11,6 +11,9 @@ xtensor's headers and standard headers, and they print nothing and ask the syste
   - no MPI (mpi.h: chapter 17's processes talk in its ring.cpp, not in its mathematics),
   - no questions to the system (/proc, sysconf, getenv, <unistd.h>): those are the
     lesson's (common/lesson/machine_memory.hpp).
+And a file of common/math/ holds one concept, which a learner reads through in a few screens:
+at most 450 lines (the attention-only model keeps its token mixers in mixer_*.cpp and its
+products in fixed_order_product.cpp).
 (Debian puts fmt and CLI11 on the default include path, so the compiler alone cannot
 refuse them.) Each problem is one line: the file, the line, what it uses, and why not.
 """
@@ -25,6 +28,7 @@ ALLOWED_SYSTEM = re.compile(r"^(xtensor|xtensor-blas|xtl|xsimd)/|^[a-z_]+$|^cbla
 REFUSED_SYSTEM = {"iostream", "cstdio"}  # look like any standard header, are printing
 # Uses in code (comments and strings left out) that print or ask the system.
 REFUSED_CODE = re.compile(r"\b(printf|fprintf|puts|fputs|std::cout|std::cerr|std::clog|sysconf|getenv)\b|/proc/")
+MOST_LINES = 450  # of a file of common/math/
 WHY = "the mathematics prints nothing and asks the system nothing (only common/math/, xtensor and the standard library)"
 
 
@@ -39,7 +43,8 @@ files += sorted((ROOT / "chapters").glob("*/math.[ch]pp"))
 problems = []
 for path in files:
     own = f"chapters/{path.parent.name}/math.hpp"
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
         where = f"{path.relative_to(ROOT)}:{number}"
         include = INCLUDE.match(line)
         if include:
@@ -54,6 +59,9 @@ for path in files:
         used = REFUSED_CODE.search(code_of(line))
         if used:
             problems.append(f"{where}: uses {used.group(0)}: {WHY}")
+    if path.parent == ROOT / "common" / "math" and len(lines) > MOST_LINES:
+        problems.append(f"{path.relative_to(ROOT)}: {len(lines)} lines, more than {MOST_LINES}: "
+                        "one concept per file (split it where a second one starts)")
 if problems:
     print("\n".join(problems), file=sys.stderr)
     sys.exit(1)

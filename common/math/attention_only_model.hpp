@@ -1,7 +1,8 @@
 // An attention-only transformer: embeddings, causal token-mixing layers with
 // residual connections, an unembedding and next-token cross-entropy; its
 // forward and backward passes, by hand, in float (training) or double (the
-// gradient check).
+// gradient check). The model's passes are in attention_only_model.cpp, each way of mixing the
+// tokens in mixer_*.cpp (token_mixers.hpp), the products in fixed_order_product.hpp.
 //
 //   X₀ = E[tokens] + P                                     (n × d)   embed + positions
 //   X_{l+1} = X_l + Σ_h Z_h · W_O^h                        (n × d)   layer l, heads h

@@ -1,0 +1,142 @@
+// The fixed-order product (fixed_order_product.hpp says why): every entry starts at 0 and adds
+// its terms for k = 0, 1, 2, … in turn. The loops are vectorised across columns j (independent
+// sums), never across k, so the order holds whatever the vector width.
+#include "common/math/fixed_order_product.hpp"
+
+#include <type_traits>
+
+#include <xtensor/xmanipulation.hpp>
+
+#include "common/math/input_error.hpp"
+#include "common/math/matrix.hpp"
+
+namespace fixed_order {
+
+template <class T>
+using Mat = xt::xtensor<T, 2>;
+
+namespace {
+
+// c[i0 … i0+R) × [j0 … j0+8) of op(a) · b, b (K × m) by rows: R × 8 sums kept in
+// registers while k runs, eight floats at a time (one AVX register, or two SSE ones): an
+// element-wise multiply and add, so each sum still adds its k in turn. In a triangle, the
+// block's rows start (from_i) or stop (up_to_i) at different k: the block's first or last
+// few k add to some of its rows only.
+typedef float eight_floats __attribute__((vector_size(32)));
+// the same eight floats read or written at any float of a matrix (no 32-byte alignment)
+typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));
+template <std::size_t R>
+__attribute__((always_inline)) inline void add_term(eight_floats (&sum)[R], Operand<float> a, const float* b,
+                                                    std::size_t m, std::size_t i0, std::size_t j0, std::size_t k,
+                                                    std::size_t r_begin, std::size_t r_end) {
+    const eight_floats b_k = *reinterpret_cast<const eight_floats_anywhere*>(b + k * m + j0);
+    const float* a_k = a.a + i0 * a.row_step + k * a.k_step;
+    for (std::size_t r = 0; r < R; ++r)  // r runs over constants: sum stays in registers
+        if (r >= r_begin && r < r_end) sum[r] += a_k[r * a.row_step] * b_k;
+}
+template <std::size_t R, Terms terms>
+__attribute__((always_inline)) inline void product_block(Operand<float> a, const float* __restrict b,
+                                                         float* __restrict c, std::size_t K, std::size_t m,
+                                                         std::size_t i0, std::size_t j0) {
+    eight_floats sum[R];
+    for (std::size_t r = 0; r < R; ++r) sum[r] = eight_floats{};
+    if (terms == Terms::from_i)  // k = i0 … i0 + R − 2: rows i ≤ k only
+        for (std::size_t k = i0; k + 1 < i0 + R; ++k) add_term(sum, a, b, m, i0, j0, k, 0, k - i0 + 1);
+    const std::size_t k_begin = terms == Terms::from_i ? i0 + R - 1 : 0, k_end = terms == Terms::up_to_i ? i0 + 1 : K;
+    for (std::size_t k = k_begin; k < k_end; ++k) add_term(sum, a, b, m, i0, j0, k, 0, R);
+    if (terms == Terms::up_to_i)  // k = i0 + 1 … i0 + R − 1: rows i ≥ k only
+        for (std::size_t k = i0 + 1; k < i0 + R; ++k) add_term(sum, a, b, m, i0, j0, k, k - i0, R);
+    for (std::size_t r = 0; r < R; ++r) *reinterpret_cast<eight_floats_anywhere*>(c + (i0 + r) * m + j0) = sum[r];
+}
+template <Terms terms>
+__attribute__((always_inline)) inline void blocks(Operand<float> a, const float* b, float* c, std::size_t n,
+                                                  std::size_t K, std::size_t m) {
+    for (std::size_t j = 0; j + 8 <= m; j += 8) {
+        std::size_t i = 0;
+        for (; i + 6 <= n; i += 6) product_block<6, terms>(a, b, c, K, m, i, j);
+        // the last rows in one block too: each of a block's sums waits for its previous addition,
+        // and a block of one row would wait R times as long for its K additions as a block of R
+        switch (n - i) {
+            case 5: product_block<5, terms>(a, b, c, K, m, i, j); break;
+            case 4: product_block<4, terms>(a, b, c, K, m, i, j); break;
+            case 3: product_block<3, terms>(a, b, c, K, m, i, j); break;
+            case 2: product_block<2, terms>(a, b, c, K, m, i, j); break;
+            case 1: product_block<1, terms>(a, b, c, K, m, i, j); break;
+        }
+    }
+}
+
+// The columns [0, m − m mod 8) of c = op(a) · b (n × m) in blocks of 6 × 8. Compiled twice, for
+// AVX2 and for any x86-64, the machine picking at run time: the same sums in the same order
+// either way (no fused multiply-add, which would round once instead of twice).
+__attribute__((target_clones("avx2", "default")))
+void product_in_blocks(Operand<float> a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m,
+                       Terms terms) {
+    if (terms == Terms::all) blocks<Terms::all>(a, b, c, n, K, m);
+    if (terms == Terms::up_to_i) blocks<Terms::up_to_i>(a, b, c, n, K, m);
+    if (terms == Terms::from_i) blocks<Terms::from_i>(a, b, c, n, K, m);
+}
+
+}  // namespace
+
+// The float blocks, then by plain loops the columns they leave and every entry in double. Out of
+// line: inlined into `product` below, GCC compiled those loops into a third more instructions
+// (chapter 20 for 30 steps: 286 M where out of line 217 M).
+template <class T>
+__attribute__((noinline)) void product_into(Operand<T> a, const T* b, T* c, std::size_t n, std::size_t K, std::size_t m,
+                  Terms terms) {
+    std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
+    if constexpr (std::is_same_v<T, float>) {
+        j_blocks = m - m % 8;
+        product_in_blocks(a, b, c, n, K, m, terms);
+    }
+    for (std::size_t j = j_blocks; j < m; ++j) {  // the edges (a gate's m = 1), and every entry in double
+        std::size_t i = 0;
+        if (terms == Terms::all)  // eight rows side by side: each sum waits only for its own last addition
+            for (; i + 8 <= n; i += 8) {
+                T sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                for (std::size_t k = 0; k < K; ++k)
+                    for (std::size_t r = 0; r < 8; ++r) sum[r] += a.a[(i + r) * a.row_step + k * a.k_step] * b[k * m + j];
+                for (std::size_t r = 0; r < 8; ++r) c[(i + r) * m + j] = sum[r];
+            }
+        for (; i < n; ++i) {  // one entry at a time
+            const std::size_t k_begin = terms == Terms::from_i ? i : 0, k_end = terms == Terms::up_to_i ? i + 1 : K;
+            T sum = 0;
+            for (std::size_t k = k_begin; k < k_end; ++k) sum += a.a[i * a.row_step + k * a.k_step] * b[k * m + j];
+            c[i * m + j] = sum;
+        }
+    }
+}
+
+namespace {
+template <class T>
+Mat<T> product(bool ta, bool tb, const Mat<T>& a_in, const Mat<T>& b_in) {
+    const std::size_t inner_a = ta ? rows(a_in) : cols(a_in), inner_b = tb ? cols(b_in) : rows(b_in);
+    if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
+    // A transposed b is copied once (it is a small weight matrix), so that b is read by rows.
+    const Mat<T> b_t = tb ? Mat<T>(xt::transpose(b_in)) : Mat<T>();
+    const Mat<T>& b = tb ? b_t : b_in;  // (K × m)
+    const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = cols(b);
+    const std::size_t row_step = ta ? 1 : K, k_step = ta ? cols(a_in) : 1;  // op(a)(i, k) = a[i·row_step + k·k_step]
+    Mat<T> c = Mat<T>::from_shape({n, m});
+    product_into(Operand<T>{a_in.data(), row_step, k_step}, b.data(), c.data(), n, K, m);
+    return c;
+}
+}  // namespace
+
+template <class T>
+Mat<T> mm(const Mat<T>& a, const Mat<T>& b) { return product(false, false, a, b); }  // a · b
+template <class T>
+Mat<T> mm_tn(const Mat<T>& a, const Mat<T>& b) { return product(true, false, a, b); }  // aᵀ · b
+template <class T>
+Mat<T> mm_nt(const Mat<T>& a, const Mat<T>& b) { return product(false, true, a, b); }  // a · bᵀ
+
+#define INSTANTIATE(T)                                                                                \
+    template void product_into(Operand<T>, const T*, T*, std::size_t, std::size_t, std::size_t, Terms); \
+    template Mat<T> mm(const Mat<T>&, const Mat<T>&);                                                 \
+    template Mat<T> mm_tn(const Mat<T>&, const Mat<T>&);                                              \
+    template Mat<T> mm_nt(const Mat<T>&, const Mat<T>&);
+INSTANTIATE(float)
+INSTANTIATE(double)
+
+}  // namespace fixed_order
