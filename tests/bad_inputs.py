@@ -47,8 +47,10 @@ ONLY = sys.argv[2:]
 #   one_token_refused = { "--input" = "needs at least 2 tokens" }   a sequence of one token
 #       works (exit 0) unless the chapter truly needs more and says so, in these words
 #   valid_edges = [[flags…], …]   values at the edges of the documented ranges: each works
-#   out_of_range = [[[flags…], "--flag"], …]   each exits 2 naming the flag (besides these,
-#       every number flag is given "abc", and every UINT flag "-1")
+#   out_of_range = [[[flags…], "--flag"], …]   each exits 2 naming the flag: what the flag's
+#       declared range or choices do not say (nan, a width the heads must divide, two flags
+#       together); every declared range and choice is tried by tests/option_ranges.py, every
+#       number flag is given "abc" here, and every UINT flag "-1"
 #   launched_out_of_range       the same, refused by the chapter's launcher (against the
 #       number of processes) before mpirun starts
 #   near_misses = [[[flags…], "--flag"], …]   a mistyped flag, and the flag the answer suggests
