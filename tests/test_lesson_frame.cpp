@@ -34,19 +34,19 @@ std::string printed_by_lesson(const std::vector<std::string>& args, const std::f
 }  // namespace
 
 TEST_CASE("blocks are separated by one empty line, and the first sits right under the heading") {
-    const Matrix m = {{1.0f, 2.0f}};
+    const Matrix m = {{1.0f, 2.0f}}, numbered = m;
     const std::string text = printed_by_lesson({}, [&](Lesson& lesson) {
         lesson.labels("r", {"r"});
         lesson.labels("ab", {"a", "b"});
-        lesson.list({{"m", m, "", "r", "ab"}, {"numbered", m, ""}});
+        lesson.list({{"m", m, "", "r", "ab"}, {"numbered", numbered, ""}});
         lesson.step("one", "First", [&] {
             lesson.say("A paragraph.");
             lesson.say_under("Its caption.");
-            lesson.show("m", Style().decimals(1));
+            lesson.show(m, Style().decimals(1));
             lesson.say("A table ends in a newline; no second one is added:\n" + format_table({"x"}, {{"1"}}));
         });
         lesson.step("two", "Second", [&] {
-            lesson.show("numbered");
+            lesson.show(numbered);
             lesson.table({"x"}, {{"1"}});
         });
         lesson.present();
@@ -117,7 +117,7 @@ TEST_CASE("matrices side by side are printed in one row and each kept for --dump
     const Matrix a = {{1.0f}}, b = {{2.0f}};
     const std::string text = printed_by_lesson({"--dump", dir.string()}, [&](Lesson& lesson) {
         lesson.list({{"left", a, "one"}, {"right", b, "two"}});
-        lesson.step("s", "Side by side", [&] { lesson.show_side_by_side({{"left", Style()}, {"right", Style()}}); });
+        lesson.step("s", "Side by side", [&] { lesson.show_side_by_side({{a, Style()}, {b, Style()}}); });
         lesson.present();
     });
     CHECK(text.find("left = one   (1 × 1)    right = two   (1 × 1)\n") != std::string::npos);
@@ -157,7 +157,7 @@ TEST_CASE("a chart prints its title and the text chart, and draws the same serie
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a listed matrix is shown by its name, with its formula and labels, and dumped even when not shown") {
+TEST_CASE("a listed matrix is shown by itself, with its name, formula and labels, and dumped even when not shown") {
     const Matrix shown = {{1.0f, 2.0f}}, kept = {{3.0f}};
     const MatrixList list = {{"shown", shown, "a · b", "rows", "cols"}, {"kept", kept, "c"}};
     const std::string dir = std::filesystem::temp_directory_path() / fmt::format("listed_{}", getpid());
@@ -166,7 +166,7 @@ TEST_CASE("a listed matrix is shown by its name, with its formula and labels, an
         lesson.labels("rows", {"r"});
         lesson.labels("cols", {"a", "b"});
         lesson.list(list);
-        lesson.step("one", "First", [&] { lesson.show("shown", Style().decimals(1)); });
+        lesson.step("one", "First", [&] { lesson.show(shown, Style().decimals(1)); });
         lesson.present();
     });
     CHECK(text.find("shown = a · b   (1 × 2)\n     a    b\nr  1.0  2.0\n") != std::string::npos);
@@ -175,18 +175,25 @@ TEST_CASE("a listed matrix is shown by its name, with its formula and labels, an
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a name not in the list, a name listed twice or labels of the wrong count are the chapter's mistake") {
+TEST_CASE("a matrix not in the list, a name or a shown matrix listed twice or labels of the wrong count are the chapter's mistake") {
     const Matrix m = {{1.0f, 2.0f}};
     auto fails = [&](const std::function<void(Lesson&)>& body) {
         int code = 0;
         printed_by_lesson({}, body, &code);
         return code == 2;
     };
+    CHECK(fails([&](Lesson& lesson) { lesson.list({{"m", m, ""}, {"m", m, ""}}); }));
+    const Matrix copy = m;  // the same numbers, not the listed matrix
     CHECK(fails([&](Lesson& lesson) {
-        lesson.step("one", "First", [&] { lesson.show("missing"); });
+        lesson.list({{"m", m, ""}});
+        lesson.step("one", "First", [&] { lesson.show(copy); });
         lesson.present();
     }));
-    CHECK(fails([&](Lesson& lesson) { lesson.list({{"m", m, ""}, {"m", m, ""}}); }));
+    CHECK(fails([&](Lesson& lesson) {  // which name would it print?
+        lesson.list({{"m", m, ""}, {"also_m", m, ""}});
+        lesson.step("one", "First", [&] { lesson.show(m); });
+        lesson.present();
+    }));
     CHECK(fails([&](Lesson& lesson) {
         lesson.labels("tokens", {"only one"});
         lesson.list({{"m", m, "", "", "tokens"}});

@@ -315,20 +315,20 @@ int run_lesson(const std::vector<std::string>& args, const std::function<void(Le
 TEST_CASE("--svg writes the pictured matrices and the plots at the end, and nothing after an error") {
     const auto dir = std::filesystem::temp_directory_path() / fmt::format("test_svg_{}", ::getpid());
     std::filesystem::remove_all(dir);
-    const Matrix m = {{0.5f, 0.5f}, {0.25f, 0.75f}};
+    const Matrix m = {{0.5f, 0.5f}, {0.25f, 0.75f}}, scores = m, weights = m, X = m, mask = m;
     Matrix big = Matrix::from_shape({65, 2});
     big.fill(0.5f);
     const auto body = [&](Lesson& lesson) {
         lesson.labels("ab", {"a", "b"});
         lesson.labels("pq", {"p", "q"});
-        lesson.list({{"scores", m, "", "ab", "ab"}, {"weights", m, "", "ab", "ab"}, {"X", m, "", "ab", "pq"},
-                     {"mask", m, "", "ab", "ab"}, {"big_weights", big, ""}});
+        lesson.list({{"scores", scores, "", "ab", "ab"}, {"weights", weights, "", "ab", "ab"}, {"X", X, "", "ab", "pq"},
+                     {"mask", mask, "", "ab", "ab"}, {"big_weights", big, ""}});
         lesson.step("s", "Shown", [&] {
-            lesson.show("scores");                       // no picture
-            lesson.show("weights", Style().svg());       // a picture
-            lesson.show("X", Style().decimals(1).svg());
-            lesson.show("mask");                         // the name decides nothing
-            lesson.show("big_weights", Style().svg());   // too big to draw
+            lesson.show(scores);                       // no picture
+            lesson.show(weights, Style().svg());       // a picture
+            lesson.show(X, Style().decimals(1).svg());
+            lesson.show(mask);                         // the name decides nothing
+            lesson.show(big, Style().svg());           // too big to draw
         });
         lesson.present();
         lesson.plot("loss", "Loss", {"step"}, {"loss"}, {{"train", {0, 1}, {2, 1}}});
@@ -349,7 +349,7 @@ TEST_CASE("--svg writes the pictured matrices and the plots at the end, and noth
     CHECK(run_lesson({"--svg", failed.string()}, [&](Lesson& lesson) {
               lesson.list({{"weights", m, ""}});
               lesson.step("s", "Shown", [&] {
-                  lesson.show("weights", Style().svg());
+                  lesson.show(m, Style().svg());
                   throw InputError("--flag: bad");
               });
               lesson.present();

@@ -33,7 +33,7 @@ void show_embeddings(Lesson& lesson, const Sequence& seq) {
     lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
                            "so you can read what each number says about the word.",
                            cols(seq.X)));
-    lesson.show("X", Style().decimals(1));
+    lesson.show(seq.X, Style().decimals(1));
 }
 
 // Step: the terms of one query's dot products, the products that are not zero.
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
                                    "product (a single BLAS call) computes every score of {} for every query.",
                                    lesson.ref("one-query")));
             // A heat map (--svg) shows the symmetry and the bright diagonal at a glance.
-            lesson.show("scores", Style().svg());
+            lesson.show(r.scores, Style().svg());
         });
         lesson.step("reading", "Reading the scores", [&] {
             show_reading(lesson, seq.tokens, r.scores);

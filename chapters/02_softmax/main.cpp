@@ -30,7 +30,7 @@ void show_naive_x100(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& 
         "But float32 holds numbers up to 3.4e38, and exp(88.8) is already more: for any\n"
         "score above 88.72, exp() returns inf, and inf / inf is nan (not a number).\n"
         "Scores that large are ordinary in a real model. Multiply ours by 100:");
-    lesson.show("naive_weights_x100", Style().svg());
+    lesson.show(r.naive_weights_x100, Style().svg());
     std::vector<std::string> survivors;
     std::size_t only_sum_overflows = 0;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -56,7 +56,7 @@ void show_temperature(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
         "The stable loop lives in common/math/softmax.hpp as softmax_rows, and every later\n"
         "chapter calls it. Dividing the scores by a temperature T before the softmax\n"
         "sharpens the weights (T < 1) or flattens them (T > 1); --temperature sets T.");
-    lesson.show("weights", Style().svg());
+    lesson.show(r.weights, Style().svg());
     std::vector<TextRow> per_row;
     for (std::size_t i = 0; i < n; ++i) {  // a long --input: the first and last rows
         const std::size_t top = argmax_of_row(r.weights, i);
@@ -92,30 +92,30 @@ void add_flags(Lesson& lesson, Flags& f) {
 }
 
 // Step: the scores of chapter 01.
-void show_scores(Lesson& lesson) {
+void show_scores(Lesson& lesson, const SoftmaxLesson& r) {
     lesson.say("Each row says how much one token matches every token. Scores can be any\n"
                "real number; weights must be ≥ 0 and add up to 1 across a row.");
-    lesson.show("scores");
+    lesson.show(r.scores);
 }
 
 // Step: dividing by the row sum, and why exp() is better.
-void show_divide_by_sum(Lesson& lesson) {
+void show_divide_by_sum(Lesson& lesson, const SoftmaxLesson& r) {
     lesson.say("These scores happen to be ≥ 0. Learned scores (chapter 05) are often negative,\n"
                "and then dividing by the sum breaks: the first row gets a negative \"weight\",\n"
                "the second sums to almost 0, so dividing by it blows every entry up.");
-    lesson.show("example_scores", Style().decimals(2));
-    lesson.show("divided_by_sum");
+    lesson.show(r.example_scores, Style().decimals(2));
+    lesson.show(r.divided_by_sum);
     lesson.say(
         "exp() fixes both: exp(s) > 0 for every s, and it keeps the order of the\n"
         "scores (a larger score gets a larger weight).");
-    lesson.show("example_weights", Style().svg());
+    lesson.show(r.example_weights, Style().svg());
 }
 
 // Step: the naive loop, on the scores and on 100 · scores.
 void show_naive_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
     lesson.say("for each row: e_j = exp(s_j); sum = Σ_j e_j; weight_j = e_j / sum.\n"
                "On our scores it works:");
-    lesson.show("naive_weights", Style().svg());
+    lesson.show(r.naive_weights, Style().svg());
     show_naive_x100(lesson, tokens, r);
 }
 
@@ -125,7 +125,7 @@ void show_stable_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
                "exp(−c) is in every term above and below the fraction bar, and cancels. With\n"
                "c = the row maximum, every exponent is ≤ 0, so every exp() is in (0, 1] and the\n"
                "sum is ≥ 1: nothing overflows, nothing divides by 0.");
-    lesson.show("stable_weights_x100", Style().svg());
+    lesson.show(r.stable_weights_x100, Style().svg());
     const auto fitting = std::size_t(std::count(r.overflows.begin(), r.overflows.end(), false));
     if (fitting > 0)
         lesson.say(
@@ -161,8 +161,8 @@ int main(int argc, char** argv) {
         lesson.list(seq.matrices());
         lesson.list(r.matrices());
 
-        lesson.step("scores", "The scores of chapter 01", [&] { show_scores(lesson); });
-        lesson.step("divide-by-sum", "Why not just divide by the row sum?", [&] { show_divide_by_sum(lesson); });
+        lesson.step("scores", "The scores of chapter 01", [&] { show_scores(lesson, r); });
+        lesson.step("divide-by-sum", "Why not just divide by the row sum?", [&] { show_divide_by_sum(lesson, r); });
         lesson.step("naive-loop", "The naive softmax, as a loop", [&] { show_naive_loop(lesson, tokens, r); });
         lesson.step("stable-loop", "The stable softmax: subtract the row maximum first",
                     [&] { show_stable_loop(lesson, tokens, r); });

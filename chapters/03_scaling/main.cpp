@@ -108,9 +108,9 @@ int main(int argc, char** argv) {
 
         lesson.step("variance", "The variance of q · k grows like d_k", [&] { show_variances(lesson, pairs, r); });
         lesson.step("sample", fmt::format("One sample: {} tokens, d_k = {}", rows(r.Q), cols(r.Q)), [&] {
-            for (const char* name : {"Q", "K", "scores", "scaled_scores"}) lesson.show(name, Style().decimals(2));
-            lesson.show("weights_unscaled", Style().svg());
-            lesson.show("weights", Style().svg());
+            for (const Matrix* m : {&r.Q, &r.K, &r.scores, &r.scaled_scores}) lesson.show(*m, Style().decimals(2));
+            lesson.show(r.weights_unscaled, Style().svg());
+            lesson.show(r.weights, Style().svg());
             lesson.say(
                 "Unscaled, the scores of a row lie some 10 apart (their standard deviation is\n"
                 "√64 = 8), so most rows are nearly one-hot: each query sees a single key. Scaled\n"

@@ -33,8 +33,8 @@ void show_soft(Lesson& lesson, const Phonebook& book, const ValueRetrieval& r) {
     lesson.say(
         "Attention does not pick one key. It turns the scores into weights that sum\n"
         "to 1 and returns the weighted sum of all the values: answer = weights · values.");
-    lesson.show("phonebook_weights", Style().svg());
-    lesson.show("phonebook_output", Style().decimals(1));
+    lesson.show(r.book.weights, Style().svg());
+    lesson.show(r.book.soft, Style().decimals(1));
     lesson.say("The same, written out as Σ_i w_i v_i, largest weight first:");
     std::string sums;
     for (std::size_t i = 0; i < rows(l.weights); ++i)
@@ -117,9 +117,9 @@ void show_sentence(Lesson& lesson, const Sequence& seq, const SentenceLookup& s)
         "key and value of a token are all its embedding: K = V = X, and\n"
         "weights = softmax(X · Xᵀ / √d_model{}) with d_model = {}.",
         s.temperature == 1.0f ? "" : " / T", cols(seq.X)));
-    lesson.show("X", Style().decimals(1));
-    lesson.show("weights", Style().svg());
-    lesson.show("output", Style().decimals(2));
+    lesson.show(seq.X, Style().decimals(1));
+    lesson.show(s.weights, Style().svg());
+    lesson.show(s.output, Style().decimals(2));
     lesson.say(
         "Row i of the output is token i's context vector: the embeddings of the\n"
         "sentence, mixed by row i of the weights. Read as a sum of the tokens' vectors:");
@@ -172,20 +172,20 @@ int main(int argc, char** argv) {
                 "numbers each. Keys are compared, values are returned; they need not even have\n"
                 "the same width (d_k = {}, d_v = {}).",
                 cols(r.keys), cols(r.values), cols(r.keys), cols(r.values)));
-            lesson.show("phonebook_keys", Style().decimals(1));
-            lesson.show("phonebook_values", Style().decimals(0));
+            lesson.show(r.keys, Style().decimals(1));
+            lesson.show(r.values, Style().decimals(0));
         });
         lesson.step("scores", "Queries, and how well each matches each key", [&] {
             lesson.say("A query describes who we are looking for, in the columns of the keys. Its\n"
                        "score against a key is their dot product, as in chapter 01.");
-            lesson.show("phonebook_queries", Style().decimals(1));
-            lesson.show("phonebook_scores", Style().decimals(2));
+            lesson.show(r.queries, Style().decimals(1));
+            lesson.show(r.book.scores, Style().decimals(2));
         });
         lesson.step("hard-lookup", "Hard lookup: the value of the best key, and nothing else", [&] {
             lesson.say("A dictionary lookup takes the key that matches best (argmax) and returns its\n"
                        "value: exactly one row of the values. As weights, that is a one-hot row.");
-            lesson.show("phonebook_hard_weights", Style().decimals(0).svg());
-            lesson.show("phonebook_hard", Style().decimals(1));
+            lesson.show(r.book.hard_weights, Style().decimals(0).svg());
+            lesson.show(r.book.hard, Style().decimals(1));
             for (const std::size_t i : r.book.tied)  // argmax picks the first of the best keys
                 lesson.say(fmt::format("\"{}\" scores several keys equally ({}): argmax has to break the tie, and\n"
                                        "gives {}. The answer is arbitrary.",

@@ -94,8 +94,8 @@ void show_law(Lesson& lesson, const LawSentence& law, const Weights& W, const Ra
         "k_law = x_law · W_K: q_its · k_law = {}.",
         law_sentence, format_number(r.raw_scores(its, law_index), 2),
         format_number(r.projected.scores(its, law_index), 2)));
-    for (const char* name : {"law_weights_raw", "law_weights"})  // the whole 12 × 12 maps go to --svg;
-        lesson.draw(name, Style().decimals(2));                    // the row of "its" is printed
+    for (const Matrix* m : {&r.raw_weights, &r.projected.weights})  // the whole 12 × 12 maps go to --svg;
+        lesson.draw(*m, Style().decimals(2));                          // the row of "its" is printed
     std::vector<TextRow> table;
     for (std::size_t j = 0; j < tokens.size(); ++j)
         table.push_back({tokens[j], format_number(raw(its, j), 3), format_number(projected(its, j), 3)});
@@ -125,7 +125,7 @@ void show_w_qk(Lesson& lesson, const Labels& dims, const Projected& r) {
         "says how much feature a of the query looks for feature b of the key. Raw\n"
         "similarity is the case W_Q · W_Kᵀ = I: each feature looks only for itself.\n"
         "Rows: the query's features; columns: the key's.");
-    lesson.show("W_QK", Style().decimals(1).svg());
+    lesson.show(r.W_QK, Style().decimals(1).svg());
     std::vector<TextRow> strongest;
     for (const auto& [a, b] : r.strongest) strongest.push_back({dims[a], dims[b], format_number(r.W_QK(a, b), 1)});
     lesson.say("The strongest links:");
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
         lesson.step("sequence", "The sequence X", [&] {
             lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
                                    input.empty() ? default_sentence : join_elided(tokens, " ")));
-            lesson.show("X", Style().decimals(1));
+            lesson.show(seq.X, Style().decimals(1));
         });
         lesson.step("projections", "Three projections: W_Q, W_K, W_V", [&] {
             lesson.say(fmt::format(
@@ -178,16 +178,16 @@ int main(int argc, char** argv) {
                 "query and a key fill the same slot. Read W_Q as \"a token that has this\n"
                 "feature looks for…\", W_K as \"a token that has this feature offers…\".",
                 W.W_Q.columns.size()));
-            for (const char* name : {"W_Q", "W_K", "W_V"}) lesson.show(name, Style().decimals(1));
+            for (const Matrix* m : {&r.W_Q, &r.W_K, &r.W_V}) lesson.show(*m, Style().decimals(1));
         });
         lesson.step("qkv", "Queries, keys and values: three views of each token", [&] {
-            for (const char* name : {"Q", "K", "V"}) lesson.show(name, Style().decimals(2));
+            for (const Matrix* m : {&r.Q, &r.K, &r.V}) lesson.show(*m, Style().decimals(2));
         });
         lesson.step("matrix-form", "Attention in matrix form: softmax(Q · Kᵀ / √d_k) · V", [&] {
-            lesson.show("scores", Style().svg());
-            lesson.show("scaled_scores");
-            lesson.show("weights", Style().svg());
-            lesson.show("output");
+            lesson.show(r.attention.scores, Style().svg());
+            lesson.show(r.attention.scaled_scores);
+            lesson.show(r.attention.weights, Style().svg());
+            lesson.show(r.attention.output);
             lesson.say("Each output row is a blend of the value rows:");
             lesson.say(combinations_of_rows(r.attention.weights, tokens));
         });

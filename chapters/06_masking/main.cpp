@@ -75,13 +75,13 @@ void show_padding(Lesson& lesson, std::size_t short_n, const Padded& p) {
                            "embedding is 0. The padding mask has one row per sentence: 1 for a real\n"
                            "token, 0 for a pad.",
                            short_sentence, short_n, length, length - short_n, pad_token));
-    lesson.show("padding_mask", Style().decimals(0).svg());
+    lesson.show(p.padding, Style().decimals(0).svg());
     lesson.say(
         "Sentence 0 fills the batch: its row is all ones and its attention is the\n"
         "plain one. Sentence 1's row hides the pad keys from every query:");
-    lesson.show("padded_scores", Style().decimals(2));
-    lesson.show("padded_weights", Style().svg());
-    lesson.show("padded_output");
+    lesson.show(p.batch.masked_scores, Style().decimals(2));
+    lesson.show(p.batch.weights, Style().svg());
+    lesson.show(p.batch.output);
     lesson.say(
         fmt::format("The pad columns are 0, so the {} real tokens get exactly the output they get\n"
                     "alone, without the pads. Without the mask, a pad's key is 0, its score 0, and\n"
@@ -95,13 +95,13 @@ void show_padding(Lesson& lesson, std::size_t short_n, const Padded& p) {
 }
 
 // Step empty-rows: left padding and the causal mask leave the pads nothing to see.
-void show_empty_rows(Lesson& lesson) {
+void show_empty_rows(Lesson& lesson, const LeftPadded& l) {
     lesson.say("A decoder's batch is padded on the left, so that every sentence ends where\n"
                "the next token is written. Combine the causal mask with the padding mask\n"
                "(multiply them): the pads at the start see only keys at or before them, which\n"
                "are pads. Their rows hide every key.");
-    lesson.show("left_mask", Style().decimals(0).svg());
-    lesson.show("left_scores", Style().decimals(2));
+    lesson.show(l.mask, Style().decimals(0).svg());
+    lesson.show(l.generation.masked_scores, Style().decimals(2));
     const float minus_infinity = -std::numeric_limits<float>::infinity();
     const std::string nan = format_number(minus_infinity - minus_infinity, 3);
     const std::string textbook = format_number(std::exp(minus_infinity - minus_infinity), 3);  // row 0
@@ -115,8 +115,8 @@ void show_empty_rows(Lesson& lesson) {
                     "version 2.5 (a mask that hides a whole row gives zeros); earlier versions give\n"
                     "NaN there, and a plain torch.softmax over a row of −inf still does.",
                     nan, nan, textbook, textbook));
-    lesson.show("left_weights", Style().svg());
-    lesson.show("left_output");
+    lesson.show(l.generation.weights, Style().svg());
+    lesson.show(l.generation.output);
 }
 
 // Step weights: the softmax of the masked scores, and the output.
@@ -125,8 +125,8 @@ void show_weights(Lesson& lesson, const Labels& tokens, const Causal& c) {
     lesson.say("exp(−inf) = 0, so each hidden key's weight is exactly 0, and the softmax\n"
                "shares the whole weight of 1 among the visible keys. The first token sees\n"
                "only itself: its weight on itself is 1.");
-    lesson.show("weights", Style().svg());
-    lesson.show("output");
+    lesson.show(c.steps.weights, Style().svg());
+    lesson.show(c.steps.output);
     if (it < tokens.size() && animal < it)
         lesson.say(
             fmt::format("\"it\" still finds \"animal\" ({}): the word it stands for came before it.\n"
@@ -162,20 +162,20 @@ int main(int argc, char** argv) {
         lesson.step("sentence", "The sentence, its queries, keys and values", [&] {
             lesson.say("As in chapter 05: the embeddings X times the hand-made projections of\n"
                        "data/projections/ give each token a query, a key and a value (d_k = 4).");
-            lesson.show("X", Style().decimals(1));
-            for (const char* m : {"Q", "K", "V"}) lesson.show(m, Style().decimals(2));
+            lesson.show(in.seq.X, Style().decimals(1));
+            for (const Matrix* m : {&c.p.Q, &c.p.K, &c.p.V}) lesson.show(*m, Style().decimals(2));
         });
         lesson.step("causal-mask", "The causal mask: a token may not look ahead", [&] {
             lesson.say("A decoder writes a sentence one token at a time. While it trains, every\n"
                        "position predicts the next token in parallel, so position i must not see\n"
                        "the tokens after it: they are the answer. mask(i, j) = 1 when key j may be\n"
                        "seen by query i (j ≤ i), 0 when it is hidden: a lower triangle.");
-            lesson.show("mask", Style().decimals(0).svg());
+            lesson.show(c.mask, Style().decimals(0).svg());
         });
         lesson.step("masked-scores", "Hidden keys get a score of −inf", [&] {
             lesson.say("The scores are computed for every pair as before (one matrix product is\n"
                        "cheaper than skipping half of it); then every hidden score is replaced by −inf.");
-            lesson.show("masked_scores", Style().decimals(2));
+            lesson.show(c.steps.masked_scores, Style().decimals(2));
         });
         lesson.step("weights", "Softmax: hidden keys get a weight of exactly 0",
                     [&] { show_weights(lesson, tokens, c); });
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
                     fmt::format("The other way: softmax first, then forget the future (query \"{}\")", tokens[q]),
                     [&] { show_other_way(lesson, tokens, q, c); });
         lesson.step("padding", "The padding mask: a batch of two sentences", [&] { show_padding(lesson, short_n, p); });
-        lesson.step("empty-rows", "A row with every key hidden", [&] { show_empty_rows(lesson); });
+        lesson.step("empty-rows", "A row with every key hidden", [&] { show_empty_rows(lesson, l); });
         lesson.step("checks", "Self-checks", [&] { check_masking(lesson.checks(), c, p, l, short_n); });
         lesson.present();
     });

@@ -34,14 +34,14 @@ Labels head_labels(std::size_t h, std::size_t d_k) {
 }
 
 // Step: each head on its own slice: its Q_i, K_i, V_i and output.
-void show_heads(Lesson& lesson, std::size_t h) {
+void show_heads(Lesson& lesson, const MultiHeadLesson& r) {
     lesson.say(
         "Each head is the attention of chapter 05 with its own, narrower W_Q_i, W_K_i,\n"
         "W_V_i. A column slice of a row-major matrix is not contiguous, so each slice\n"
         "is copied before it goes to BLAS.");
-    for (std::size_t i = 0; i < h; ++i) {
-        for (const char* m : {"Q", "K", "V"}) lesson.show(fmt::format("head{}_{}", i, m), Style().decimals(2));
-        lesson.show(fmt::format("head{}_output", i));
+    for (const OneHead& head : r.heads) {
+        for (const Matrix* m : {&head.Q, &head.K, &head.V}) lesson.show(*m, Style().decimals(2));
+        lesson.show(head.output);
     }
 }
 
@@ -51,8 +51,8 @@ void show_side_by_side(Lesson& lesson, const Labels& tokens, const MultiHeadLess
         "head{{i}}_weights = softmax(Q_i · K_iᵀ / √{}). Same tokens, different slices of\n"
         "the weights: each head spreads its attention its own way.",
         r.d_k));
-    std::vector<Lesson::Named> weights;
-    for (std::size_t i = 0; i < r.h; ++i) weights.push_back({fmt::format("head{}_weights", i), Style().svg()});
+    std::vector<Lesson::SideBySide> weights;
+    for (const OneHead& head : r.heads) weights.push_back({head.weights, Style().svg()});
     lesson.show_side_by_side(weights);
     std::vector<TextRow> favourites;
     TextRow header{"query"};
@@ -93,17 +93,17 @@ void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r
                            rows(seq.X), cols(seq.X), r.h, r.d_k,
                            input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
                                          : "The embeddings are the rows of " + input + "."));
-    lesson.show("X", Style().decimals(2));
+    lesson.show(seq.X, Style().decimals(2));
 }
 
 // Step: the four projections, their columns labelled by head.
-void show_weights(Lesson& lesson, const MultiHeadLesson& r) {
+void show_weights(Lesson& lesson, const MultiHeadLesson& r, const MultiHeadWeights& W) {
     lesson.say(fmt::format(
         "W_Q, W_K and W_V are (d_model × h·d_k) = ({} × {}). Head i owns the columns\n"
         "[i·d_k, (i+1)·d_k); the column labels say which head (h1:2 is head 1's\n"
         "third column). W_O is (h·d_v × d_model): head i's output meets its rows.",
         r.d_model, r.h * r.d_k));
-    for (const char* m : {"W_Q", "W_K", "W_V", "W_O"}) lesson.show(m, Style().decimals(2));
+    for (const Matrix* m : {&W.W_Q, &W.W_K, &W.W_V, &W.W_O}) lesson.show(*m, Style().decimals(2));
 }
 
 // Step: concat and output.
@@ -113,8 +113,8 @@ void show_concat(Lesson& lesson, const MultiHeadLesson& r) {
         "head only saw its own slice; W_O mixes what they found back into d_model = {}\n"
         "dimensions, the width the next layer expects.",
         r.n, r.h * r.d_k, r.d_model));
-    lesson.show("concat");
-    lesson.show("output");
+    lesson.show(r.concat);
+    lesson.show(r.output);
 }
 
 // Step: one projection, then split_into_heads.
@@ -130,7 +130,7 @@ void show_split(Lesson& lesson, const MultiHeadLesson& r) {
         "Attention runs on every block; the blocks are swapped and reshaped back\n"
         "to (n × h·d_v), which is concat.",
         n, d_model, n, h, d_k, h, n, d_k));
-    lesson.show("Q", Style().decimals(2));
+    lesson.show(r.Q, Style().decimals(2));
     lesson.say(fmt::format("split_into_heads(Q): ({} × {} × {});  block 0 = head0_Q, …, block {} = head{}_Q",
                            r.Q_split.shape(0), r.Q_split.shape(1), r.Q_split.shape(2), h - 1, h - 1));
 }
@@ -197,8 +197,8 @@ int main(int argc, char** argv) {
         lesson.list(W.matrices());
         lesson.list(r.matrices());
         lesson.step("sequence", "The sequence", [&] { show_sequence(lesson, seq, r, input); });
-        lesson.step("weights", "The weights: each head owns a block of columns", [&] { show_weights(lesson, r); });
-        lesson.step("head-by-head", "Head by head: attention on each slice", [&] { show_heads(lesson, r.h); });
+        lesson.step("weights", "The weights: each head owns a block of columns", [&] { show_weights(lesson, r, W); });
+        lesson.step("head-by-head", "Head by head: attention on each slice", [&] { show_heads(lesson, r); });
         lesson.step("side-by-side", "The heads' weights side by side",
                     [&] { show_side_by_side(lesson, seq.tokens, r); });
         lesson.step("concat", "Concatenate the heads, then mix them with W_O", [&] { show_concat(lesson, r); });

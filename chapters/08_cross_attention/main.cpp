@@ -23,7 +23,7 @@
 namespace {
 
 // Step who-asks: the roles, the projections, Q, K and V.
-void show_roles(Lesson& lesson, const CrossAttention& r) {
+void show_roles(Lesson& lesson, const Translation& t, const CrossAttention& r) {
     const std::size_t m = rows(r.Q), n = rows(r.K), d_k = cols(r.Q), d_v = cols(r.V);
     lesson.table({"matrix", "comes from", "formula", "shape"},
                  {{"Q", "the decoder (it asks)", "X_dec · W_Q", fmt::format("({} × {})", m, d_k)},
@@ -35,8 +35,8 @@ void show_roles(Lesson& lesson, const CrossAttention& r) {
         "colour, dark, action. W_Q ignores 'masculine': no English word can answer it.\n"
         "W_V chooses what the English word hands back: is it an article, which animal\n"
         "(+ cat, − dog), which shade (+ black, − white).");
-    for (const char* name : {"W_Q", "W_K", "W_V"}) lesson.show(name, Style().decimals(1));
-    for (const char* name : {"Q", "K", "V"}) lesson.show(name, Style().decimals(2));
+    for (const Matrix* matrix : {&t.W_Q, &t.W_K, &t.W_V}) lesson.show(*matrix, Style().decimals(1));
+    for (const Matrix* matrix : {&r.Q, &r.K, &r.V}) lesson.show(*matrix, Style().decimals(2));
 }
 
 // The prose of the alignment step: it names only words of the two sentences, so
@@ -74,15 +74,15 @@ void show_alignment(Lesson& lesson, const Labels& english, const Labels& french,
 }
 
 // Step sequences: the encoder's states and the decoder's.
-void show_sequences(Lesson& lesson, const Sequence& enc, const Sequence& dec) {
+void show_sequences(Lesson& lesson, const Sequence& enc, const Sequence& dec, const Translation& t) {
     lesson.say(fmt::format(
         "A translation model reads the English sentence with its encoder: one state per\n"
         "English token, n = {}. Its decoder writes the French sentence one token after\n"
         "the other, and has m = {} so far. The two need not have the same length, nor\n"
         "the same width (d_enc = {}, d_dec = {}): French has a gender that English has not.",
         enc.tokens.size(), dec.tokens.size(), cols(enc.X), cols(dec.X)));
-    lesson.show("X_enc", Style().decimals(1));  // (n × d_enc)
-    lesson.show("X_dec", Style().decimals(1));  // (m × d_dec)
+    lesson.show(t.X_enc, Style().decimals(1));  // (n × d_enc)
+    lesson.show(t.X_dec, Style().decimals(1));  // (m × d_dec)
 }
 
 // Step scores: the rectangle Q · Kᵀ, scaled, and its softmax.
@@ -92,9 +92,9 @@ void show_scores(Lesson& lesson, const Labels& english, const Labels& french, co
                            "decoder token has one score for each encoder token, however long the two\n"
                            "sentences are. Then the usual scaling by √d_k = √{} and a softmax per row.",
                            french.size(), english.size(), d_k));
-    lesson.show("scores");
-    lesson.show("scaled_scores");
-    lesson.show("weights", Style().svg());  // (m × n)
+    lesson.show(r.steps.scores);
+    lesson.show(r.steps.scaled_scores);
+    lesson.show(r.steps.weights, Style().svg());  // (m × n)
 }
 
 // Step output: weights · V, in the encoder's value space.
@@ -107,11 +107,11 @@ void show_output(Lesson& lesson, const Labels& english, const Labels& french, co
         french.size(), cols(r.V),
         noir_and_black ? ": 'noir' gets a positive v_shade from 'black',\nso it is dark, not 'blanc'."
                        : ". (In the default pair, 'noir' gets a positive\nv_shade from 'black', so it is dark, not 'blanc'.)"));
-    lesson.show("output");  // (m × d_v)
+    lesson.show(r.steps.output);  // (m × d_v)
 }
 
 // Step shuffle: the encoder's tokens reversed.
-void show_shuffle(Lesson& lesson, const Labels& english_reversed) {
+void show_shuffle(Lesson& lesson, const Labels& english_reversed, const CrossAttention& r) {
     lesson.say(fmt::format(
         "Give the encoder its tokens in the reverse order: {}.\n"
         "Each key stays paired with its own value, so the weights' columns are only\n"
@@ -119,8 +119,8 @@ void show_shuffle(Lesson& lesson, const Labels& english_reversed) {
         "another order. For one query, the keys and values form a set: attention alone\n"
         "does not see their order.",
         join_elided(english_reversed, " ")));
-    lesson.show("weights_reversed", Style().svg());
-    lesson.show("output_reversed");
+    lesson.show(r.reversed.weights, Style().svg());
+    lesson.show(r.reversed.output);
 }
 
 }  // namespace
@@ -146,15 +146,15 @@ int main(int argc, char** argv) {
         lesson.list(r.matrices());
 
         lesson.step("sequences", "Two sequences: the encoder's and the decoder's",
-                    [&] { show_sequences(lesson, in.enc, in.dec); });
+                    [&] { show_sequences(lesson, in.enc, in.dec, t); });
         lesson.step("who-asks", "Queries from the decoder, keys and values from the encoder",
-                    [&] { show_roles(lesson, r); });
+                    [&] { show_roles(lesson, t, r); });
         lesson.step("scores", "Scores: one row per French word, one column per English word",
                     [&] { show_scores(lesson, english, french, r); });
         lesson.step("alignment", "Reading the weights: an alignment", [&] { show_alignment(lesson, english, french, r); });
         lesson.step("output", "The output: what each French word takes from the English sentence",
                     [&] { show_output(lesson, english, french, r); });
-        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] { show_shuffle(lesson, english_reversed); });
+        lesson.step("shuffle", "Shuffling the encoder's tokens", [&] { show_shuffle(lesson, english_reversed, r); });
         lesson.step("checks", "Self-checks", [&] {
             check_cross_attention(lesson.checks(), english, french, own_states, r,
                                   alignment_prose(english, french, r));

@@ -63,7 +63,7 @@ void show_sentences(const Shown& s) {
         "order[i] of X, order = ({}). {}",
         join_elided(s.in.seq.tokens, " "), join_elided(s.in.tokens_b, " "), join_elided(order_text, ", "),
         s.input.empty() ? "Who sat on whom is only in the order." : "Only the order differs."));
-    s.lesson.show("X", Style().decimals(1));
+    s.lesson.show(s.r.X, Style().decimals(1));
 }
 
 // Step: attention without positions gives permuted copies.
@@ -71,8 +71,8 @@ void show_no_positions(const Shown& s) {
     s.lesson.say("Self-attention with the projections of chapter 05 on each sentence. Every\n"
                  "score is q_i · k_j, and neither vector knows its position: permuting the\n"
                  "tokens permutes the rows and columns of the weights, and the rows of the output.");
-    s.lesson.show("output");
-    s.lesson.show("output_permuted");
+    s.lesson.show(s.r.plain_a.output);
+    s.lesson.show(s.r.plain_b.output);
     const std::string& word = s.in.seq.tokens[s.r.watched];
     s.lesson.say(
         compare_rows(word, s.in.W_V.columns, s.r.plain_a.output, s.r.watched, s.r.plain_b.output, s.r.watched_b));
@@ -97,7 +97,7 @@ void show_encoding(const Shown& s) {
                           format_number(float(omega), 6), format_number(float(2.0 * M_PI / omega), 1)});
     }
     s.lesson.table({"pair i", "columns", "ω_i", "wavelength 2π/ω_i (positions)"}, speeds);
-    s.lesson.show("PE", Style().svg());
+    s.lesson.show(s.r.PE, Style().svg());
 }
 
 // Step: attention on X + PE; whom the followed token looks at, position by position.
@@ -110,9 +110,9 @@ void show_adding_positions(const Shown& s) {
         "'{}' gets PE(1), as A's second token '{}' does. So the two sentences are no\n"
         "longer the same rows in another order.",
         s.in.tokens_b[1], tokens[1]));
-    s.lesson.show("X_plus_PE", Style().svg());
-    s.lesson.show("output_pe");
-    s.lesson.show("output_permuted_pe");
+    s.lesson.show(s.r.X_plus_PE, Style().svg());
+    s.lesson.show(s.r.pe_a.output);
+    s.lesson.show(s.r.pe_b.output);
     // A long sequence shows its first and last positions, and the two the text names.
     std::set<std::size_t> shown = {top_a, top_b};
     for (const std::size_t j : elided_indices(tokens.size()))
@@ -154,7 +154,7 @@ void show_rotation(const Shown& s, std::size_t shift, std::size_t max_pos) {
     if (d_model % 2 != 0)
         s.lesson.say(fmt::format("d_model = {} is odd: the last column, a sine with no cosine, is left out.",
                                  d_model));
-    s.lesson.show("M_k");
+    s.lesson.show(s.r.M_k);
     s.lesson.say(fmt::format("PE(pos) · M_{} against PE(pos + {}) for pos = 0 … {}: largest difference {:.1e}.", shift,
                              shift, max_pos - 1, s.r.rotation_error));
 }
@@ -166,7 +166,7 @@ void show_long(const Shown& s) {
     s.lesson.say("The first columns change fast and the last ones slowly: read down a column to\n"
                  "see its wavelength. Together the columns give every position its own pattern,\n"
                  "like the digits of a number, but smooth.");
-    s.lesson.show("PE_long", Style().decimals(2).svg());
+    s.lesson.show(s.r.PE_long, Style().decimals(2).svg());
     std::vector<TextRow> waves;
     for (std::size_t i = 0; i < d_pe / 2; ++i)
         waves.push_back({std::to_string(i), format_number(float(2.0 * M_PI / pe_frequency(i, d_pe)), 1)});
@@ -175,7 +175,7 @@ void show_long(const Shown& s) {
                  "they are: PE(pos) · PE(pos + k) = Σ_i cos(ω_i k), the same in every row.\n"
                  "It is largest at k = 0, where each pair adds sin² + cos² = 1, and smaller at\n"
                  "every other distance.");
-    s.lesson.show("PE_dots", Style().svg());
+    s.lesson.show(s.r.PE_dots, Style().svg());
 }
 
 }  // namespace

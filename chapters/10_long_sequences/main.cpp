@@ -216,8 +216,9 @@ int main(int argc, char** argv) {
                     fmt::format("All four on one small input (n = 32, window {}, pairs {})", r.small_window,
                                 pairs_text(r.small_pairs)),
                     [&] {
-                        for (const char* name : {"output_full", "output_streaming", "output_window", "output_dilated"})
-                            lesson.show(name);
+                        for (const Matrix* m : {&r.output_full, &r.output_streaming, &r.output_window,
+                                                &r.output_dilated})
+                            lesson.show(*m);
                     });
         lesson.step("checks", "Self-checks",
                     [&] { check_long_sequences(lesson.checks(), r, s, lesson.ref("online-softmax")); });

@@ -52,8 +52,8 @@ void show_backward(Lesson& lesson, const Learning& r) {
                "below the row's weighted mean (the loss wants that weight to grow), and each row\n"
                "of d_scaled_scores sums to 0, because adding one number to a whole row of\n"
                "scores changes no weight.");
-    lesson.show("d_weights", Style().decimals(4));  // (n × n), a gradient: no heat map
-    lesson.show("d_scaled_scores", Style().decimals(4));
+    lesson.show(g.d_weights, Style().decimals(4));  // (n × n), a gradient: no heat map
+    lesson.show(g.d_scaled_scores, Style().decimals(4));
     lesson.say("The causal mask makes the weights above the diagonal exactly 0, and so are the\n"
                "gradients there: a hidden key gets no blame. Row 0 is all 0 as well: the first\n"
                "token sees only itself, and its weight is 1 whatever its score.");
@@ -110,8 +110,8 @@ void show_training(Lesson& lesson, const Learning& r, float lr) {
 // Step: the shown sentence's attention before and after, and what each token fetched.
 void show_before_after(Lesson& lesson, const Learning& r) {
     const Labels& tokens = r.shown.tokens;
-    lesson.show_side_by_side({{"weights_before", Style().svg()}, {"weights", Style().svg()}});
-    lesson.show("output", Style().decimals(2));  // (n × d_v)
+    lesson.show_side_by_side({{r.start_shown.weights, Style().svg()}, {r.trained_shown.weights, Style().svg()}});
+    lesson.show(r.trained_shown.output, Style().decimals(2));  // (n × d_v)
     std::vector<TextRow> reading;  // a long --input: the table shows the first and last rows
     for (const Fetched& f : r.fetched)
         reading.push_back({tokens[reading.size()], tokens[f.looks_at], format_number(f.weight, 3), colours[f.output],
@@ -125,7 +125,7 @@ void show_learned(Lesson& lesson, const Learning& r) {
                "(d_model × d_model) matrix W_Q · W_Kᵀ says how much a query with feature a\n"
                "looks for a key with feature b. Rows: what the asking token has; columns: what\n"
                "the found token has.");
-    lesson.show("W_QK", Style().decimals(1).svg());
+    lesson.show(r.W_QK, Style().decimals(1).svg());
     std::vector<TextRow> looks;
     for (std::size_t a = 0; a < colour_column; ++a)  // the kind and pronoun rows
         looks.push_back({dimensions[a], dimensions[r.looks_for[a]], format_number(r.W_QK(a, r.looks_for[a]), 1)});
@@ -140,18 +140,18 @@ void show_learned(Lesson& lesson, const Learning& r) {
                "The pronoun rows moved while attention was still spread out, then stopped:\n"
                "once no token looks at a pronoun, no output uses them and their gradient is\n"
                "close to 0.");
-    lesson.show("W_V", Style().decimals(2));  // (d_model × d_v)
+    lesson.show(r.trained.W_V, Style().decimals(2));  // (d_model × d_v)
 }
 
 // Step: the task, the shown sentence and its targets, and the training set.
-void show_task(Lesson& lesson, std::uint64_t seed) {
+void show_task(Lesson& lesson, const Learning& r, std::uint64_t seed) {
     lesson.say("A sentence names a king, a queen and a box in some order, each with a colour\n"
                "drawn at random, then says one to three pronouns. Each token's output must be\n"
                "a colour: a noun's own, and for a pronoun the colour of the noun it stands for\n"
                "(he → king, she → queen, it → box). The pronoun cannot know that colour: it\n"
                "changes from sentence to sentence, so it must be fetched by attention.");
-    lesson.show("X", Style().decimals(1));       // (n × d_model)
-    lesson.show("target", Style().decimals(1));  // (n × d_v)
+    lesson.show(r.shown.X, Style().decimals(1));       // (n × d_model)
+    lesson.show(r.shown.target, Style().decimals(1));  // (n × d_v)
     lesson.say(fmt::format("The training set is {} random sentences like this one (seed {}), and {} more are\n"
                            "held out to test what was learned. The loss is the mean squared error:\n"
                            "loss = (1/B) Σ_sentences (1/n) Σ_i ‖output_i − target_i‖².",
@@ -165,7 +165,7 @@ void show_raw_similarity(Lesson& lesson, const Learning& r) {
                "attention can be wrong. \"she\" shares no dimension with \"queen\": their score is\n"
                "0, the same as with every token but herself. And nouns of the same colour find\n"
                "each other: similarity sees what tokens have in common, not what they need.");
-    lesson.show("weights_raw", Style().svg());
+    lesson.show(r.raw_shown.weights, Style().svg());
     lesson.say(fmt::format("On the training set: loss {}, and a pronoun puts {} of its weight on its\n"
                            "noun, less than uniform attention would ({}). \"she looks for a female noun\"\n"
                            "is a relation between two different features; only learned projections can\n"
@@ -179,7 +179,7 @@ void show_random_start(Lesson& lesson, const Learning& r) {
     lesson.say(fmt::format(
         "W_Q, W_K ({} × {}) and W_V ({} × {}) start as normal noise with standard deviation {}.",
         d_model, cols(r.before.W_Q), d_model, d_v, init_std));
-    lesson.show("W_Q_before", Style().decimals(2));  // (d_model × d_k)
+    lesson.show(r.before.W_Q, Style().decimals(2));  // (d_model × d_k)
     lesson.say(fmt::format("W_K and W_V are noise like it. The loss on the training set is {}, and a\n"
                            "pronoun puts {} of its weight on its noun.",
                            format_number(float(r.start.loss), 5), format_number(r.start_right, 3)));
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
             return learned;
         });
         lesson.step("task", "The task: every pronoun fetches the colour of its noun",
-                    [&] { show_task(lesson, f.seed); });
+                    [&] { show_task(lesson, r(), f.seed); });
         lesson.step("raw-similarity", "Why raw similarity fails", [&] { show_raw_similarity(lesson, r()); });
         lesson.step("random-start", "The layer to learn, at its random start", [&] { show_random_start(lesson, r()); });
         lesson.step("backward-pass", "One backward pass, step by step (the first training sentence)",

@@ -65,7 +65,7 @@ void show_layer_norm(const Setting& c, int which) {
         stats.push_back({c.seq.tokens[i], format_number(in.mean[i], 3), format_number(in.variance[i], 3),
                          format_number(static_cast<float>(hat.mean[i]), 3), format_number(hat.variance[i], 3)});
     c.lesson.table({"token", fmt::format("μ of {}", c.ln_input(which)), "σ²", "mean of x̂", "variance of x̂"}, stats);
-    c.lesson.show(fmt::format("ln{}", which));
+    c.lesson.show(which == 1 ? c.r.s.ln1 : c.r.s.ln2);
     if (which == 2 && !c.r.pre) c.lesson.say("ln2 is the block's output.");
 }
 
@@ -77,9 +77,9 @@ void show_attention(const Setting& c) {
         "own columns; the heads are set side by side and W_O mixes them. This is the only\n"
         "place in the block where tokens look at each other. (Q, K and V are in --dump.)",
         c.r.pre ? "ln1" : "X", c.heads(), cols(c.seq.X) / c.heads()));
-    for (std::size_t i = 0; i < c.heads(); ++i) c.lesson.show(fmt::format("weights_{}", i + 1), Style().svg());
-    c.lesson.show("concat");
-    c.lesson.show("attention");
+    for (const Matrix& head : c.r.head_weights) c.lesson.show(head, Style().svg());
+    c.lesson.show(c.r.s.concat);
+    c.lesson.show(c.r.s.attention);
 }
 
 // Step: the position-wise feed-forward network.
@@ -91,11 +91,11 @@ void show_ffn(const Setting& c) {
         "between tokens; instead it mixes the columns the heads filled, with a non-linearity\n"
         "that attention does not have.",
         activated(c.r.params.ffn.activation, "x · W_1 + b_1"), c.d_ff(), cols(c.seq.X)));
-    c.lesson.show("hidden");
+    c.lesson.show(c.r.s.ffn.hidden);
     if (c.r.params.ffn.activation == Activation::relu)
         c.lesson.say(fmt::format("max(0, ·) set {} of the {} hidden values to exactly 0.", c.r.hidden_zeros,
                                  c.r.s.ffn.hidden.size()));
-    c.lesson.show("ffn");
+    c.lesson.show(c.r.s.ffn.output);
 }
 
 // Step: a residual sum.
@@ -103,7 +103,7 @@ void show_residual(const Setting& c, int which) {
     c.lesson.say(which == 1 ? "The sub-layer's output is added to its input. The token keeps what it was and\n"
                               "gains what attention found; the gradient has a path of plain 1s back to X."
                             : "The feed-forward output is added in the same way.");
-    c.lesson.show(fmt::format("residual{}", which));
+    c.lesson.show(which == 1 ? c.r.s.residual1 : c.r.s.residual2);
 }
 
 // Steps 3–8: one pass, registered in the order the chosen placement computes it.
@@ -132,7 +132,7 @@ void show_placements(const Setting& c) {
         "normalised copy, and x itself flows through untouched: with the sub-layers switched\n"
         "off the block is exactly the identity. The stream's size grows from block to block,\n"
         "so GPT-2 adds one final LayerNorm after the last block.");
-    c.lesson.show(c.r.pre ? "output_post_norm" : "output_pre_norm");
+    c.lesson.show(c.r.other_output);
     std::vector<TextRow> spread;
     for (std::size_t i = 0; i < rows(c.seq.X); ++i)
         spread.push_back({c.seq.tokens[i], format_number(c.r.of_X.spread(i), 3), format_number(c.r.of_pre.spread(i), 3),
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
                 "encodings first (chapter 09); this chapter leaves them out, so you can check\n"
                 "that the block treats every position alike.",
                 d_model));
-            lesson.show("X", Style().decimals(1));
+            lesson.show(seq.X, Style().decimals(1));
         });
         lesson.step("parameters", "The block's parameters", [&] { show_parameters(c); });
         register_the_pass(c);

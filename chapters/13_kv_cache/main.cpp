@@ -58,7 +58,7 @@ void show_sequence(Lesson& lesson, const Shown& s) {
         "prompt, {} token{}, arrives at once (the prefill), then the layer runs once per\n"
         "new token, {} decode step{}, as if it had just generated that token.",
         cols(s.r.W.W_K), n, p, p == 1 ? "" : "s", n - p, n - p == 1 ? "" : "s"));
-    lesson.show("X", Style().decimals(1));
+    lesson.show(s.in.seq.X, Style().decimals(1));
 }
 
 // Step prefill: the prompt at once.
@@ -72,9 +72,8 @@ void show_prefill(Lesson& lesson, const Shown& s) {
         "as in chapter 06: Q, K, V = X[0, {}) · W, causal mask, one softmax. Its keys and\n"
         "values are the first rows of the cache; its queries are used here and dropped.",
         p, p));
-    lesson.show("prefill_weights", Style().svg());
-    const std::string after = std::to_string(p - 1);  // the cache after token p − 1
-    lesson.show_side_by_side({{"K_cache_" + after, Style()}, {"V_cache_" + after, Style()}});
+    lesson.show(s.r.dec.prompt.weights, Style().svg());
+    lesson.show_side_by_side({{s.r.K_prefill, Style()}, {s.r.V_prefill, Style()}});  // the cache after token p − 1
 }
 
 // Where a strip's weight goes, ties said as ties (at the three decimals printed):
@@ -102,11 +101,12 @@ void show_decode(Lesson& lesson, const Shown& s) {
         const std::size_t t = in_full[k].t;
         lesson.say(
             fmt::format("── token {} {}: decode step {} of {} ──", t, quoted(tokens[t]), in_full[k].step + 1, count));
-        const auto named = [t](const char* name) { return Lesson::Named{fmt::format("{}_{}", name, t), Style()}; };
-        lesson.show_side_by_side({named("q_new"), named("k_new"), named("v_new")});
-        lesson.show_side_by_side({named("K_cache"), named("V_cache")});
-        lesson.show(fmt::format("strip_{}", t));
-        lesson.show(fmt::format("output_new_{}", t));
+        const TokenQKV& qkv = s.r.dec.tokens[in_full[k].step];
+        const Strip& strip = s.r.dec.strips[in_full[k].step];
+        lesson.show_side_by_side({{qkv.q, Style()}, {qkv.k, Style()}, {qkv.v, Style()}});
+        lesson.show_side_by_side({{in_full[k].K_cache, Style()}, {in_full[k].V_cache, Style()}});
+        lesson.show(strip.weights);
+        lesson.show(strip.output);
         if (k != 1 || count <= 4) continue;
         std::string lines = "── the steps between, one line each ──";  // steps 2 … count − 3, token t = p + 2 + i
         for (const std::size_t i : elided_indices(count - 4, 10, 4))
@@ -119,7 +119,7 @@ void show_decode(Lesson& lesson, const Shown& s) {
 }
 
 // Step no-mask: why the queries are not cached and no mask is needed; the strips stacked.
-void show_no_mask(Lesson& lesson, const std::string& checks) {
+void show_no_mask(Lesson& lesson, const KVCacheLesson& r, const std::string& checks) {
     lesson.say(fmt::format(
         "Why the queries are not cached: q_t is needed only by the step of token t. A later\n"
         "token's output is Σ_j softmax(q_later · k_j / √d_k) v_j: it reads every earlier k\n"
@@ -129,9 +129,9 @@ void show_no_mask(Lesson& lesson, const std::string& checks) {
         "are in K, so they must be hidden (chapter 06). In a decode step the cache holds\n"
         "tokens 0 … t only: the future is not hidden, it does not exist yet. Stack the\n"
         "strips under the prefill's rows and the causal lower triangle appears by itself:"));
-    lesson.show("cached_weights", Style().svg());
-    lesson.show("output_cached");
-    lesson.show("output_full");
+    lesson.show(r.dec.weights, Style().svg());
+    lesson.show(r.dec.output);
+    lesson.show(r.full.causal.output);
     lesson.say(fmt::format("The two are the same numbers ({} compares them, and with loops in double).", checks));
 }
 
@@ -206,7 +206,7 @@ void show_window(Lesson& lesson, const Shown& s) {
         "cache needs only w rows, a rolling buffer: token t's k and v go to slot t mod w,\n"
         "over the token t − w (Mistral 7B does this with w = 4096).{}",
         w.window, w.window >= n ? "\nHere w ≥ n: the band is the whole lower triangle." : ""));
-    lesson.show("band_mask", Style().decimals(0).svg());
+    lesson.show(s.r.band, Style().decimals(0).svg());
     if (!w.history.empty()) {
         const std::vector<std::size_t> slots = elided_indices(w.window, 8, 3);
         TextRow header{"after token"};
@@ -220,8 +220,8 @@ void show_window(Lesson& lesson, const Shown& s) {
         }
         lesson.table(header, body);
     }
-    lesson.show_side_by_side({{"window_K_cache", Style()}, {"window_V_cache", Style()}});
-    lesson.show("window_weights", Style().svg());
+    lesson.show_side_by_side({{s.r.window_K, Style()}, {s.r.window_V, Style()}});
+    lesson.show(s.r.win.weights, Style().svg());
     if (w.window < n)
         lesson.say_under(
             "Row t's weights sit in columns t−w+1 … t. Where the terminal is too narrow for every\n"
@@ -275,7 +275,7 @@ int main(int argc, char** argv) {
         lesson.step("prefill", "Prefill: the prompt at once fills the cache", [&] { show_prefill(lesson, s); });
         lesson.step("decode", "Decode: one token at a time, over the cache", [&] { show_decode(lesson, s); });
         lesson.step("no-mask", "Why no query is cached and no mask is needed",
-                    [&] { show_no_mask(lesson, lesson.ref("checks")); });
+                    [&] { show_no_mask(lesson, r, lesson.ref("checks")); });
         lesson.step("cost", "The cost of a token, with and without the cache", [&] { show_cost(lesson, s); });
         lesson.step("memory", "The cache of real models", [&] { show_memory(lesson, s); });
         lesson.step("window", "A sliding window: a rolling buffer of w rows", [&] { show_window(lesson, s); });

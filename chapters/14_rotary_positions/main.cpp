@@ -35,9 +35,9 @@ void show_queries_keys(const Shown& s) {
         "Q = X · W_Q and K = X · W_K with the projections of chapter 05: d_k = {}, so {}\n"
         "pairs of dimensions. Token t stands at position offset + t (--offset {}).",
         cols(s.r.Q), cols(s.r.Q) / 2, s.r.offset));
-    s.lesson.show("X", Style().decimals(1));
-    s.lesson.show("Q");
-    s.lesson.show("K");
+    s.lesson.show(s.seq.X, Style().decimals(1));
+    s.lesson.show(s.r.Q);
+    s.lesson.show(s.r.K);
 }
 
 // Step: the frequencies and the angle of every pair at every position.
@@ -52,7 +52,7 @@ void show_angles(const Shown& s) {
                          fmt::format("{}, {}", s.W_Q.columns[2 * i], s.W_Q.columns[2 * i + 1]),
                          format_number(float(s.r.theta[i]), 6), format_number(float(s.r.periods[i]), 1)});
     s.lesson.table({"pair i", "columns", "of Q", "θ_i", "turn every (positions)"}, rows_);
-    s.lesson.show("angles");
+    s.lesson.show(s.r.angles);
 }
 
 // Step: one query, pair by pair.
@@ -78,14 +78,14 @@ void show_rotated(const Shown& s) {
         "Every row turned by its own position's angles, queries and keys alike. The\n"
         "scores are plain dot products of the turned vectors; the weights, softmax of\n"
         "scores / √d_k as in chapter 03.");
-    s.lesson.show("Q_rot");
-    s.lesson.show("K_rot");
+    s.lesson.show(s.r.Q_rot);
+    s.lesson.show(s.r.K_rot);
     if (s.default_data)
         s.lesson.say(
             "'the' stands at positions 0 and 4: one row of Q, two rows of Q_rot. The\n"
             "position is now inside the vector, and X was never touched.");
-    s.lesson.show("scores");
-    s.lesson.show("weights", Style().svg());
+    s.lesson.show(s.r.scores);
+    s.lesson.show(s.r.weights, Style().svg());
 }
 
 // Step: shift every position; RoPE's scores stay, X + PE's move.
@@ -95,7 +95,7 @@ void show_offset(const Shown& s) {
         "enter only through their difference. Shift every position by P and each score\n"
         "stays. Chapter 09's sinusoids added to X (with the same base) have no such\n"
         "property: the scores of (X + PE) W_Q · ((X + PE) W_K)ᵀ move.");
-    s.lesson.show("scores_pe");
+    s.lesson.show(s.r.pe_scores);
     std::vector<TextRow> table;
     for (std::size_t k = 0; k < s.r.offsets.size(); ++k)
         table.push_back({fmt::format("{}", s.r.offsets[k]), fmt::format("{:.1e}", s.r.offset_changes(k, 0)),
@@ -119,16 +119,16 @@ void show_pairings(const Shown& s) {
         "Hugging Face's Llama conversion script permutes W_Q and W_K), and split halves\n"
         "turns exactly the pairs that interleaved turned:",
         fmt::format("({})", fmt::join(halves_order(d_k), ", "))));
-    s.lesson.show("Q_rot_halves");
-    s.lesson.show("scores_halves");
+    s.lesson.show(s.r.Q_rot_halves);
+    s.lesson.show(s.r.scores_halves);
     s.lesson.say(
         fmt::format("The same scores as interleaved (largest difference {:.1e}). Mixed up, split halves\n"
                     "applied to Q and K in their interleaved layout turns other pairs (0 with {}, …)\n"
                     "at other speeds. A model trained with one layout and run with the other reads\n"
                     "other scores:",
                     s.r.halves_change, d_k / 2));
-    s.lesson.show("scores_mixed");
-    s.lesson.show("weights_mixed", Style().svg());
+    s.lesson.show(s.r.scores_mixed);
+    s.lesson.show(s.r.weights_mixed, Style().svg());
     s.lesson.say(fmt::format("Largest change of a score {}, of a weight {}.", number(s.r.mixed_change),
                              number(s.r.mixed_weight_change)));
 }

@@ -33,6 +33,7 @@ std::string mib(std::uint64_t mebibytes) { return grouped(mebibytes) + " MiB"; }
 struct Shown {
     Lesson& lesson;
     const Sequence& seq;
+    const GroupedWeights& W;
     const GroupedLesson& r;
     const std::string& input;
     std::size_t n, d_model, h, g, d_k;  // tokens, their width, query heads, key–value heads, a head's width
@@ -48,7 +49,7 @@ void show_sequence(const Shown& s) {
         s.n, s.d_model, s.h, s.d_k, s.g, s.g == 1 ? "" : "s", s.h / s.g, s.h / s.g == 1 ? "" : "s", kind,
         s.input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
                         : "The embeddings are the rows of " + s.input + "."));
-    s.lesson.show("X", Style().decimals(2));
+    s.lesson.show(s.seq.X, Style().decimals(2));
 }
 
 // Step: the four projections; W_K and W_V are narrower than W_Q.
@@ -58,7 +59,7 @@ void show_weights(const Shown& s) {
         "heads: (d_model × g·d_k) = ({} × {}). Column labels name the head: q1:0 is query\n"
         "head 1's first column, kv1:0 key–value head 1's. W_O is (h·d_v × d_model).",
         s.d_model, s.h * s.d_k, s.d_model, s.g * s.d_k));
-    for (const char* name : {"W_Q", "W_K", "W_V", "W_O"}) s.lesson.show(name, Style().decimals(2));
+    for (const Matrix* m : {&s.W.W_Q, &s.W.W_K, &s.W.W_V, &s.W.W_O}) s.lesson.show(*m, Style().decimals(2));
 }
 
 // Step: which key–value head each query head reads, both ways.
@@ -86,7 +87,7 @@ void show_projections(const Shown& s) {
         "K and V are what a decoder keeps for every past token (its KV cache): here\n"
         "2 × ({} × {}) numbers instead of 2 × ({} × {}) with one key–value head per query head.",
         s.g * s.d_k, s.n, s.g * s.d_k, s.n, s.h * s.d_k));
-    for (const char* name : {"Q", "K", "V"}) s.lesson.show(name, Style().decimals(2));
+    for (const Matrix* m : {&s.r.grouped.Q, &s.r.grouped.K, &s.r.grouped.V}) s.lesson.show(*m, Style().decimals(2));
 }
 
 // Step: group by group, the weights of the query heads that share one K_j.
@@ -104,9 +105,9 @@ void show_groups(const Shown& s) {
             fmt::format("key–value head {} (columns {}:{} of K and V) serves query head{} {}", j, j * s.d_k,
                         (j + 1) * s.d_k, per == 1 ? "" : "s",
                         per == 1 ? fmt::format("{}", j) : fmt::format("{} to {}", j * per, (j + 1) * per - 1)));
-        std::vector<Lesson::Named> weights;
+        std::vector<Lesson::SideBySide> weights;
         for (std::size_t i = j * per; i < (j + 1) * per; ++i)  // the formula is said above
-            weights.push_back({fmt::format("head{}_weights", i), Style().svg()});
+            weights.push_back({s.r.grouped.weights[i], Style().svg()});
         s.lesson.show_side_by_side(weights);
     }
 }
@@ -117,8 +118,8 @@ void show_concat(const Shown& s) {
         "As in chapter 07: the h heads' outputs side by side, (n × h·d_v) = ({} × {}), mixed\n"
         "by W_O back to d_model = {}. Only K and V were shared; every query head has its output.",
         s.n, s.h * s.d_k, s.d_model));
-    s.lesson.show("concat");
-    s.lesson.show("output");
+    s.lesson.show(s.r.grouped.concat);
+    s.lesson.show(s.r.grouped.output);
 }
 
 // Step: the same layer as chapter 07's multi-head attention.
@@ -129,8 +130,8 @@ void show_as_multi_head(const Shown& s) {
         "(d_model × g·d_k) → (d_model × h·d_k). That is what repeat_kv does to K and V before\n"
         "a multi-head kernel; a grouped kernel reads K_j once for its h/g query heads instead.{}",
         s.h / s.g, s.h, s.g == s.h ? "\nHere g = h: nothing is repeated, and the weights are chapter 07's own." : ""));
-    s.lesson.show("W_K_repeated", Style().decimals(2));
-    s.lesson.show("output_multi_head");
+    s.lesson.show(s.r.W_K_repeated, Style().decimals(2));
+    s.lesson.show(s.r.as_multi_head.output);
 }
 
 // Step: the tiling i mod g: the same weights, another model.
@@ -146,7 +147,7 @@ void show_tiling(const Shown& s) {
         body.push_back({fmt::format("{}", i), fmt::format("{}", s.r.grouped.kv_of[i]),
                         fmt::format("{}", s.r.tiled.kv_of[i]), format_number(s.r.weights_moved[i], 3)});
     s.lesson.table({"query head", "reads (⌊i / (h/g)⌋)", "tiling reads (i mod g)", "largest weight change"}, body);
-    s.lesson.show("output_tiled");
+    s.lesson.show(s.r.tiled.output);
     s.lesson.say("largest |output_tiled − output| = " + format_number(s.r.output_moved, 3));
 }
 
@@ -192,7 +193,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         const Inputs in = draw_inputs(input, f, lesson.given("--d-model"));
         const GroupedLesson r = grouped_lesson(in.seq.X, in.W, f.h, f.g);
-        const Shown s{lesson, in.seq, r, input, rows(in.seq.X), cols(in.seq.X), f.h, f.g, r.d_k};
+        const Shown s{lesson, in.seq, in.W, r, input, rows(in.seq.X), cols(in.seq.X), f.h, f.g, r.d_k};
         lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions},
                        {"query columns", r.query_columns}, {"kv columns", r.kv_columns}});
         lesson.list(in.seq.matrices());

@@ -110,10 +110,9 @@ void show_heads(Lesson& lesson, const Induction& r) {
         "on the stripe of key i − L + 1 = i − {}. With --svg the maps before training too.",
         L, 2 * L - 1, L - 1));
     for (std::size_t k = 0; k < s.layers * s.heads; ++k) {
-        const std::string name = fmt::format("weights_L{}_H{}", k / s.heads + 1, k % s.heads);
         // with --svg, the map at the start too (listed, so dumped, with the trained parameters)
-        lesson.draw(name + "_before");
-        lesson.heat_map(name, Style().decimals(1).svg());
+        lesson.draw(r.shown_before.weights[k]);
+        lesson.heat_map(r.shown_after.weights[k], Style().decimals(1).svg());
     }
 }
 

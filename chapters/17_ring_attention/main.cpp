@@ -26,6 +26,7 @@ namespace {
 struct Shown {
     const Flags& f;
     std::size_t P;
+    const RingInputs& in;          // Q, K and V, whole
     const Rings& rings;            // the ring with each layout
     const CausalBalance& balance;  // a causal ring's pairs per rank, with each layout
 };
@@ -56,7 +57,7 @@ void show_split(Lesson& lesson, const Shown& s) {
         return TextRow{rank_name(r), rows_text(rows_of(Layout::contiguous, r, n, s.P), Layout::contiguous),
                        rows_text(rows_of(Layout::striped, r, n, s.P), Layout::striped)};
     }));
-    lesson.show("Q", Style().decimals(2));
+    lesson.show(s.in.Q, Style().decimals(2));
 }
 
 void show_timeline(Lesson& lesson, const Shown& s) {
@@ -107,7 +108,7 @@ void show_output(Lesson& lesson, const Shown& s) {
                     "softmax(Q · Kᵀ / √d{}) · V. The ring held at most two blocks of K and V on a rank:\n"
                     "the one it computes with and the one arriving.",
                     s.f.causal ? " + causal mask" : ""));
-    lesson.show("output");
+    lesson.show(s.rings.contiguous.output);
 }
 
 void show_traffic(Lesson& lesson, const Shown& s) {
@@ -189,7 +190,7 @@ int main(int argc, char** argv) {
         const Rings rings = both_rings(mpi, in, f.causal);
         if (mpi.rank() != 0) return;  // rank 0 prints, and writes the files
         const CausalBalance balance = causal_balance(f.n, mpi.size());
-        const Shown s{f, mpi.size(), rings, balance};
+        const Shown s{f, mpi.size(), in, rings, balance};
         lesson.labels({{"tokens", numbered("t", f.n)}, {"dimensions", numbered("d", f.d)}});
         lesson.list(in.matrices());
         lesson.list(rings.matrices());

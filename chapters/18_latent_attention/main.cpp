@@ -27,6 +27,7 @@ std::string gib(std::uint64_t bytes) { return format_number(double(bytes) / doub
 // What every step shows: the sequence, what math.cpp computed, and its shapes.
 struct Shown {
     Lesson& lesson;
+    const Inputs& in;  // X and the eight projections
     const LatentLesson& r;
     const std::string& input;
     std::size_t n, d_model;
@@ -41,7 +42,7 @@ void show_sequence(const Shown& s) {
         "position t, and attention is causal: a decoder's. {}",
         s.n, s.d_model, z.h, z.d_h, z.d_c, z.d_cq, z.d_rope,
         s.input.empty() ? "The embeddings are random (seeded)." : "The embeddings are the rows of " + s.input + "."));
-    s.lesson.show("X", Style().decimals(2));
+    s.lesson.show(s.in.seq.X, Style().decimals(2));
 }
 
 // Step: the latent: one row per token, from which K and V are read.
@@ -52,10 +53,10 @@ void show_latent(const Shown& s) {
         "read back out of it, K = c_KV · W_UK and V = c_KV · W_UV, each (n × h·d_h) = ({} × {}).\n"
         "A decoder caches c_KV, not K and V: per token {} numbers instead of 2·h·d_h = {}.",
         z.d_c, s.n, z.h * z.d_h, z.d_c, s.r.mha_elements));
-    for (const char* name : {"W_DKV", "W_UK", "W_UV"}) s.lesson.show(name, Style().decimals(2).svg());
-    s.lesson.show("c_KV", Style().decimals(2).svg());
-    s.lesson.show("K", Style().decimals(2).svg());
-    s.lesson.show("V", Style().decimals(2).svg());
+    for (const Matrix* m : {&s.in.W.W_DKV, &s.in.W.W_UK, &s.in.W.W_UV}) s.lesson.show(*m, Style().decimals(2).svg());
+    s.lesson.show(s.r.c_KV, Style().decimals(2).svg());
+    s.lesson.show(s.r.K, Style().decimals(2).svg());
+    s.lesson.show(s.r.V, Style().decimals(2).svg());
     s.lesson.table({"one token", "X row", "c_KV row (cached)", "K and V rows (not cached)"},
                    {{"numbers", g(s.d_model), g(z.d_c), fmt::format("2 × {} × {} = {}", z.h, z.d_h, s.r.mha_elements)}});
 }
@@ -71,8 +72,8 @@ void show_rope(const Shown& s) {
         "the query and c_KV_j and depends on j, so W_UK could no longer be folded into the\n"
         "query ({}). The cache per token is d_c + d_h^R = {} + {} = {} numbers.",
         z.d_rope, z.h, s.lesson.ref("absorbed"), z.d_c, z.d_rope, s.r.cache_elements));
-    s.lesson.show("K_rope", Style().decimals(2));
-    s.lesson.show("Q_rope", Style().decimals(2));
+    s.lesson.show(s.r.K_rope, Style().decimals(2));
+    s.lesson.show(s.r.Q_rope, Style().decimals(2));
 }
 
 // Step: the naive form.
@@ -83,10 +84,10 @@ void show_naive(const Shown& s) {
         "  head{{i}}_weights = causal softmax((Q_i · K_iᵀ + Q_rope_i · K_ropeᵀ) / √{})\n"
         "  output = [head0_weights · V_0, …] · W_O",
         z.d_h + z.d_rope, z.d_h + z.d_rope));
-    std::vector<Lesson::Named> weights;
-    for (std::size_t i = 0; i < z.h; ++i) weights.push_back({fmt::format("head{}_weights", i), Style().svg()});
+    std::vector<Lesson::SideBySide> weights;
+    for (const Matrix& head : s.r.weights) weights.push_back({head, Style().svg()});
     s.lesson.show_side_by_side(weights);
-    s.lesson.show("output_naive");
+    s.lesson.show(s.r.output_naive);
 }
 
 // Step: the absorbed form.
@@ -104,11 +105,11 @@ void show_absorbed(const Shown& s) {
         "The scale stays 1/√(d_h + d_h^R): the scores are the same numbers, only summed\n"
         "over d_c = {} instead of d_h = {}. Nothing but c_KV and K_rope is read of the keys.",
         z.d_h + z.d_rope, z.d_c, z.d_h));
-    s.lesson.show("Q_absorbed", Style().decimals(2));
-    std::vector<Lesson::Named> weights;
-    for (std::size_t i = 0; i < z.h; ++i) weights.push_back({fmt::format("head{}_weights_absorbed", i), Style()});
+    s.lesson.show(s.r.Q_absorbed, Style().decimals(2));
+    std::vector<Lesson::SideBySide> weights;
+    for (const Matrix& head : s.r.weights_absorbed) weights.push_back({head, Style()});
     s.lesson.show_side_by_side(weights);
-    s.lesson.show("output_absorbed");
+    s.lesson.show(s.r.output_absorbed);
     s.lesson.say("largest |output_absorbed − output_naive| = " + format_number(s.r.largest_difference, 7));
 }
 
@@ -189,7 +190,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         const Inputs in = draw_inputs(input, f, lesson.given("--d-model"));
         const LatentLesson r = latent_lesson(in.seq.X, in.W, f.s);
-        const Shown s{lesson, r, input, rows(in.seq.X), cols(in.seq.X)};
+        const Shown s{lesson, in, r, input, rows(in.seq.X), cols(in.seq.X)};
         lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions}, {"latent", r.latent},
                        {"query latent", r.query_latent}, {"head columns", r.head_columns}, {"rope", r.rope},
                        {"head rope", r.head_rope}, {"absorbed columns", r.absorbed_columns}});

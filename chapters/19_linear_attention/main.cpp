@@ -28,6 +28,7 @@ Labels sweep_labels() {
 // What every step shows.
 struct Shown {
     Lesson& lesson;
+    const Sequence& seq;  // X
     const Recurrences& r;
     const Settings& s;
     const std::string& input;
@@ -41,7 +42,7 @@ void show_sequence(const Shown& s) {
         "cache of chapter 13). This chapter replaces the softmax by something a fixed-size\n"
         "state can carry from token to token.",
         s.n, s.d, s.input.empty() ? "random embeddings (seeded)" : "the rows of " + s.input));
-    s.lesson.show("X", Style().decimals(2));
+    s.lesson.show(s.seq.X, Style().decimals(2));
 }
 
 void show_parallel(const Shown& s) {
@@ -51,11 +52,11 @@ void show_parallel(const Shown& s) {
         "and a row's sum can divide it, as softmax's does. The parallel form masks the n × n\n"
         "scores, A = (φQ φKᵀ) ⊙ M, and divides each row of A V by the row's sum:",
         feature_map_formula(s.s.phi)));
-    s.lesson.show_side_by_side({{"phi_Q", Style().decimals(2)}, {"phi_K", Style().decimals(2)}});
-    s.lesson.heat_map("linear_weights", Style().decimals(2).svg());
+    s.lesson.show_side_by_side({{s.r.phi_Q, Style().decimals(2)}, {s.r.phi_K, Style().decimals(2)}});
+    s.lesson.heat_map(s.r.linear_weights, Style().decimals(2).svg());
     s.lesson.say_under("Each row sums to 1, like softmax's weights (the row of a query that sees no\n"
                        "key, possible with relu, is 0).");
-    s.lesson.show("output_parallel", Style().decimals(3));
+    s.lesson.show(s.r.output_parallel, Style().decimals(3));
 }
 
 void show_recurrent(const Shown& s) {
@@ -67,7 +68,7 @@ void show_recurrent(const Shown& s) {
         "cache holds 2·d = {} per token. A query whose φ(q)·z is 0 (relu can give it: no\n"
         "positive entry in common) sees no key, and its output is 0, as softmax's convention.",
         s.d, s.d, s.d, s.d * s.d + s.d, 2 * s.d));
-    s.lesson.show("output_recurrent", Style().decimals(3));
+    s.lesson.show(s.r.output_recurrent, Style().decimals(3));
 }
 
 void show_chunked(const Shown& s) {
@@ -78,7 +79,7 @@ void show_chunked(const Shown& s) {
         "{} tokens make {} chunk(s){}.",
         s.s.chunk, s.n, (s.n + s.s.chunk - 1) / s.s.chunk,
         s.n % s.s.chunk ? fmt::format(", the last of {} token(s)", s.n % s.s.chunk) : std::string()));
-    s.lesson.show("output_chunked", Style().decimals(3));
+    s.lesson.show(s.r.output_chunked, Style().decimals(3));
     s.lesson.say_under(fmt::format("The three forms agree: {} checks each against loops in double.",
                                    s.lesson.ref("checks")));
 }
@@ -95,10 +96,10 @@ void show_delta(const Shown& s) {
         s.s.beta > 0 ? fmt::format("{} for every token (--beta)", s.s.beta)
                      : std::string("β_t = σ(x_t · w_β), a projection of the token"),
         s.s.alpha));
-    s.lesson.show_side_by_side({{"delta_K", Style().decimals(2)}, {"beta", Style().decimals(3)}});
-    s.lesson.show("output_delta", Style().decimals(3));
-    s.lesson.show("output_gated", Style().decimals(3));
-    s.lesson.heat_map("state_final", Style().decimals(2).svg());
+    s.lesson.show_side_by_side({{s.r.delta_K, Style().decimals(2)}, {s.r.beta, Style().decimals(3)}});
+    s.lesson.show(s.r.output_delta, Style().decimals(3));
+    s.lesson.show(s.r.output_gated, Style().decimals(3));
+    s.lesson.heat_map(s.r.state_final, Style().decimals(2).svg());
 }
 
 void show_memory(const Shown& s) {
@@ -110,18 +111,18 @@ void show_memory(const Shown& s) {
         "cosine {}). Linear attention writes S += k vᵀ (φ left out); the delta rule, β = 1.",
         memory_pairs, memory_width, memory_value_width, memory_pairs - 1, memory_width, memory_overlap,
         three(m.key_cosine)));
-    s.lesson.show_side_by_side({{"memory_keys_correlated", Style().decimals(2)},
-                                {"memory_values", Style().decimals(2)}});
-    s.lesson.show_side_by_side({{"memory_state_linear", Style().decimals(2).svg()},
-                                {"memory_state_delta", Style().decimals(2).svg()}});
-    s.lesson.show("memory_pair_errors", Style().decimals(4));
+    s.lesson.show_side_by_side({{s.r.memory.keys_correlated, Style().decimals(2)},
+                                {s.r.memory.values, Style().decimals(2)}});
+    s.lesson.show_side_by_side({{s.r.memory.state_linear, Style().decimals(2).svg()},
+                                {s.r.memory.state_delta, Style().decimals(2).svg()}});
+    s.lesson.show(s.r.memory.pair_errors, Style().decimals(4));
     s.lesson.say(fmt::format(
         "After one sweep: with orthogonal keys both read every value back. With correlated keys\n"
         "linear attention reads Σ_j (k_i·k_j) v_j, every pair blurred by the others; the delta\n"
         "rule (β = 1) reads the last pair back (error {}) but its first pair is off by {}:\n"
         "each later write corrected its own key and disturbed the earlier ones.",
         format_number(m.pair_errors(memory_pairs - 1, 3), 4), three(m.pair_errors(0, 3))));
-    s.lesson.show("memory_sweep_errors", Style().decimals(4));
+    s.lesson.show(s.r.memory.sweep_errors, Style().decimals(4));
     s.lesson.say(fmt::format(
         "Writing the same pairs again, sweep after sweep, is Kaczmarz's method for the\n"
         "equations Sᵀk_i = v_i (online least squares): the delta rule's largest error falls from\n"
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
         flags.d_model_given = lesson.given("--d-model");
         const Inputs in = load_inputs(input, flags);
         const Recurrences r = recurrences(in.seq.X, in.W, in.s, flags.seed);
-        const Shown s{lesson, r, in.s, input, rows(in.seq.X), cols(in.seq.X)};
+        const Shown s{lesson, in.seq, r, in.s, input, rows(in.seq.X), cols(in.seq.X)};
         TrainingClock clock;
         // The four trainings, done when a step first reads them (--list-steps and the steps
         // before "trained" do not wait for them).

@@ -57,9 +57,9 @@ void show_rolling(Lesson& lesson, const ReadModel& r) {
         "to sink slot t and stays; token t ≥ s goes to slot s + (t mod w), over token t − w, which\n"
         "no later query reads. The buffer holds at most s + w = {} keys, however long the text.",
         head_name(r.settings, r.one.head), v.sinks, v.window, v.sinks + v.window));
-    lesson.show("slots", Style().decimals(0).indices());
-    lesson.heat_map("weights_full", Style().decimals(1).svg());
-    lesson.heat_map("weights_window_sinks", Style().decimals(1).svg());
+    lesson.show(r.one.slots, Style().decimals(0).indices());
+    lesson.heat_map(r.one.weights_full, Style().decimals(1).svg());
+    lesson.heat_map(r.one.weights_window_sinks, Style().decimals(1).svg());
     lesson.say(fmt::format(
         "The copying head reads key i − L + 1 = i − {} in the second half (the stripe of the\n"
         "full map); with w ≤ {} that key is out of the window, and only the sinks remain far back.",
@@ -117,7 +117,7 @@ void show_sink_logit(Lesson& lesson, const ReadModel& r, const SinkModel& sink) 
         "sink's share):",
         head_name(s, sunk), three(sink.shares(sunk, 2)), three(sink.logits(sunk, 0)), three(r.shares(sunk, 0)),
         three(r.shares(sunk, 1)), head_name(s, sink.head.head)));
-    lesson.heat_map("sink_weights", Style().decimals(1).svg());
+    lesson.heat_map(sink.head.sink_weights, Style().decimals(1).svg());
 }
 
 }  // namespace

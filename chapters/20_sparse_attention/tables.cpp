@@ -59,8 +59,8 @@ void show_topk(Lesson& lesson, const ReadModel& r) {
         "W_IQ, W_IK (d × r): here the best rank-{} copy of the head's own W_Q W_Kᵀ (its truncated\n"
         "SVD). Head {}, k = {}: the kept positions, best first, and the weights.",
         v.indexer_rank, head_name(r.settings, r.one.head), v.top_k));
-    lesson.show("topk_index", Style().decimals(0));
-    lesson.heat_map("weights_topk", Style().decimals(1).svg());
+    lesson.show(r.one.topk_index, Style().decimals(0));
+    lesson.heat_map(r.one.weights_topk, Style().decimals(1).svg());
     const Matrix& t = r.topk_table;
     std::vector<TextRow> table;
     std::vector<double> k, accuracy, exact;

@@ -194,26 +194,28 @@ void Lesson::labels(const std::vector<std::pair<std::string, Labels>>& kinds) {
 
 void Lesson::list(const MatrixList& matrices) { listed_.add(matrices); }
 
-void Lesson::show(const std::string& name, const Style& style) {
-    page_.block(matrix_text(find(name), style));
-    document_.matrix(style.are_indices ? "indices" : "matrix", name, style.decimal_places);
+void Lesson::show(const Matrix& matrix, const Style& style) {
+    const ListedMatrix& m = find(matrix);
+    page_.block(matrix_text(m, style));
+    document_.matrix(style.are_indices ? "indices" : "matrix", m.name, style.decimal_places);
 }
 
-void Lesson::heat_map(const std::string& name, const Style& style) {
-    const ListedMatrix& m = find(name);
+void Lesson::heat_map(const Matrix& matrix, const Style& style) {
+    const ListedMatrix& m = find(matrix);
     if (style.drawn) draw_picture(m, style);
-    document_.matrix("heat_map", name, style.decimal_places);
+    document_.matrix("heat_map", m.name, style.decimal_places);
     page_.block(heat_map_text(m.name, m.formula, *m.matrix, listed_.row_labels(m), style.decimal_places,
                               page_.style().line_width));
 }
 
-void Lesson::show_side_by_side(const std::vector<Named>& matrices) {
+void Lesson::show_side_by_side(const std::vector<SideBySide>& matrices) {
     if (matrices.empty()) return;
     std::vector<std::string> blocks;
     std::vector<std::pair<std::string, int>> recorded;
-    for (const Named& n : matrices) {
-        blocks.push_back(matrix_text(find(n.name), n.style));
-        recorded.emplace_back(n.name, n.style.decimal_places);
+    for (const SideBySide& n : matrices) {
+        const ListedMatrix& m = find(n.matrix);
+        blocks.push_back(matrix_text(m, n.style));
+        recorded.emplace_back(m.name, n.style.decimal_places);
     }
     document_.side_by_side(recorded);
     const std::string text = side_by_side(blocks, page_.style().line_width);
@@ -229,9 +231,10 @@ std::string Lesson::matrix_text(const ListedMatrix& m, const Style& style) {
 }
 
 // A matrix drawn without being printed is on the page too: the chapter thought it worth a picture.
-void Lesson::draw(const std::string& name, const Style& style) {
-    draw_picture(find(name), style);
-    document_.matrix("matrix", name, style.decimal_places);
+void Lesson::draw(const Matrix& matrix, const Style& style) {
+    const ListedMatrix& m = find(matrix);
+    draw_picture(m, style);
+    document_.matrix("matrix", m.name, style.decimal_places);
 }
 
 void Lesson::draw_picture(const ListedMatrix& m, const Style& style) {
@@ -245,10 +248,14 @@ void Lesson::compute_parts() {
     for (const std::unique_ptr<LessonPart>& part : parts_) part->compute();
 }
 
-// A listed matrix by its name; a name not listed yet may belong to a part not computed yet.
-const ListedMatrix& Lesson::find(const std::string& name) {
-    if (!listed_.has(name)) compute_parts();
-    return listed_.find(name);
+// A listed matrix by the matrix itself (the result's own, not a copy); one not listed yet may
+// belong to a part not computed yet.
+const ListedMatrix& Lesson::find(const Matrix& matrix) {
+    if (listed_.of(matrix) == nullptr) compute_parts();
+    if (const ListedMatrix* m = listed_.of(matrix)) return *m;
+    throw std::logic_error(fmt::format("a matrix ({} × {}) is shown but not in the chapter's list (lesson.list): "
+                                       "show the result's own matrix, not a copy",
+                                       rows(matrix), cols(matrix)));
 }
 
 // Every listed matrix, shown or not, for --dump and ./tutorial check.

@@ -18,7 +18,7 @@
 //           lesson.list(r.matrices());                                   // dumped and graded, shown or not
 //           lesson.step("all-at-once", "All queries at once", [&] {
 //               lesson.say("One matrix product gives every score.");
-//               lesson.show("scores", Style().svg());                    // by its name in the list
+//               lesson.show(r.scores, Style().svg());                    // the listed matrix itself
 //           });
 //           lesson.step("checks", "Self-checks", [&] {
 //               lesson.checks().close("the loops agree", max_abs_difference(r.scores_by_loops, r.scores), 1e-5);
@@ -64,11 +64,11 @@
 // empty line (no "\n" to write by hand):
 //
 //   lesson.say("A paragraph of explanation.");
-//   lesson.show("weights", Style().svg());               // a listed matrix: name, formula, shape, labels
+//   lesson.show(r.weights, Style().svg());               // a listed matrix: name, formula, shape, labels
 //   lesson.table({"query", "largest weight"}, rows);     // long tables elided: first and last rows
-//   lesson.heat_map("weights");                          // one character per entry: a 64 × 64 map fits
+//   lesson.heat_map(r.weights);                          // one character per entry: a 64 × 64 map fits
 //   lesson.say_under("a line right under the block above, with no empty line");
-//   lesson.show_side_by_side({{"before", Style()}, {"after", Style()}});
+//   lesson.show_side_by_side({{r.before, Style()}, {r.after, Style()}});
 //
 // Pictures (--svg DIR). Every chapter accepts --svg DIR and then writes pictures
 // as DIR/<name>.svg (see common/lesson/svg.hpp for what they look like):
@@ -76,7 +76,7 @@
 //   - show() draws a heat map of a matrix when it is shown with Style().svg()
 //     and is at most 64 × 64: attention maps, masks and positional encodings are
 //     what a picture teaches.
-//   - draw(name) draws a listed matrix's heat map without printing it.
+//   - draw(r.weights) draws a listed matrix's heat map without printing it.
 //   - plot(name, title, x, y, series) draws curves, one line per method:
 //
 //       lesson.plot("cost", "Memory of the scores against n",
@@ -166,7 +166,7 @@ public:
     void labels(const std::string& kind, Labels words);
     void labels(const std::vector<std::pair<std::string, Labels>>& kinds);
     // Adds matrices to the chapter's list: every one is written by --dump and graded by
-    // ./tutorial check, shown or not; a step shows one by its name. Call it before present().
+    // ./tutorial check, shown or not; a step shows one by the matrix itself. Call it before present().
     void list(const MatrixList& matrices);
     // A part of the computation done when first needed (common/lesson/part.hpp): a training
     // that --list-steps, and a --step that does not read it, never wait for. Its value's
@@ -182,20 +182,21 @@ public:
     void say(const std::string& text);
     // Text right under the block before it, with no empty line between (a caption).
     void say_under(const std::string& text);
-    // Prints the listed matrix `name` with its formula, shape and labels.
-    void show(const std::string& name, const Style& style = Style());
-    // Prints the listed matrix `name` as a heat map of text, one character per entry
+    // Prints a listed matrix with its name, formula, shape and labels: lesson.show(r.weights),
+    // the result's own matrix (one never listed, a copy, is the chapter's mistake).
+    void show(const Matrix& matrix, const Style& style = Style());
+    // Prints a listed matrix as a heat map of text, one character per entry
     // (common/lesson/heat_map_text.hpp): a whole attention map fits the line, where show()
     // would elide its middle; the decimals are those of the scale's ends.
-    void heat_map(const std::string& name, const Style& style = Style());
+    void heat_map(const Matrix& matrix, const Style& style = Style());
     // Listed matrices next to each other as far as the width allows.
-    struct Named {
-        std::string name;
+    struct SideBySide {
+        const Matrix& matrix;  // the result's own, as listed
         Style style;
     };
-    void show_side_by_side(const std::vector<Named>& matrices);
-    // With --svg, draws the listed matrix `name` as <name>.svg without printing it.
-    void draw(const std::string& name, const Style& style = Style());
+    void show_side_by_side(const std::vector<SideBySide>& matrices);
+    // With --svg, draws a listed matrix as <name>.svg without printing it.
+    void draw(const Matrix& matrix, const Style& style = Style());
     // A table of text (common/lesson/text_table.hpp); more than `max_rows` rows
     // print as the first and last few, with ⋮ between.
     void table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows = 16);
@@ -212,7 +213,7 @@ public:
 private:
     void keep_listed();
     void compute_parts();
-    const ListedMatrix& find(const std::string& name);
+    const ListedMatrix& find(const Matrix& matrix);
     std::string matrix_text(const ListedMatrix& m, const Style& style);
     void draw_picture(const ListedMatrix& m, const Style& style);
     void keep_document();

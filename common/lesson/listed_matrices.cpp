@@ -22,16 +22,14 @@ void ListedMatrices::add(const MatrixList& matrices) {
     }
 }
 
-const ListedMatrix& ListedMatrices::find(const std::string& name) const {
-    for (const ListedMatrix& m : list_)
-        if (m.name == name) return m;
-    throw std::logic_error("no matrix named '" + name + "' in the chapter's list");
-}
-
-bool ListedMatrices::has(const std::string& name) const {
-    for (const ListedMatrix& m : list_)
-        if (m.name == name) return true;
-    return false;
+const ListedMatrix* ListedMatrices::of(const Matrix& matrix) const {
+    const ListedMatrix* found = nullptr;
+    for (const ListedMatrix& m : list_) {
+        if (m.matrix != &matrix) continue;
+        if (found) throw std::logic_error("one matrix is listed twice, as '" + found->name + "' and '" + m.name + "'");
+        found = &m;
+    }
+    return found;
 }
 
 const Labels& ListedMatrices::words(const std::string& kind, std::size_t count, const std::string& name) const {

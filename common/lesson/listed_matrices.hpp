@@ -1,5 +1,5 @@
 // The chapter's list of matrices (common/math/matrix_list.hpp) and the words of its
-// labels: the frame finds a matrix by its name here, with its formula and labels.
+// labels: the frame finds a matrix here by the matrix itself, with its name, formula and labels.
 #pragma once
 
 #include <string>
@@ -15,8 +15,9 @@ public:
     // Adds matrices; a name listed twice is the chapter's mistake (std::logic_error).
     void add(const MatrixList& matrices);
 
-    const ListedMatrix& find(const std::string& name) const;
-    bool has(const std::string& name) const;
+    // The entry that lists this very matrix (the result's own), or nullptr; listed under two
+    // names, it is the chapter's mistake (std::logic_error): which name would a step print?
+    const ListedMatrix* of(const Matrix& matrix) const;
     // The words of `kind` for `count` rows or columns of the matrix `name`; none (numbered
     // from 0) for an empty kind. A kind with another count is the chapter's mistake.
     const Labels& words(const std::string& kind, std::size_t count, const std::string& name) const;

@@ -2,8 +2,8 @@
 // --svg also draws it. Its name, formula and labels are the chapter's list's
 // (common/math/matrix_list.hpp); only what differs from the defaults is set:
 //
-//   lesson.show("X", Style().decimals(1));
-//   lesson.show("weights", Style().svg());   // with --svg, also weights.svg
+//   lesson.show(seq.X, Style().decimals(1));
+//   lesson.show(r.weights, Style().svg());   // with --svg, also weights.svg
 #pragma once
 
 struct Style {

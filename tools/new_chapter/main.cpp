@@ -28,17 +28,17 @@ int main(int argc, char** argv) {
 
         lesson.step("embeddings", "The sequence as a matrix", [&] {
             lesson.say("Each token is a row of numbers: its embedding.");
-            lesson.show("X", Style().decimals(1));
+            lesson.show(seq.X, Style().decimals(1));
         });
         lesson.step("scores", "Every token against every token, scaled", [&] {
             lesson.say("scaled_scores(i, j) = Σ_d X[i, d] · X[j, d] / √d_model, one pair at a time.");
-            lesson.show("scaled_scores");
+            lesson.show(r.scaled_scores);
         });
         lesson.step("weights", "Softmax: each row becomes weights that sum to 1", [&] {
-            lesson.show("weights", Style().svg());
+            lesson.show(r.weights, Style().svg());
         });
         lesson.step("output", "What each token takes in: a weighted mix of the sequence", [&] {
-            lesson.show("output");
+            lesson.show(r.output);
         });
         lesson.step("checks", "Self-checks", [&] { check_self_attention(lesson.checks(), seq, r); });
         lesson.present();
