@@ -1,5 +1,6 @@
 """./tutorial new writes a whole chapter and touches nothing else: on a copy of the project,
-tools/new_chapter.py 98 trial "A trial" must write chapters/98_trial/ and docs/ch98_trial.md,
+tools/new_chapter.py NN trial "A trial" (NN the highest free number, 98 today) must write
+chapters/NN_trial/ and docs/chNN_trial.md,
 add its rows to the two tables of chapters, change no other file, and leave a chapter that
 tests/chapter_manifests.py finds complete but for the golden output (which the build writes:
 ./tutorial new builds the chapter and runs it first). Bad arguments get one line and exit 2.
@@ -16,6 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from chapter_manifests import problems  # noqa: E402
+sys.path.insert(0, str(ROOT / "tools"))
+from chapters import chapters  # noqa: E402
 
 failures = []
 
@@ -37,27 +40,29 @@ with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "pictures"))
     for name in ("README.md", "CMakePresets.json"):
         shutil.copy(ROOT / name, copy)
+    taken = {c.number for c in chapters(copy)}
+    nn = next(f"{n:02d}" for n in range(98, 0, -1) if f"{n:02d}" not in taken)
     before = files(copy)
-    run = new(copy, "98", "trial", "A trial")
-    if run.returncode != 0 or run.stdout.strip() != "ch98_trial":
-        failures.append(f"new 98 trial: exit {run.returncode}, said {run.stdout!r} {run.stderr!r}")
+    run = new(copy, nn, "trial", "A trial")
+    if run.returncode != 0 or run.stdout.strip() != f"ch{nn}_trial":
+        failures.append(f"new {nn} trial: exit {run.returncode}, said {run.stdout!r} {run.stderr!r}")
     after = files(copy)
     changed = sorted(p for p in after if before.get(p) != after[p]) + sorted(set(before) - set(after))
-    expected_new = {f"chapters/98_trial/{f}" for f in ("chapter.toml", "math.hpp", "math.cpp", "checks.hpp",
+    expected_new = {f"chapters/{nn}_trial/{f}" for f in ("chapter.toml", "math.hpp", "math.cpp", "checks.hpp",
                                                        "checks.cpp", "main.cpp", "exercises.toml", "dump_check.py")}
-    expected = expected_new | {"docs/ch98_trial.md", "README.md", "docs/README.md"}
+    expected = expected_new | {f"docs/ch{nn}_trial.md", "README.md", "docs/README.md"}
     if set(changed) != expected:
-        failures.append(f"new 98 trial changed {sorted(set(changed) - expected)}, "
+        failures.append(f"new {nn} trial changed {sorted(set(changed) - expected)}, "
                         f"and not {sorted(expected - set(changed))}")
     left = [p for p in problems(copy) if "no golden output" not in p]
-    if left or not any("ch98_trial: no golden output" in p for p in problems(copy)):
+    if left or not any(f"ch{nn}_trial: no golden output" in p for p in problems(copy)):
         failures.append(f"the new chapter's manifest check: {left or 'no word of its golden output'}")
-    text = (copy / "chapters/98_trial/main.cpp").read_text()
-    if "@" in text or 'Lesson lesson("ch98_trial", "Chapter 98 · A trial")' not in text:
+    text = (copy / f"chapters/{nn}_trial/main.cpp").read_text()
+    if "@" in text or f'Lesson lesson("ch{nn}_trial", "Chapter {nn} · A trial")' not in text:
         failures.append("main.cpp is not filled in: " + text[:200])
     for args, words in ((["01", "again", "Again"], "chapter 01 is already"), (["100", "x", "X"], "two digits"),
-                        (["97", "Trial!", "X"], "lower-case"), (["97", "ok", ""], "one line"),
-                        (["98", "trial", "Twice"], "chapter 98 is already"), (["97"], "usage")):
+                        (["96", "Trial!", "X"], "lower-case"), (["96", "ok", ""], "one line"),
+                        ([nn, "trial", "Twice"], f"chapter {nn} is already"), (["97"], "usage")):
         run = new(copy, *args)
         if run.returncode != 2 or run.stderr.count("\n") != 1 or words not in run.stderr or run.stdout:
             failures.append(f"new {' '.join(args)}: exit {run.returncode}, stderr {run.stderr!r}, stdout {run.stdout!r}")
