@@ -189,6 +189,22 @@ def tables(write, root=ROOT):
     return stale
 
 
+def exercises_of(chapter):
+    """The exercises its exercises.toml lists, in order (none without the file)."""
+    path = chapter.folder / "exercises.toml"
+    if not path.exists():
+        return []
+    try:
+        exercises = tomllib.loads(path.read_text(encoding="utf-8")).get("exercise", [])
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ManifestError(f"{where(path)}: {e}")
+    for e in exercises:  # a name is a file name and a build target
+        if not re.fullmatch(r"[A-Za-z0-9_]+", str(e.get("name", ""))):
+            raise ManifestError(f"{where(path)}: an exercise's name {e.get('name')!r} should be letters, digits "
+                                f"and '_' (it names exercises/NAME.cpp)")
+    return exercises
+
+
 def cmake_list(items):
     return " ".join(json.dumps(str(i)) for i in items)
 
@@ -212,6 +228,11 @@ def cmake(out):
         if c.tests.get("skip_under_sanitizers"):
             words += ["SKIP_UNDER_SANITIZERS", cmake_list(c.tests["skip_under_sanitizers"])]
         lines.append(f"add_chapter({' '.join(words)})\n")
+    # Each write-it-yourself exercise with its chapter's folder (exercises/CMakeLists.txt makes
+    # a target of each), read from the chapters' exercises.toml.
+    exercises = [f"{e['name']}:{c.folder.name}" for c in chapters() for e in exercises_of(c)]
+    lines.append(f"set(TUTORIAL_EXERCISES {cmake_list(exercises)})\n")
+    lines.append(f"set(TUTORIAL_EXERCISE_LISTS {cmake_list(c.folder / 'exercises.toml' for c in chapters())})\n")
     text = "".join(lines)
     out = Path(out)
     if not out.exists() or out.read_text(encoding="utf-8") != text:  # unchanged: no rebuild
