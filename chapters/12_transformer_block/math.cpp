@@ -167,8 +167,10 @@ MatrixList TransformerBlockLesson::matrices() const {
     MatrixList attention;  // the attention sub-layer: each head's weights, the heads side by side, W_O
     for (std::size_t i = 0; i < head_weights.size(); ++i) {
         const std::string k = std::to_string(i + 1);
-        attention.push_back({"weights_" + k, head_weights[i], "softmax(Q_" + k + " · K_" + k + "ᵀ / √" + d_k + ")",
-                             "tokens", "tokens", MatrixKind::attention_weights});
+        attention.push_back(ListedMatrix("weights_" + k, head_weights[i],
+                                         "softmax(Q_" + k + " · K_" + k + "ᵀ / √" + d_k + ")", "tokens", "tokens",
+                                         MatrixKind::attention_weights)
+                                .in_family("head_weights", static_cast<int>(i)));
     }
     attention.push_back({"concat", s.concat, "[weights_1 · V_1, …, weights_h · V_h]", "tokens", "heads' columns"});
     attention.push_back({"attention", s.attention, "concat · W_O + b_O", "tokens", "dimensions"});
