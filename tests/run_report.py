@@ -13,7 +13,8 @@ and its document (common/lesson/run_document.hpp) is checked against the run:
     the exit code is 1 exactly when one failed;
   - the matrices a step shows are listed.
 Then the report is all or nothing, like the other files of a run: a directory given as the file,
-a file in a directory that does not exist or cannot be written (/proc), is refused before the
+a file in a directory that does not exist or cannot be written (/proc), a file that is not an
+earlier report (a learner's CSV: it would be overwritten), is refused before the
 lesson prints: exit 2, one line on stderr naming --report, nothing on stdout, no file left.
 """
 import concurrent.futures
@@ -151,6 +152,18 @@ with tempfile.TemporaryDirectory() as tmp:
     left = list(Path(tmp).iterdir())
     if left:
         failures.append(f"refused runs left {left}")
+    # A report replaces an earlier report, never a learner's file (--report typed for --input).
+    data = Path(tmp) / "my_sequence.csv"
+    data.write_text("token,d0\na,1\n")
+    refused("ch01_dot_product_scores", data, "a file that is not a report")
+    if data.read_text() != "token,d0\na,1\n":
+        failures.append(f"--report {data} changed the file it refused")
+    again = Path(tmp) / "again.json"
+    for turn in ("first", "second"):
+        run = subprocess.run([BIN / "ch01_dot_product_scores", "--no-color", "--report", again], capture_output=True,
+                             timeout=600)
+        if run.returncode != 0:
+            failures.append(f"--report {again}, {turn} time (an earlier report there): exit {run.returncode}")
 
 for f in failures:
     print("FAIL", f)

@@ -1,6 +1,7 @@
 #include "common/lesson/run_files.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "common/lesson/fit_width.hpp"
 #include "common/lesson/output_files.hpp"
+#include "common/math/input_error.hpp"
 
 bool is_file_name(const std::string& name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -40,7 +42,16 @@ void RunFiles::set_directories(const std::string& dump_dir, const std::string& s
 
 void RunFiles::set_report_file(const std::string& path) {
     report_path_ = path;
-    if (reporting()) require_writable_file("--report", report_path_);
+    if (!reporting()) return;
+    require_writable_file("--report", report_path_);
+    // A report replaces an earlier report (or an empty file), never another file:
+    // `--report data/embeddings.csv`, typed for --input, would otherwise overwrite the learner's data.
+    std::ifstream existing(report_path_, std::ios::binary);
+    char start[10] = {};
+    existing.read(start, sizeof start);
+    if (existing.gcount() > 0 && std::string(start, sizeof start) != "{\"schema\":")
+        throw InputError("--report " + report_path_ + ": a file that is not a report is there; name a new file "
+                         "(a report replaces only an earlier report)");
 }
 
 void RunFiles::keep_matrix(const std::string& name, const Matrix& m) {
