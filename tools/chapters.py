@@ -27,6 +27,7 @@ Used as a program by ./tutorial and CMake:
     python3 tools/chapters.py names              chNN_name, one a line
     python3 tools/chapters.py launched           those that start through a launcher
     python3 tools/chapters.py field NN KEY       one field (program, title, heading, idea, pages, …)
+    python3 tools/chapters.py fields KEY…        those fields of every chapter, a line each, tab-separated
     python3 tools/chapters.py cmake FILE         the build's add_chapter() calls
     python3 tools/chapters.py tables [--write]   the README's and docs index's tables: checked, or rewritten
 
@@ -212,7 +213,8 @@ def cmake_list(items):
 def cmake(out):
     """add_chapter() for every chapter (CMakeLists.txt defines it), into `out`."""
     lines = ["# Made by tools/chapters.py from chapters/*/chapter.toml at configure time: edit those.\n"]
-    for c in chapters():
+    found = chapters()
+    for c in found:
         sources = sorted(p for p in c.folder.glob("*.cpp") if p.name != "math.cpp")
         words = [c.program, cmake_list(sources), "MATH", json.dumps(str(c.folder / "math.cpp"))]
         if c.measured:
@@ -230,13 +232,22 @@ def cmake(out):
         lines.append(f"add_chapter({' '.join(words)})\n")
     # Each write-it-yourself exercise with its chapter's folder (exercises/CMakeLists.txt makes
     # a target of each), read from the chapters' exercises.toml.
-    exercises = [f"{e['name']}:{c.folder.name}" for c in chapters() for e in exercises_of(c)]
+    exercises = [f"{e['name']}:{c.folder.name}" for c in found for e in exercises_of(c)]
     lines.append(f"set(TUTORIAL_EXERCISES {cmake_list(exercises)})\n")
-    lines.append(f"set(TUTORIAL_EXERCISE_LISTS {cmake_list(c.folder / 'exercises.toml' for c in chapters())})\n")
+    lines.append(f"set(TUTORIAL_EXERCISE_LISTS {cmake_list(c.folder / 'exercises.toml' for c in found)})\n")
     text = "".join(lines)
     out = Path(out)
     if not out.exists() or out.read_text(encoding="utf-8") != text:  # unchanged: no rebuild
         out.write_text(text, encoding="utf-8")
+
+
+def shell_value(value, between):
+    """What a shell reads easily: a list's items with `between`, yes or nothing for a flag."""
+    if isinstance(value, list):
+        return between.join(map(str, value))
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    return str(value)
 
 
 def main(argv):
@@ -256,10 +267,10 @@ def main(argv):
         if c is None:
             print(f"tutorial: no chapter {argv[1]} (./tutorial list shows them)", file=sys.stderr)
             return 2
-        value = getattr(c, argv[2])
-        # a list one item a line, yes or nothing for a flag: what a shell reads easily
-        print("\n".join(map(str, value)) if isinstance(value, list) else
-              ("yes" if value else "") if isinstance(value, bool) else value)
+        print(shell_value(getattr(c, argv[2]), "\n"))
+    elif command == "fields" and len(argv) >= 2:
+        for c in chapters():
+            print("\t".join(shell_value(getattr(c, key), " ") for key in argv[1:]))
     elif command == "cmake" and len(argv) == 2:
         cmake(argv[1])
     elif command == "tables" and argv[1:] in ([], ["--write"]):
