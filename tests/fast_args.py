@@ -16,4 +16,4 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from chapters import chapters  # noqa: E402
 
 SANITIZED = bool(os.environ.get("TUTORIAL_SANITIZE"))
-FAST_ARGS = {c.program: c.fast_flags(SANITIZED) for c in chapters() if c.fast_flags(SANITIZED)}
+FAST_ARGS = {c.program: flags for c in chapters() if (flags := c.fast_flags(SANITIZED))}

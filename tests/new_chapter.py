@@ -54,8 +54,9 @@ with tempfile.TemporaryDirectory() as tmp:
     if set(changed) != expected:
         failures.append(f"new {nn} trial changed {sorted(set(changed) - expected)}, "
                         f"and not {sorted(expected - set(changed))}")
-    left = [p for p in problems(copy) if "no golden output" not in p]
-    if left or not any(f"ch{nn}_trial: no golden output" in p for p in problems(copy)):
+    found = problems(copy)
+    left = [p for p in found if "no golden output" not in p]
+    if left or not any(f"ch{nn}_trial: no golden output" in p for p in found):
         failures.append(f"the new chapter's manifest check: {left or 'no word of its golden output'}")
     text = (copy / f"chapters/{nn}_trial/main.cpp").read_text()
     if "@" in text or f'Lesson lesson("ch{nn}_trial", "Chapter {nn} · A trial")' not in text:
