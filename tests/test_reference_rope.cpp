@@ -9,7 +9,7 @@
 
 namespace {
 const double pi = std::acos(-1.0);
-Matrix counting(std::size_t r, std::size_t c) {  // small numbers of both signs
+Matrix both_signs(std::size_t r, std::size_t c) {  // small numbers of both signs
     Matrix m = Matrix::from_shape({r, c});
     for (std::size_t i = 0; i < r; ++i)
         for (std::size_t j = 0; j < c; ++j) m(i, j) = float(std::sin(double(3 * i + 7 * j + 1)));
@@ -23,7 +23,7 @@ double dot(const Matrix& a, std::size_t i, const Matrix& b, std::size_t j) {
 }  // namespace
 
 TEST_CASE("reference RoPE: position 0 turns nothing") {
-    const Matrix M = counting(1, 6);
+    const Matrix M = both_signs(1, 6);
     const Matrix R = rope_by_loops(M, 0, 10000.0);
     for (std::size_t c = 0; c < 6; ++c) CHECK(R(0, c) == M(0, c));
 }
@@ -45,7 +45,7 @@ TEST_CASE("reference RoPE: by hand, pair 0 turns 1 radian and pair 1 a quarter t
 }
 
 TEST_CASE("reference RoPE: a turn keeps the length of every pair, even 10⁶ positions away") {
-    const Matrix M = counting(5, 8);
+    const Matrix M = both_signs(5, 8);
     for (const std::size_t offset : {std::size_t{0}, std::size_t{3}, std::size_t{1000000}}) {
         const Matrix R = rope_by_loops(M, offset, 10000.0);
         for (std::size_t t = 0; t < 5; ++t)
@@ -56,7 +56,7 @@ TEST_CASE("reference RoPE: a turn keeps the length of every pair, even 10⁶ pos
 }
 
 TEST_CASE("reference RoPE: q_m · k_n depends only on m − n, and equals the closed form") {
-    const Matrix Q = counting(4, 6), K = counting(5, 6) * 0.5f;
+    const Matrix Q = both_signs(4, 6), K = both_signs(5, 6) * 0.5f;
     const Matrix closed = rope_scores_by_distance(Q, K, 100.0);
     for (const std::size_t offset : {std::size_t{0}, std::size_t{7}, std::size_t{1000}}) {
         const Matrix Qr = rope_by_loops(Q, offset, 100.0), Kr = rope_by_loops(K, offset, 100.0);
