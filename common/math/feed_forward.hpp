@@ -10,6 +10,8 @@
 // row i of x only. GPT-2 uses GELU instead of max(0, ·) (ReLU).
 #pragma once
 
+#include <cmath>
+
 #include "common/math/matrix.hpp"
 
 enum class Activation { relu, gelu };
@@ -19,6 +21,18 @@ float relu(float z);
 // GELU as GPT-2 computes it (the tanh approximation of z · Φ(z)):
 // 0.5 · z · (1 + tanh(√(2/π) · (z + 0.044715 · z³)))
 float gelu(float z);
+
+// GELU exactly, z · Φ(z) = 0.5 · z · (1 + erf(z / √2)) (PyTorch's nn.GELU() by default,
+// nanoGPT's MLP), in float or double, and its slope Φ(z) + z · φ(z), φ(z) = e^(−z²/2) / √(2π).
+template <class T>
+T exact_gelu(T z) {
+    return T(0.5) * z * (T(1) + std::erf(z * T(M_SQRT1_2)));
+}
+template <class T>
+T exact_gelu_slope(T z) {
+    const T density = std::exp(T(-0.5) * z * z) * T(0.3989422804014327);  // 1/√(2π)
+    return T(0.5) * (T(1) + std::erf(z * T(M_SQRT1_2))) + z * density;
+}
 
 struct FeedForward {
     Matrix W_1;  // (d_model × d_ff)

@@ -1,0 +1,94 @@
+// How a GPT is trained (nanoGPT's train.py, torch.optim.AdamW): Adam (adam.hpp) with weight
+// decay taken out of the gradient, a learning rate that warms up then falls along a cosine,
+// and the gradient clipped to a largest norm.
+//
+//   decay       w ← w · (1 − lr · wd)           matrices only (biases and LayerNorm's γ, β: none);
+//                                               "decoupled" (Loshchilov & Hutter 2019): it does
+//                                               not pass through m and v as an L2 term would
+//   Adam        m ← β₁ m + (1 − β₁) g,  v ← β₂ v + (1 − β₂) g²
+//               w ← w − (lr / (1 − β₁ᵗ)) · m / (√v / √(1 − β₂ᵗ) + ε)
+//   schedule    step s = 0, 1, …: lr·(s + 1)/(warmup + 1) while s < warmup; then
+//               min + ½(1 + cos(π·(s − warmup)/(decay_steps − warmup)))·(lr − min), min after
+//               decay_steps (nanoGPT's get_lr; min = lr/10 there)
+//   clipping    n = √(Σ over every gradient entry of g²); when n > max, every g ← g · max/(n + 1e-6)
+//               (torch.nn.utils.clip_grad_norm_): the direction kept, the length at most max
+//
+// Every loop runs in a fixed order in float (the norm's sum in double): the same digits on
+// every machine.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+struct AdamWSettings {
+    float beta1 = 0.9f, beta2 = 0.99f, epsilon = 1e-8f, weight_decay = 0.1f;
+};
+
+class AdamW {
+public:
+    explicit AdamW(AdamWSettings settings = {}) : s_(settings) {}
+
+    // One update of every parameter by its gradient at rate lr; decays[k] says whether
+    // parameter k is decayed. The same parameters in the same order every call.
+    void step(const std::vector<xt::xtensor<float, 2>*>& parameters,
+              const std::vector<const xt::xtensor<float, 2>*>& gradients, const std::vector<bool>& decays,
+              float lr) {
+        if (m_.empty())
+            for (const auto* p : parameters) {
+                m_.emplace_back(p->size(), 0.0f);
+                v_.emplace_back(p->size(), 0.0f);
+            }
+        ++t_;
+        const float correction1 = 1.0f - std::pow(s_.beta1, float(t_));
+        const float correction2 = 1.0f - std::pow(s_.beta2, float(t_));
+        const float step_size = lr / correction1, root2 = std::sqrt(correction2);
+        const float shrink = 1.0f - lr * s_.weight_decay;
+        for (std::size_t k = 0; k < parameters.size(); ++k) {
+            float* w = parameters[k]->data();
+            const float* g = gradients[k]->data();
+            float *m = m_[k].data(), *v = v_[k].data();
+            const bool decay = decays[k];
+            for (std::size_t i = 0; i < m_[k].size(); ++i) {
+                if (decay) w[i] *= shrink;
+                m[i] = s_.beta1 * m[i] + (1.0f - s_.beta1) * g[i];
+                v[i] = s_.beta2 * v[i] + (1.0f - s_.beta2) * g[i] * g[i];
+                w[i] -= step_size * (m[i] / (std::sqrt(v[i]) / root2 + s_.epsilon));
+            }
+        }
+    }
+
+    int steps_taken() const { return t_; }
+
+private:
+    AdamWSettings s_;
+    int t_ = 0;
+    std::vector<std::vector<float>> m_, v_;
+};
+
+// The learning rate of step s (0, 1, …) as nanoGPT's get_lr: warmup, then cosine to min_lr at
+// decay_steps, min_lr after.
+inline float scheduled_learning_rate(std::size_t s, float lr, std::size_t warmup, std::size_t decay_steps,
+                                     float min_lr) {
+    if (s < warmup) return lr * float(s + 1) / float(warmup + 1);
+    if (s >= decay_steps) return min_lr;
+    const double ratio = double(s - warmup) / double(decay_steps - warmup);  // 0 → 1
+    const double coefficient = 0.5 * (1.0 + std::cos(M_PI * ratio));         // 1 → 0
+    return float(double(min_lr) + coefficient * double(lr - min_lr));
+}
+
+// Scales every gradient so that their global norm is at most max_norm; returns the norm
+// before clipping.
+inline double clip_gradient_norm(const std::vector<xt::xtensor<float, 2>*>& gradients, double max_norm = 1.0) {
+    double squares = 0.0;
+    for (const auto* g : gradients)
+        for (float x : *g) squares += double(x) * double(x);
+    const double norm = std::sqrt(squares);
+    const double coefficient = max_norm / (norm + 1e-6);
+    if (coefficient < 1.0)
+        for (auto* g : gradients)
+            for (float& x : *g) x *= float(coefficient);
+    return norm;
+}

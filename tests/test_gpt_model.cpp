@@ -1,0 +1,270 @@
+// The GPT (common/math/gpt_model.hpp) against things computed another way: its hand-written
+// backward pass against central finite differences in double, every entry of every parameter;
+// its float forward pass against plain loops in double written here (token by token, head by
+// head, key by key); its names and shapes against nanoGPT's; a tiny training run.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/math/gpt_model.hpp"
+#include "common/math/gpt_training.hpp"
+#include "common/math/input_error.hpp"
+#include "common/math/random.hpp"
+
+namespace {
+
+const GptConfig tiny{7, 5, 2, 2, 8};  // V, T, L, H, d
+
+std::vector<Tokens> random_tokens(Random& rng, std::size_t count, std::size_t n, std::size_t vocabulary) {
+    std::vector<Tokens> batch(count, Tokens(n));
+    for (Tokens& s : batch)
+        for (std::size_t& t : s) t = std::size_t(rng.uniform() * double(vocabulary));
+    return batch;
+}
+
+// A fresh model with every number moved at random (biases and LayerNorm's γ, β away from 0 and
+// 1, weights larger than 0.02): each part of the backward pass then carries weight in the loss.
+Gpt<float> shaken_model(const GptConfig& config, std::uint64_t seed) {
+    Gpt<float> m = fresh_gpt(config, seed);
+    Random rng(seed + 100);
+    for (NamedParameter<float>& p : named_parameters(m))
+        for (float& x : *p.tensor) x += 0.3f * rng.normal();
+    return m;
+}
+
+// ---- the reference: plain loops in double, one token at a time ----
+
+using Row = std::vector<double>;
+
+Row layer_norm_row(const Row& x, const Mat<float>& gamma, const Mat<float>& beta) {
+    const double d = double(x.size());
+    double mean = 0, variance = 0;
+    for (double v : x) mean += v / d;
+    for (double v : x) variance += (v - mean) * (v - mean) / d;
+    Row y(x.size());
+    for (std::size_t c = 0; c < x.size(); ++c)
+        y[c] = (x[c] - mean) / std::sqrt(variance + 1e-5) * gamma(0, c) + beta(0, c);
+    return y;
+}
+
+// W x + b, W (out × in) as nn.Linear stores it.
+Row apply_linear(const Mat<float>& W, const Mat<float>& b, const Row& x) {
+    Row y(W.shape(0));
+    for (std::size_t j = 0; j < y.size(); ++j) {
+        double sum = b(0, j);
+        for (std::size_t k = 0; k < x.size(); ++k) sum += double(W(j, k)) * x[k];
+        y[j] = sum;
+    }
+    return y;
+}
+
+// The logits of one sequence (n × V), every row as its own loop.
+std::vector<Row> reference_logits(const Gpt<float>& m, const Tokens& tokens) {
+    const std::size_t n = tokens.size(), d = m.config.d_model, H = m.config.heads, dh = d / H;
+    std::vector<Row> x(n, Row(d));
+    for (std::size_t t = 0; t < n; ++t)
+        for (std::size_t c = 0; c < d; ++c) x[t][c] = double(m.wte(tokens[t], c)) + double(m.wpe(t, c));
+    for (const GptBlock<float>& b : m.h) {
+        std::vector<Row> qkv;
+        for (std::size_t t = 0; t < n; ++t)
+            qkv.push_back(apply_linear(b.c_attn_weight, b.c_attn_bias, layer_norm_row(x[t], b.ln_1_weight, b.ln_1_bias)));
+        for (std::size_t t = 0; t < n; ++t) {
+            Row z(d, 0.0);  // the heads' outputs side by side
+            for (std::size_t h = 0; h < H; ++h) {
+                Row score(t + 1);  // query t against keys 0 … t
+                for (std::size_t j = 0; j <= t; ++j) {
+                    double dot = 0;
+                    for (std::size_t c = 0; c < dh; ++c) dot += qkv[t][h * dh + c] * qkv[j][d + h * dh + c];
+                    score[j] = dot / std::sqrt(double(dh));
+                }
+                const double top = *std::max_element(score.begin(), score.end());
+                double total = 0;
+                for (double& s : score) total += (s = std::exp(s - top));
+                for (std::size_t j = 0; j <= t; ++j)
+                    for (std::size_t c = 0; c < dh; ++c) z[h * dh + c] += score[j] / total * qkv[j][2 * d + h * dh + c];
+            }
+            const Row out = apply_linear(b.attn_proj_weight, b.attn_proj_bias, z);
+            for (std::size_t c = 0; c < d; ++c) x[t][c] += out[c];
+        }
+        for (std::size_t t = 0; t < n; ++t) {
+            Row u = apply_linear(b.c_fc_weight, b.c_fc_bias, layer_norm_row(x[t], b.ln_2_weight, b.ln_2_bias));
+            for (double& v : u) v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+            const Row out = apply_linear(b.mlp_proj_weight, b.mlp_proj_bias, u);
+            for (std::size_t c = 0; c < d; ++c) x[t][c] += out[c];
+        }
+    }
+    std::vector<Row> logits;
+    for (std::size_t t = 0; t < n; ++t) {
+        const Row f = layer_norm_row(x[t], m.ln_f_weight, m.ln_f_bias);
+        Row l(m.config.vocab, 0.0);
+        for (std::size_t v = 0; v < l.size(); ++v)
+            for (std::size_t c = 0; c < d; ++c) l[v] += double(m.wte(v, c)) * f[c];
+        logits.push_back(l);
+    }
+    return logits;
+}
+
+// The largest relative difference between the backward pass and central differences
+// (Richardson-extrapolated, h = 1e-5) over every entry of every parameter.
+double worst_gradient_error(Gpt<double> m, const std::vector<Tokens>& inputs, const std::vector<Tokens>& targets,
+                            std::string& worst_name) {
+    Mat<double> d_logits;
+    const GptForward<double> f = gpt_forward(m, inputs);
+    gpt_loss(f, targets, &d_logits);
+    Gpt<double> g = gpt_backward(m, inputs, f, d_logits);
+    const std::vector<NamedParameter<double>> analytic = named_parameters(g), entries = named_parameters(m);
+    REQUIRE(analytic.size() == entries.size());
+    const double h = 1e-5;
+    double worst = 0;
+    for (std::size_t p = 0; p < entries.size(); ++p)
+        for (std::size_t i = 0; i < entries[p].tensor->size(); ++i) {
+            double& w = entries[p].tensor->flat(i);
+            const double saved = w;
+            const auto central = [&](double step) {
+                w = saved + step;
+                const double plus = gpt_loss(gpt_forward(m, inputs), targets);
+                w = saved - step;
+                const double minus = gpt_loss(gpt_forward(m, inputs), targets);
+                w = saved;
+                return (plus - minus) / (2 * step);
+            };
+            const double numeric = (4 * central(h) - central(2 * h)) / 3, a = analytic[p].tensor->flat(i);
+            const double error = std::abs(a - numeric) / std::max({std::abs(a), std::abs(numeric), 1e-4});
+            if (error > worst) worst = error, worst_name = entries[p].name;
+        }
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("gpt: the parameters carry nanoGPT's names and shapes, in its order") {
+    Gpt<float> m = fresh_gpt({81, 64, 4, 4, 128}, 1);
+    const std::vector<NamedParameter<float>> p = named_parameters(m);
+    REQUIRE(p.size() == 2 + 4 * 12 + 2);
+    CHECK(p[0].name == "transformer.wte.weight");
+    CHECK(p[0].tensor->shape(0) == 81);
+    CHECK(p[1].name == "transformer.wpe.weight");
+    CHECK(p[4].name == "transformer.h.0.attn.c_attn.weight");
+    CHECK(p[4].tensor->shape(0) == 384);
+    CHECK(p[4].tensor->shape(1) == 128);
+    CHECK(p[13].name == "transformer.h.0.mlp.c_proj.bias");
+    CHECK(p[13].vector);
+    CHECK(p[12].tensor->shape(1) == 512);
+    CHECK(p.back().name == "transformer.ln_f.bias");
+    std::size_t total = 0;
+    for (const NamedParameter<float>& q : p) total += q.tensor->size();
+    CHECK(total == parameter_count(m.config));
+    // nanoGPT's model without biases has 806,144 (0.80 M without wpe, as it counts); the biases of
+    // LayerNorm and the linear layers add 4·(d + 3d + d + d + 4d + d) + d = 5,760
+    CHECK(total == 811904);
+    // the start: LayerNorm 1 and 0, biases 0, weights about 0.02, c_proj about 0.02/√8
+    CHECK((*p[2].tensor)(0, 5) == 1.0f);
+    CHECK((*p[5].tensor)(0, 5) == 0.0f);
+    const auto spread = [](const Mat<float>& w) {
+        double s = 0;
+        for (float x : w) s += double(x) * x;
+        return std::sqrt(s / double(w.size()));
+    };
+    CHECK(spread(*p[4].tensor) == doctest::Approx(0.02).epsilon(0.02));
+    CHECK(spread(*p[12].tensor) == doctest::Approx(0.02 / std::sqrt(8.0)).epsilon(0.02));
+    CHECK(fresh_gpt({81, 64, 4, 4, 128}, 1).wte == m.wte);  // the seed decides every number
+}
+
+TEST_CASE("gpt: the backward pass matches central finite differences in double, every parameter") {
+    Random rng(5);
+    for (std::uint64_t seed : {1u, 2u}) {
+        const Gpt<double> m = gpt_in_double(shaken_model(tiny, seed));
+        const std::size_t n = seed == 1 ? tiny.context : 3;  // the full context, and a shorter one
+        const std::vector<Tokens> inputs = random_tokens(rng, 2, n, tiny.vocab);
+        const std::vector<Tokens> targets = random_tokens(rng, 2, n, tiny.vocab);
+        std::string worst_name;
+        const double worst = worst_gradient_error(m, inputs, targets, worst_name);
+        INFO("seed ", seed, ", worst at ", worst_name);
+        CHECK(worst < 1e-6);
+    }
+}
+
+TEST_CASE("gpt: the float forward pass matches plain loops in double") {
+    const GptConfig config{11, 6, 2, 2, 16};
+    const Gpt<float> m = shaken_model(config, 3);
+    Random rng(9);
+    const std::vector<Tokens> inputs = random_tokens(rng, 3, 6, config.vocab), targets = random_tokens(rng, 3, 6, config.vocab);
+    const GptForward<float> f = gpt_forward(m, inputs);
+    double worst = 0, loss = 0;
+    for (std::size_t b = 0; b < inputs.size(); ++b) {
+        const std::vector<Row> logits = reference_logits(m, inputs[b]);
+        for (std::size_t t = 0; t < logits.size(); ++t) {
+            double top = *std::max_element(logits[t].begin(), logits[t].end()), total = 0;
+            for (std::size_t v = 0; v < config.vocab; ++v) {
+                total += std::exp(logits[t][v] - top);
+                const double ours = f.logits(b * 6 + t, v);
+                worst = std::max(worst, std::abs(ours - logits[t][v]) / std::max(1.0, std::abs(logits[t][v])));
+            }
+            loss += (top + std::log(total) - logits[t][targets[b][t]]) / double(3 * 6);
+        }
+    }
+    CHECK(worst < 1e-5);
+    CHECK(gpt_loss(f, targets) == doctest::Approx(loss).epsilon(1e-5));
+}
+
+TEST_CASE("gpt: a short sequence reads only its own positions, and bad batches are refused") {
+    const Gpt<float> m = fresh_gpt(tiny, 4);
+    const GptForward<float> whole = gpt_forward(m, {{1, 2, 3, 4, 5}}), start = gpt_forward(m, {{1, 2, 3}});
+    for (std::size_t v = 0; v < tiny.vocab; ++v) CHECK(start.logits(2, v) == doctest::Approx(whole.logits(2, v)).epsilon(1e-6));
+    CHECK_THROWS_AS(gpt_forward(m, {{1, 2, 3, 4, 5, 6}}), InputError);  // longer than the context
+    CHECK_THROWS_AS(gpt_forward(m, {{1, 7}}), InputError);               // outside the vocabulary
+    CHECK_THROWS_AS(gpt_forward(m, {{1, 2}, {3}}), InputError);          // ragged
+    CHECK_THROWS_AS(gpt_loss(whole, {{1, 2, 3}}), InputError);           // targets that do not fit
+    CHECK_THROWS_AS(fresh_gpt({7, 5, 2, 3, 8}, 1), InputError);          // 8 does not split into 3 heads
+}
+
+TEST_CASE("gpt: AdamW's first two steps, the schedule and clipping, against closed forms") {
+    // one decayed matrix [w], one vector [u] without decay, gradients g₁ then g₂
+    Mat<float> w{{0.5f}}, u{{-0.25f}}, gw{{0.2f}}, gu{{-3.0f}};
+    AdamW optimiser;  // β₁ 0.9, β₂ 0.99, ε 1e-8, decay 0.1
+    const float lr = 0.01f;
+    optimiser.step({&w, &u}, {&gw, &gu}, {true, false}, lr);
+    // step 1: m̂ = g, v̂ = g²: w ← w(1 − lr·wd) − lr·g/(|g| + ε) = 0.5·0.999 − 0.01
+    CHECK(w(0, 0) == doctest::Approx(0.5 * 0.999 - 0.01).epsilon(1e-6));
+    CHECK(u(0, 0) == doctest::Approx(-0.25 + 0.01).epsilon(1e-6));
+    const double w1 = w(0, 0);
+    gw(0, 0) = -0.1f;
+    optimiser.step({&w, &u}, {&gw, &gu}, {true, false}, lr);
+    // step 2: m = 0.09·0.2·… : m = 0.9·0.1·0.2 + 0.1·(−0.1), v = 0.99·0.01·0.04 + 0.01·0.01
+    const double m2 = 0.9 * 0.1 * 0.2 + 0.1 * -0.1, v2 = 0.99 * 0.01 * 0.04 + 0.01 * 0.01;
+    const double expected = w1 * 0.999 - lr * (m2 / (1 - 0.81)) / (std::sqrt(v2 / (1 - 0.9801)) + 1e-8);
+    CHECK(w(0, 0) == doctest::Approx(expected).epsilon(1e-6));
+    CHECK(u(0, 0) == doctest::Approx(-0.25 + 0.02).epsilon(1e-6));  // the same gradient twice: lr each time
+    // the schedule: warmup (s + 1)/(warmup + 1), cosine from lr at s = warmup to lr/10 at the last step
+    CHECK(scheduled_learning_rate(0, 1e-3f, 100, 2000, 1e-4f) == doctest::Approx(1e-3 / 101));
+    CHECK(scheduled_learning_rate(99, 1e-3f, 100, 2000, 1e-4f) == doctest::Approx(1e-3 * 100 / 101));
+    CHECK(scheduled_learning_rate(100, 1e-3f, 100, 2000, 1e-4f) == doctest::Approx(1e-3));
+    CHECK(scheduled_learning_rate(1050, 1e-3f, 100, 2000, 1e-4f) == doctest::Approx(5.5e-4));  // halfway: the mean
+    CHECK(scheduled_learning_rate(2000, 1e-3f, 100, 2000, 1e-4f) == doctest::Approx(1e-4));
+    CHECK(scheduled_learning_rate(2500, 1e-3f, 100, 2000, 1e-4f) == doctest::Approx(1e-4));
+    // clipping: gradients (3, 4) and (12) have norm 13; scaled to norm 1, direction kept
+    Mat<float> a{{3.0f, 4.0f}}, b{{12.0f}};
+    CHECK(clip_gradient_norm({&a, &b}, 1.0) == doctest::Approx(13.0));
+    CHECK(a(0, 1) == doctest::Approx(4.0 / (13.0 + 1e-6)));
+    CHECK(b(0, 0) == doctest::Approx(12.0 / (13.0 + 1e-6)));
+    CHECK(clip_gradient_norm({&a, &b}, 1.0) == doctest::Approx(1.0).epsilon(1e-5));
+    CHECK(a(0, 1) == doctest::Approx(4.0 / (13.0 + 1e-6)));  // within the norm: left as it was
+}
+
+TEST_CASE("gpt: a tiny model learns a repeating sequence") {
+    const GptConfig config{5, 8, 1, 2, 16};
+    Gpt<float> m = fresh_gpt(config, 7);
+    AdamW optimiser;
+    // 0 1 2 3 4 0 1 2 …, each sequence starting elsewhere: the next token is the current one + 1
+    std::vector<Tokens> inputs(4, Tokens(8)), targets(4, Tokens(8));
+    for (std::size_t b = 0; b < 4; ++b)
+        for (std::size_t i = 0; i < 8; ++i) inputs[b][i] = (b + i) % 5, targets[b][i] = (b + i + 1) % 5;
+    const double first = train_step(m, optimiser, inputs, targets, 1e-2f).loss;
+    CHECK(first == doctest::Approx(std::log(5.0)).epsilon(0.05));  // chance at the start
+    double last = first;
+    for (int s = 0; s < 60; ++s) last = train_step(m, optimiser, inputs, targets, 1e-2f).loss;
+    CHECK(last < 0.1);
+}
