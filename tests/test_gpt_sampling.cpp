@@ -1,0 +1,101 @@
+// Sampling from a GPT (common/math/gpt_sampling.hpp): the KV cache's logits against the full
+// forward pass (gpt_forward) at every position; the sampling probabilities against a softmax in
+// double; generation past the context against a slow loop that recomputes each window.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "common/math/gpt_sampling.hpp"
+#include "common/math/input_error.hpp"
+#include "common/math/random.hpp"
+
+namespace {
+
+// A fresh model moved at random, so that its logits differ token to token.
+Gpt<float> varied_model(const GptConfig& config, std::uint64_t seed) {
+    Gpt<float> m = fresh_gpt(config, seed);
+    Random rng(seed + 7);
+    for (NamedParameter<float>& p : named_parameters(m))
+        for (float& x : *p.tensor) x += 0.3f * rng.normal();
+    return m;
+}
+
+// The last row of the full forward pass over `window`.
+std::vector<float> last_logits(const Gpt<float>& m, const Tokens& window) {
+    const GptForward<float> f = gpt_forward(m, std::vector<Tokens>{window});
+    const std::size_t V = m.config.vocab, last = window.size() - 1;
+    return std::vector<float>(f.logits.data() + last * V, f.logits.data() + (last + 1) * V);
+}
+
+}  // namespace
+
+TEST_CASE("the KV cache gives the full forward pass's logits at every position") {
+    const GptConfig config{11, 9, 2, 3, 12};  // V, T, L, H, d
+    const Gpt<float> m = varied_model(config, 3);
+    Random rng(5);
+    Tokens text(config.context);
+    for (std::size_t& t : text) t = std::size_t(rng.uniform() * double(config.vocab));
+    const GptForward<float> full = gpt_forward(m, std::vector<Tokens>{text});
+    GptCache cache = empty_cache(config);
+    double worst = 0, largest = 0;
+    for (std::size_t p = 0; p < text.size(); ++p) {
+        const std::vector<float> logits = next_logits(m, cache, text[p]);
+        for (std::size_t v = 0; v < config.vocab; ++v) {
+            worst = std::max(worst, std::abs(double(logits[v]) - double(full.logits(p, v))));
+            largest = std::max(largest, std::abs(double(full.logits(p, v))));
+        }
+    }
+    CHECK(largest > 1.0);
+    CHECK(worst <= 1e-5 * largest);
+    CHECK(cache.length == config.context);
+    CHECK_THROWS_AS(next_logits(m, cache, 0), InputError);  // full
+}
+
+TEST_CASE("sampling probabilities: softmax of the top k at temperature τ") {
+    const std::vector<float> logits{1.0f, 3.0f, -2.0f, 3.0f, 0.5f};
+    SUBCASE("all tokens at τ = 1 are the softmax") {
+        const std::vector<double> p = sampling_probabilities(logits, 1.0, 0);
+        double total = 0;
+        for (float l : logits) total += std::exp(double(l));
+        for (std::size_t j = 0; j < logits.size(); ++j) CHECK(p[j] == doctest::Approx(std::exp(double(logits[j])) / total).epsilon(1e-12));
+    }
+    SUBCASE("top 2 keeps the two largest (a tie: both 3.0), halving between them") {
+        const std::vector<double> p = sampling_probabilities(logits, 0.7, 2);
+        CHECK(p == std::vector<double>{0, 0.5, 0, 0.5, 0});
+    }
+    SUBCASE("top 1 is greedy, its tie going to the smaller id") {
+        CHECK(sample_token(logits, 1.0, 1, 0.999) == 1);
+    }
+    SUBCASE("a low temperature sharpens, a high one flattens") {
+        CHECK(sampling_probabilities(logits, 0.1, 0)[4] < 1e-10);
+        CHECK(sampling_probabilities(logits, 100.0, 0)[2] > 0.18);
+    }
+    SUBCASE("draws fall in proportion to the probabilities") {
+        const std::vector<double> p = sampling_probabilities(logits, 1.0, 3);
+        std::vector<double> counted(logits.size(), 0);
+        const int draws = 100000;
+        for (int i = 0; i < draws; ++i) counted[sample_token(logits, 1.0, 3, (i + 0.5) / draws)] += 1.0 / draws;
+        for (std::size_t j = 0; j < logits.size(); ++j) CHECK(counted[j] == doctest::Approx(p[j]).epsilon(1e-4));
+    }
+    CHECK_THROWS_AS(sampling_probabilities(logits, 0.0, 0), InputError);
+}
+
+TEST_CASE("generation past the context equals recomputing each window from scratch") {
+    const GptConfig config{13, 6, 2, 2, 8};
+    const Gpt<float> m = varied_model(config, 11);
+    const Tokens prompt{3, 1, 4};
+    const std::size_t count = 20;  // the cache fills and is rebuilt from the last T/2 tokens, three times
+    const std::vector<std::size_t> fast = generate(m, prompt, count, 1.0, 1, 42);
+    // the slow way: the window starts at 0 and jumps to the last T/2 tokens when it overflows
+    Tokens text = prompt;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::vector<float> logits = last_logits(m, Tokens(text.begin() + std::ptrdiff_t(start), text.end()));
+        text.push_back(std::size_t(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+        if (text.size() - start > config.context) start = text.size() - config.context / 2;
+    }
+    CHECK(fast == Tokens(text.begin() + 3, text.end()));
+    CHECK_THROWS_AS(generate(m, Tokens{}, 5, 1.0, 0, 1), InputError);
+}
