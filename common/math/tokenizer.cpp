@@ -231,8 +231,8 @@ Tokenizer read_tokenizer(const std::string& text) {
     std::string word, end;
     long long count = 0;
     if (!(next("bpe 1") >> word >> count) || word != "bpe" || count != 1) throw refuse("bpe 1");
-    if (!(next("characters N") >> word >> count) || word != "characters" || count < 1 || count > 0x110000)
-        throw refuse("characters N (1 or more)");
+    if (!(next("characters N") >> word >> count) || word != "characters" || count < 0 || count > 0x110000)
+        throw refuse("characters N");
     Tokenizer t;
     for (long long i = 0; i < count; ++i) {
         unsigned long code = 0;
