@@ -13,6 +13,7 @@
 //   …what the program prints…
 //   ```
 //
+// An argument of several words is quoted: `--text "The cat sat on the mat."`.
 // `exit=N` among the arguments expects exit code N and compares stdout and
 // stderr together. `step=NAME` runs the program with `--step NAME` and keeps
 // the step (the output from its "Step N." heading on, without the title);
@@ -219,7 +220,15 @@ std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::s
                 b.exit_code = std::stoi(w.substr(5));
             else if (w.rfind("step=", 0) == 0)
                 b.step = w.substr(5);
-            else
+            else if (w.front() == '"') {
+                // "a sentence of several words" is one argument, without its quotes
+                std::string arg = w;
+                while (arg.size() < 2 || arg.back() != '"') {
+                    if (!(words >> w)) break;
+                    arg += " " + w;
+                }
+                b.args.push_back(arg.substr(1, arg.size() - 2));
+            } else
                 b.args.push_back(w);
         }
         if (i + 1 >= doc.size() || doc[i + 1] != "```text") {

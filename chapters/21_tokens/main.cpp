@@ -1,0 +1,231 @@
+// Chapter 21 · From text to tokens
+//
+// The lesson: Moby-Dick's characters, then byte-pair encoding learned on its first 90 %: the
+// first merges, the vocabulary growing, the learner's sentence split merge by merge, and what a
+// larger vocabulary buys on the held-out 10 %. The learning is common/math/tokenizer.cpp; the
+// loops of math.cpp show it and check it.
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chapters/21_tokens/checks.hpp"
+#include "chapters/21_tokens/math.hpp"
+#include "common/lesson/corpus.hpp"
+#include "common/lesson/fit_width.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/math/input_error.hpp"
+
+namespace {
+
+const std::size_t longest_text = 1000;     // characters of --text: a sentence or a paragraph
+const std::size_t fewest_characters = 1000;  // of --corpus: enough words to count pairs in
+const std::vector<std::size_t> table_sizes = {128, 256, 384, 512, 768, 1024};
+
+// A symbol as the tables print it: a space as ␣, a newline as ⏎.
+std::string shown(const std::u32string& symbol) {
+    std::string out;
+    for (char32_t c : symbol) out += c == U' ' ? "␣" : c == U'\n' ? "⏎" : utf8_of(std::u32string(1, c));
+    return out;
+}
+
+// The ids as their symbols between bars: |The|␣cat|␣sat|.
+std::string bars(const Tokenizer& t, const TokenIds& ids) {
+    std::string out = "|";
+    for (int id : ids) out += shown(t.symbol(id)) + "|";
+    return out;
+}
+
+struct Learned {
+    Tokenizer largest;    // learned up to the largest size any step shows
+    Tokenizer tokenizer;  // its first --vocab symbols
+    TokensResult r;
+    double seconds = 0;   // the learning's time (not printed by the default run: it varies)
+    MatrixList matrices() const { return r.matrices(); }
+};
+
+// Thousands with commas: 1,189,651.
+std::string with_commas(std::size_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+void show_characters(Lesson& lesson, const Corpus& corpus, const Tokenizer& characters) {
+    const std::size_t all = corpus.text.size(), training = corpus.training_size();
+    lesson.say(wrap_to_width(fmt::format(
+        "{}: {} characters (code points). The first 90 %, {}, teach; the last {} are held out to measure. "
+        "{} distinct characters are the first vocabulary, ids in the order of their code points:",
+        corpus.name, with_commas(all), with_commas(training), with_commas(all - training), characters.size()), 100));
+    std::vector<std::size_t> count(characters.size(), 0);
+    for (int id : encode(characters, corpus.text)) ++count[std::size_t(id)];
+    const std::size_t per_row = 4, lines = (characters.size() + per_row - 1) / per_row;
+    std::vector<TextRow> rows(lines);
+    for (std::size_t i = 0; i < characters.size(); ++i) {
+        TextRow& row = rows[i % lines];
+        row.insert(row.end(), {std::to_string(i), shown(characters.symbol(int(i))), with_commas(count[i])});
+    }
+    for (TextRow& row : rows) row.resize(3 * per_row);
+    lesson.table({"id", "char", "count", "id", "char", "count", "id", "char", "count", "id", "char", "count"}, rows,
+                 12);
+}
+
+void show_words(Lesson& lesson, const std::u32string& sentence) {
+    lesson.say(wrap_to_width(
+        "Before any merge the text is cut into words, and no token will ever cross a word: a word is "
+        "one optional space followed by a run of letters, of digits, or of other symbols (punctuation); "
+        "any other whitespace (a newline) stands alone. The space belongs to the word after it, "
+        "as in GPT-2, so \" cat\" and \"cat\" are different words.", 100));
+    std::string out = "|";
+    for (const std::u32string& w : split_words(sentence)) out += shown(w) + "|";
+    lesson.say(cut_to_width(out, 100));
+}
+
+void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many) {
+    lesson.say(wrap_to_width(fmt::format(
+        "Count every adjacent pair of symbols in every distinct word, weighted by how often the word occurs "
+        "in the training text; merge the most frequent pair into a new symbol (a tie: the smallest "
+        "(left, right) ids); repeat. The first {} of the {} merges ({} follows the rest):", how_many,
+        l.tokenizer.merges.size(), lesson.ref("growing")), 100));
+    std::vector<TextRow> rows;
+    const Tokenizer& t = l.tokenizer;
+    for (std::size_t r = 0; r < std::min(how_many, t.merges.size()); ++r) {
+        const Merge& m = t.merges[r];
+        rows.push_back({std::to_string(r + 1), std::to_string(m.left), std::to_string(m.right),
+                        shown(t.symbol(m.left)) + " + " + shown(t.symbol(m.right)),
+                        shown(t.symbol(int(t.characters() + r))), std::to_string(t.characters() + r),
+                        with_commas(std::size_t(m.count))});
+    }
+    lesson.table({"merge", "left", "right", "pair", "new symbol", "its id", "count"}, rows, 40);
+    lesson.say_under("(␣ is a space, ⏎ a newline)");
+}
+
+void show_growing(Lesson& lesson, const Learned& l) {
+    const Tokenizer& t = l.tokenizer;
+    lesson.say(wrap_to_width(fmt::format(
+        "Each merge adds one symbol, up to --vocab {}: {} characters and {} merges. Later merges join "
+        "longer pieces and are seen less often:", t.size(), t.characters(), t.merges.size()), 100));
+    std::vector<TextRow> rows;
+    std::size_t longest = 0;
+    const std::size_t step = std::max<std::size_t>(1, t.merges.size() / 8);
+    for (std::size_t r = 0; r < t.merges.size(); ++r) {
+        const std::u32string& s = t.symbol(int(t.characters() + r));
+        if (s.size() > t.symbol(int(longest)).size()) longest = t.characters() + r;
+        if (r % step != 0 && r + 1 != t.merges.size()) continue;
+        rows.push_back({std::to_string(t.characters() + r + 1), shown(s), with_commas(std::size_t(t.merges[r].count)),
+                        shown(t.symbol(int(longest)))});
+    }
+    lesson.table({"vocabulary", "newest symbol", "its count", "longest so far"}, rows);
+}
+
+void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence) {
+    const std::vector<SplitStep> steps = split_merge_by_merge(l.tokenizer, sentence);
+    lesson.say(wrap_to_width(fmt::format(
+        "Your text, {} characters, with the merges applied in the order learned; only the {} merges that change "
+        "it are shown. encode() gets the same tokens by GPT-2's rank rule: in each word, merge the pair learned "
+        "first, again and again.", sentence.size(), steps.size() - 1), 100));
+    std::vector<TextRow> rows;
+    for (const SplitStep& s : steps)
+        rows.push_back({s.merge < 0 ? "—" : std::to_string(s.merge + 1), std::to_string(s.ids.size()),
+                        cut_to_width(bars(l.tokenizer, s.ids), 80)});
+    lesson.table({"merge", "tokens", "the text"}, rows, 24);
+    lesson.show(l.r.text_ids, Style().decimals(0));
+}
+
+void show_round_trip(Lesson& lesson, const Learned& l, const std::u32string& sentence) {
+    TokenIds ids;
+    for (float id : l.r.text_ids) ids.push_back(int(id));
+    lesson.say(wrap_to_width(fmt::format(
+        "decode() joins the symbols' text: the {} ids give back \"{}\", {} your text. Every string of the "
+        "vocabulary's characters comes back whole: every character is a symbol, and a merge only joins.",
+        ids.size(), cut_to_width(utf8_of(decode(l.tokenizer, ids)), 60),
+        decode(l.tokenizer, ids) == sentence ? "exactly" : "NOT"), 100));
+}
+
+// Characters per token on the held-out text, and tokens per sentence (a sentence ends with
+// . ! or ?), for each vocabulary size.
+void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out, const std::u32string& text) {
+    std::size_t sentences = 0;
+    for (std::size_t i = 0; i < held_out.size(); ++i)
+        if (std::u32string(U".!?").find(held_out[i]) != std::u32string::npos &&
+            (i + 1 == held_out.size() || held_out[i + 1] == U' ' || held_out[i + 1] == U'\n'))
+            ++sentences;
+    std::vector<std::size_t> sizes = {l.largest.characters()};
+    for (std::size_t s : table_sizes)
+        if (s > sizes[0] && s <= l.largest.size()) sizes.push_back(s);
+    std::vector<TextRow> rows;
+    for (std::size_t s : sizes) {
+        const Tokenizer t = first_symbols(l.largest, s);
+        const double tokens = static_cast<double>(encode(t, held_out).size());
+        rows.push_back({std::to_string(s), format_number(double(held_out.size()) / tokens, 2),
+                        format_number(tokens / double(std::max<std::size_t>(sentences, 1)), 1),
+                        std::to_string(encode(t, text).size())});
+    }
+    lesson.table({"vocabulary", "characters per token", "tokens per sentence", "tokens of --text"}, rows);
+    lesson.say_under(fmt::format("(held-out text: {} characters, {} sentences)", with_commas(held_out.size()),
+                                 with_commas(sentences)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Lesson lesson("ch21_tokens", "Chapter 21 · From text to tokens");
+    std::size_t vocab = 256, merges_shown = 10;
+    std::string text = "The cat sat on the mat.", corpus_path;
+    lesson.option("--vocab", vocab, "symbols in the vocabulary, characters included", Range{100, 1024});
+    lesson.option("--text", text, "the sentence to split into tokens");
+    lesson.option("--corpus", corpus_path, "your own UTF-8 text instead of Moby-Dick", Text::path);
+    lesson.option("--merges-shown", merges_shown, "the first merges shown and recounted", Range{1, 40});
+
+    return lesson.run(argc, argv, [&] {
+        // Every mistake in the input is found here, before anything prints.
+        if (text.size() > 4 * longest_text)
+            throw InputError(fmt::format("--text: {} bytes, at most {} characters", text.size(), longest_text));
+        const std::u32string sentence = code_points_of(text, "--text");
+        if (sentence.size() > longest_text)
+            throw InputError(fmt::format("--text: {} characters, at most {}", sentence.size(), longest_text));
+        const Corpus corpus = load_corpus(corpus_path, fewest_characters);
+        const Tokenizer characters = char_tokenizer(corpus.text);
+        std::u32string corpus_characters;  // sorted, as the ids are
+        for (const std::u32string& c : characters.symbols) corpus_characters += c;
+        if (vocab < characters.size())
+            throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", vocab, characters.size()));
+        for (char32_t c : sentence)
+            if (!std::binary_search(corpus_characters.begin(), corpus_characters.end(), c))
+                throw InputError(fmt::format("--text: the character '{}' (U+{:04X}) is not among {}'s {} characters",
+                                             utf8_of(std::u32string(1, c)), unsigned(c), corpus.name,
+                                             characters.size()));
+        const std::u32string training = corpus.training(), held_out = corpus.held_out();
+
+        Part<Learned>& learned = lesson.part<Learned>([&] {
+            Learned l;
+            const auto start = std::chrono::steady_clock::now();
+            l.largest = learn_bpe(characters, training, std::max(vocab, table_sizes.back()));
+            l.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            l.tokenizer = first_symbols(l.largest, std::min(vocab, l.largest.size()));
+            l.r = tokens_result(l.tokenizer, characters, training, sentence, merges_shown);
+            Labels merged, tokens;
+            for (const Merge& m : l.tokenizer.merges)
+                merged.push_back(shown(l.tokenizer.symbol(m.left) + l.tokenizer.symbol(m.right)));
+            for (float id : l.r.text_ids) tokens.push_back(shown(l.tokenizer.symbol(int(id))));
+            lesson.labels({{"merges", merged}, {"tokens", tokens}, {"merge_columns", {"left", "right", "count"}}});
+            return l;
+        });
+        lesson.step("characters", "The characters", [&] { show_characters(lesson, corpus, characters); });
+        lesson.step("words", "Words first", [&] { show_words(lesson, sentence); });
+        lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), merges_shown); });
+        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned()); });
+        lesson.step("your-text", "Your text, merge by merge", [&] { show_split(lesson, learned(), sentence); });
+        lesson.step("sizes", "What a larger vocabulary buys", [&] { show_sizes(lesson, learned(), held_out, sentence); });
+        lesson.step("round-trip", "Back to text", [&] { show_round_trip(lesson, learned(), sentence); });
+        lesson.step("checks", "Self-checks", [&] {
+            check_tokens(lesson.checks(), learned().tokenizer, vocab, learned().r, sentence, held_out);
+        });
+        lesson.present();
+    });
+}
