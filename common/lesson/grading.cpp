@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <xtensor/xarray.hpp>
 #include <xtensor/xnpy.hpp>
 
 #include "common/lesson/compare.hpp"
@@ -18,7 +19,9 @@ void Grading::compare(const std::string& name, const Matrix& m, const Labels& ro
     const std::string path = expect_dir_ + "/" + name + ".npy";
     if (std::ifstream(path)) {  // else the chapter's own run did not keep it
         now.kept_by_chapter = true;
-        now.difference = describe_difference(name, m, xt::load_npy<float>(path), row_labels, col_labels);
+        xt::xarray<float> expected = xt::load_npy<float>(path);
+        if (expected.dimension() == 1) expected.reshape({std::size_t{1}, expected.size()});  // a (1 × n) kept as (n,)
+        now.difference = describe_difference(name, m, expected, row_labels, col_labels);
     }
     for (Graded& g : graded_)
         if (g.name == name) {

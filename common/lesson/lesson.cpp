@@ -262,7 +262,7 @@ const ListedMatrix& Lesson::find(const Matrix& matrix) {
 void Lesson::keep_listed() {
     for (const ListedMatrix& m : listed_.all()) {
         grading_.compare(m.name, *m.matrix, listed_.row_labels(m), listed_.col_labels(m));
-        files_.keep_matrix(m.name, *m.matrix);
+        files_.keep_matrix(m.name, *m.matrix, m.one_dimensional);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xnpy.hpp>
 
 #include "common/lesson/fit_width.hpp"
@@ -12,9 +13,11 @@
 #include "common/math/input_error.hpp"
 
 bool is_file_name(const std::string& name) {
-    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    });
+    // a dot inside, never first, last or twice in a row: PyTorch's names (transformer.h.0.ln_1.weight)
+    return !name.empty() && name.front() != '.' && name.back() != '.' && name.find("..") == std::string::npos &&
+           std::all_of(name.begin(), name.end(), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+           });
 }
 
 namespace {
@@ -54,8 +57,10 @@ void RunFiles::set_report_file(const std::string& path) {
                          "(a report replaces only an earlier report)");
 }
 
-void RunFiles::keep_matrix(const std::string& name, const Matrix& m) {
-    if (dumping()) keep(matrices_, name, Matrix(m));
+void RunFiles::keep_matrix(const std::string& name, const Matrix& m, bool one_dimensional) {
+    if (!dumping()) return;
+    keep(matrices_, name, Matrix(m));
+    if (one_dimensional && rows(m) == 1) one_dimensional_.push_back(name);
 }
 
 void RunFiles::keep_picture(const std::string& name, std::string svg) {
@@ -69,7 +74,8 @@ void RunFiles::write(std::size_t line_width) const {
     if (reporting() && !report_.empty()) files.add(report_path_, report_);
     std::string dumped, drawn;
     for (const auto& [name, m] : matrices_) {
-        files.add(dump_dir_ + "/" + name + ".npy", xt::dump_npy(m));
+        const bool vector = std::find(one_dimensional_.begin(), one_dimensional_.end(), name) != one_dimensional_.end();
+        files.add(dump_dir_ + "/" + name + ".npy", vector ? xt::dump_npy(Vector(xt::flatten(m))) : xt::dump_npy(m));
         dumped += (dumped.empty() ? "" : ", ") + name + ".npy";
     }
     for (const auto& [name, svg] : pictures_) {

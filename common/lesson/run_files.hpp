@@ -23,8 +23,9 @@ public:
     void set_report_file(const std::string& path);
     bool reporting() const { return !report_path_.empty(); }
 
-    // Keeps a matrix for --dump; kept again under the same name, the last one is written.
-    void keep_matrix(const std::string& name, const Matrix& m);
+    // Keeps a matrix for --dump (a (1 × n) one as shape (n,) when one_dimensional); kept again
+    // under the same name, the last one is written.
+    void keep_matrix(const std::string& name, const Matrix& m, bool one_dimensional = false);
     // Keeps a picture's SVG text for --svg; likewise.
     void keep_picture(const std::string& name, std::string svg);
     // Keeps the page's HTML for --html.
@@ -38,6 +39,7 @@ private:
     std::string dump_dir_, svg_dir_, html_dir_, report_path_;
     std::string page_, report_;
     std::vector<std::pair<std::string, Matrix>> matrices_;
+    std::vector<std::string> one_dimensional_;  // the names of matrices_ written as shape (n,)
     std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
 };
 

@@ -45,6 +45,7 @@ struct ListedMatrix {
     std::string family;  // the matrices of which it is one per head and layer; empty: none
     int head = -1;       // the head it belongs to, from 0; -1: none
     int layer = -1;      // the layer it belongs to, as the chapter numbers them; -1: none
+    bool one_dimensional = false;  // a (1 × n) row that --dump writes as shape (n,), as PyTorch's biases
 
     ListedMatrix(std::string name_text, const Matrix& m, std::string formula_text, std::string row_labels = "",
                  std::string col_labels = "", MatrixKind what = MatrixKind::general)
@@ -60,6 +61,12 @@ struct ListedMatrix {
 
     // The same matrix as one of a family, one matrix per head (and layer): head0_weights,
     // head1_weights, … are the family "head_weights". The page switches between its members.
+    // The same (1 × n) matrix, written by --dump as a 1-D array of shape (n,).
+    ListedMatrix as_vector() const {
+        ListedMatrix m = *this;
+        m.one_dimensional = true;
+        return m;
+    }
     ListedMatrix in_family(std::string family_name, int head_index, int layer_index = -1) const {
         ListedMatrix m = *this;
         m.family = std::move(family_name), m.head = head_index, m.layer = layer_index;
