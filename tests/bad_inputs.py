@@ -42,7 +42,8 @@ ONLY = sys.argv[2:]
 #   files = { "--w-q" = ["weights", "projections/W_Q.csv"] }   which file a PATH flag reads, to
 #       build good and bad variants from: "sequence" files have one row per token, "weights"
 #       files one row per input dimension; a flag not listed reads a sequence like
-#       data/embeddings.csv (the template may also be a CSV header: "token,d0,d1")
+#       data/embeddings.csv (the template may also be a CSV header: "token,d0,d1"); ["text", "1000"]: a UTF-8
+#       text to learn from (a corpus) of at least 1000 characters
 #   any_width = ["--input"]     sequence flags that take any width (no weights to fit)
 #   one_token_refused = { "--input" = "needs at least 2 tokens" }   a sequence of one token
 #       works (exit 0) unless the chapter truly needs more and says so, in these words
@@ -130,6 +131,12 @@ def csv(header, rows):
 def file_cases(chapter, flag):
     """[(case name, file text, expectation)] for one PATH flag."""
     kind, spec = FILES.get((chapter, flag), DEFAULT_FILE)
+    if kind == "text":  # a UTF-8 text to learn from; spec: the fewest characters it takes
+        fewest, good = int(spec), "The cat sat on the mat. Call me Ishmael.\n"
+        return [("empty file", "", ("error", "")),
+                ("binary (NUL bytes)", "\x00\x01 whale " * 200, ("error", "")),
+                (f"{fewest - 1} characters (too short)", "a" * (fewest - 1), ("error", "")),
+                ("a text long enough", good * (fewest // len(good) + 1), ("ok", None))]
     header, rows = read_template(spec)
     width = len(header) - 1
     bad = [
