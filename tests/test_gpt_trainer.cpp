@@ -28,7 +28,7 @@ TEST_CASE("random batches are windows of the text, the targets one token later")
     CHECK_THROWS_AS(random_batch(Tokens(8), 1, 8, rng, inputs, targets), InputError);
 }
 
-TEST_CASE("the held-out loss is the mean over whole windows, in one pass or many") {
+TEST_CASE("the held-out loss is the mean over whole windows, in one pass or many, spread when few") {
     const GptConfig config{9, 6, 1, 2, 8};
     const Gpt<float> m = fresh_gpt(config, 4);
     Tokens ids(40);  // (40 − 1) / 6 = 6 whole windows
@@ -39,8 +39,16 @@ TEST_CASE("the held-out loss is the mean over whole windows, in one pass or many
         const Tokens out(ids.begin() + std::ptrdiff_t(w * 6 + 1), ids.begin() + std::ptrdiff_t(w * 6 + 7));
         by_window += gpt_loss(gpt_forward(m, std::vector<Tokens>{in}), std::vector<Tokens>{out}) / 6;
     }
-    CHECK(held_out_loss(m, ids, 4) == doctest::Approx(by_window).epsilon(1e-6));
-    CHECK(held_out_loss(m, ids, 1) == doctest::Approx(by_window).epsilon(1e-6));
+    CHECK(held_out_loss(m, ids, 200, 4) == doctest::Approx(by_window).epsilon(1e-6));
+    CHECK(held_out_loss(m, ids, 200, 1) == doctest::Approx(by_window).epsilon(1e-6));
+    // at most 3 of the 6 windows: windows 0, 2 and 4
+    double spread = 0;
+    for (std::size_t w : {0, 2, 4}) {
+        const Tokens in(ids.begin() + std::ptrdiff_t(w * 6), ids.begin() + std::ptrdiff_t(w * 6 + 6));
+        const Tokens out(ids.begin() + std::ptrdiff_t(w * 6 + 1), ids.begin() + std::ptrdiff_t(w * 6 + 7));
+        spread += gpt_loss(gpt_forward(m, std::vector<Tokens>{in}), std::vector<Tokens>{out}) / 3;
+    }
+    CHECK(held_out_loss(m, ids, 3, 2) == doctest::Approx(spread).epsilon(1e-6));
     CHECK(by_window == doctest::Approx(std::log(9.0)).epsilon(0.01));  // a fresh model is near chance
 }
 

@@ -16,6 +16,7 @@
 #include "common/lesson/corpus.hpp"
 #include "common/lesson/fit_width.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/token_text.hpp"
 #include "common/math/input_error.hpp"
 
 namespace {
@@ -24,20 +25,6 @@ const std::size_t longest_text = 1000;     // characters of --text: a sentence o
 const std::size_t fewest_characters = 1000;  // of --corpus: enough words to count pairs in
 const std::vector<std::size_t> table_sizes = {128, 256, 384, 512, 768, 1024};
 
-// A symbol as the tables print it: a space as ␣, a newline as ⏎.
-std::string shown(const std::u32string& symbol) {
-    std::string out;
-    for (char32_t c : symbol) out += c == U' ' ? "␣" : c == U'\n' ? "⏎" : utf8_of(std::u32string(1, c));
-    return out;
-}
-
-// The ids as their symbols between bars: |The|␣cat|␣sat|.
-std::string bars(const Tokenizer& t, const TokenIds& ids) {
-    std::string out = "|";
-    for (int id : ids) out += shown(t.symbol(id)) + "|";
-    return out;
-}
-
 struct Learned {
     Tokenizer largest;    // learned up to the largest size any step shows
     Tokenizer tokenizer;  // its first --vocab symbols
@@ -45,16 +32,6 @@ struct Learned {
     double seconds = 0;   // the learning's time (not printed by the default run: it varies)
     MatrixList matrices() const { return r.matrices(); }
 };
-
-// Thousands with commas: 1,189,651.
-std::string with_commas(std::size_t n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
 
 void show_characters(Lesson& lesson, const Corpus& corpus, const Tokenizer& characters) {
     const std::size_t all = corpus.text.size(), training = corpus.training_size();
@@ -68,7 +45,7 @@ void show_characters(Lesson& lesson, const Corpus& corpus, const Tokenizer& char
     std::vector<TextRow> rows(lines);
     for (std::size_t i = 0; i < characters.size(); ++i) {
         TextRow& row = rows[i % lines];
-        row.insert(row.end(), {std::to_string(i), shown(characters.symbol(int(i))), with_commas(count[i])});
+        row.insert(row.end(), {std::to_string(i), visible_symbol(characters.symbol(int(i))), with_commas(count[i])});
     }
     for (TextRow& row : rows) row.resize(3 * per_row);
     lesson.table({"id", "char", "count", "id", "char", "count", "id", "char", "count", "id", "char", "count"}, rows,
@@ -82,7 +59,7 @@ void show_words(Lesson& lesson, const std::u32string& sentence) {
         "any other whitespace (a newline) stands alone. The space belongs to the word after it, "
         "as in GPT-2, so \" cat\" and \"cat\" are different words.", 100));
     std::string out = "|";
-    for (const std::u32string& w : split_words(sentence)) out += shown(w) + "|";
+    for (const std::u32string& w : split_words(sentence)) out += visible_symbol(w) + "|";
     lesson.say(cut_to_width(out, 100));
 }
 
@@ -97,8 +74,8 @@ void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many) {
     for (std::size_t r = 0; r < std::min(how_many, t.merges.size()); ++r) {
         const Merge& m = t.merges[r];
         rows.push_back({std::to_string(r + 1), std::to_string(m.left), std::to_string(m.right),
-                        shown(t.symbol(m.left)) + " + " + shown(t.symbol(m.right)),
-                        shown(t.symbol(int(t.characters() + r))), std::to_string(t.characters() + r),
+                        visible_symbol(t.symbol(m.left)) + " + " + visible_symbol(t.symbol(m.right)),
+                        visible_symbol(t.symbol(int(t.characters() + r))), std::to_string(t.characters() + r),
                         with_commas(std::size_t(m.count))});
     }
     lesson.table({"merge", "left", "right", "pair", "new symbol", "its id", "count"}, rows, 40);
@@ -117,8 +94,8 @@ void show_growing(Lesson& lesson, const Learned& l) {
         const std::u32string& s = t.symbol(int(t.characters() + r));
         if (s.size() > t.symbol(int(longest)).size()) longest = t.characters() + r;
         if (r % step != 0 && r + 1 != t.merges.size()) continue;
-        rows.push_back({std::to_string(t.characters() + r + 1), shown(s), with_commas(std::size_t(t.merges[r].count)),
-                        shown(t.symbol(int(longest)))});
+        rows.push_back({std::to_string(t.characters() + r + 1), visible_symbol(s), with_commas(std::size_t(t.merges[r].count)),
+                        visible_symbol(t.symbol(int(longest)))});
     }
     lesson.table({"vocabulary", "newest symbol", "its count", "longest so far"}, rows);
 }
@@ -211,8 +188,8 @@ int main(int argc, char** argv) {
             l.r = tokens_result(l.tokenizer, characters, training, sentence, merges_shown);
             Labels merged, tokens;
             for (const Merge& m : l.tokenizer.merges)
-                merged.push_back(shown(l.tokenizer.symbol(m.left) + l.tokenizer.symbol(m.right)));
-            for (float id : l.r.text_ids) tokens.push_back(shown(l.tokenizer.symbol(int(id))));
+                merged.push_back(visible_symbol(l.tokenizer.symbol(m.left) + l.tokenizer.symbol(m.right)));
+            for (float id : l.r.text_ids) tokens.push_back(visible_symbol(l.tokenizer.symbol(int(id))));
             lesson.labels({{"merges", merged}, {"tokens", tokens}, {"merge_columns", {"left", "right", "count"}}});
             return l;
         });

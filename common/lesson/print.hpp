@@ -28,6 +28,9 @@ struct PrintStyle {
 // "(4 × 3)"
 std::string shape_text(const Matrix& m);
 
+// Thousands with commas: with_commas(1189651) → "1,189,651".
+std::string with_commas(std::size_t n);
+
 // One number as the lessons print it, the one formatter of every number a lesson
 // prints: fixed decimals, "inf"/"-inf"/"nan" spelled out, and never "-0.000" (a tiny
 // negative rounds to a plain zero). format_number(0.1234f, 3) → "0.123".

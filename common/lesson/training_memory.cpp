@@ -87,15 +87,14 @@ bool get_halves(Numbers& in, Halves& h) {
 
 }  // namespace
 
-TrainedOnDisk::TrainedOnDisk() {
-    if (const char* chosen = std::getenv("TUTORIAL_TRAINED")) {
-        folder_ = chosen;
-        return;
-    }
+std::string trained_folder() {
+    if (const char* chosen = std::getenv("TUTORIAL_TRAINED")) return chosen;
     std::error_code error;
     const fs::path program = fs::read_symlink("/proc/self/exe", error);
-    if (!error) folder_ = (program.parent_path().parent_path() / "trained").string();
+    return error ? std::string() : (program.parent_path().parent_path() / "trained").string();
 }
+
+TrainedOnDisk::TrainedOnDisk() : folder_(trained_folder()) {}
 
 std::string TrainedOnDisk::file_for(const CopyTaskSettings& s) const {
     if (folder_.empty() || program_fingerprint().empty()) return {};

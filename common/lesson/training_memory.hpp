@@ -20,6 +20,10 @@
 
 #include "common/math/copy_task.hpp"
 
+// The folder trained models are kept in: $TUTORIAL_TRAINED when it is set, else trained/ beside
+// the program's folder; empty when there is none.
+std::string trained_folder();
+
 class TrainedOnDisk : public TrainingMemory {
 public:
     TrainedOnDisk();  // the folder, from $TUTORIAL_TRAINED or the program's path

@@ -21,16 +21,17 @@ void random_batch(const Tokens& ids, std::size_t batch, std::size_t context, Ran
     }
 }
 
-double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t windows_per_pass) {
+double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t most, std::size_t windows_per_pass) {
     const std::size_t T = model.config.context;
     if (ids.size() < T + 1) throw InputError(describe("held-out text of ", ids.size(), " tokens: less than one window of ", T + 1));
-    const std::size_t windows = (ids.size() - 1) / T;
+    const std::size_t all = (ids.size() - 1) / T, windows = std::min(all, most);
+    // window w of the ones measured starts at token T·⌊w·all/windows⌋
     double total = 0.0;
     for (std::size_t first = 0; first < windows; first += windows_per_pass) {
         const std::size_t count = std::min(windows_per_pass, windows - first);
         std::vector<Tokens> inputs(count, Tokens(T)), targets(count, Tokens(T));
         for (std::size_t b = 0; b < count; ++b) {
-            const auto s = std::ptrdiff_t((first + b) * T);
+            const auto s = std::ptrdiff_t((first + b) * all / windows * T);
             std::copy_n(ids.begin() + s, T, inputs[b].begin());
             std::copy_n(ids.begin() + s + 1, T, targets[b].begin());
         }

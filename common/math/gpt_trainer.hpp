@@ -6,8 +6,9 @@
 //     lr_s = warmup over 100 steps, then cosine to lr/10 at the last step (adamw.hpp)
 //     forward, loss, backward, the gradient clipped to norm 1, AdamW (gpt_training.hpp)
 //
-//   held-out loss = the mean cross-entropy over every whole window of T + 1 held-out tokens,
-//   taken in order (windows start at 0, T, 2T, …): one number, the same every time it is measured.
+//   held-out loss = the mean cross-entropy over whole windows of T + 1 held-out tokens (windows
+//   start at 0, T, 2T, …): all of them, or 200 spread evenly over the text when there are more
+//   (window ⌊k·W/200⌋ of the W, k = 0 … 199): one number, the same every time it is measured.
 #pragma once
 
 #include <cstddef>
@@ -36,8 +37,12 @@ struct LoggedLoss {
 void random_batch(const Tokens& ids, std::size_t batch, std::size_t context, Random& rng, std::vector<Tokens>& inputs,
                   std::vector<Tokens>& targets);
 
-// The mean loss over every whole window of the ids (an InputError when there is none).
-double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t windows_per_pass = 32);
+constexpr std::size_t held_out_windows = 200;  // at most this many windows measure the held-out loss
+
+// The mean loss over the whole windows of the ids, at most `most` of them spread evenly (an
+// InputError when there is none).
+double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t most = held_out_windows,
+                     std::size_t windows_per_pass = 32);
 
 // Trains `model` by the recipe on `train_ids`, measuring the held-out loss before training and
 // every `every` steps (and after the last); `progress(step, loss)` after each step when given.

@@ -1,0 +1,102 @@
+#include "chapters/22_small_gpt/checks.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/lesson/attention_tolerance.hpp"
+#include "common/math/gpt_sampling.hpp"
+#include "common/reference/attention_by_loops.hpp"
+
+namespace {
+
+constexpr std::size_t fewest_steps_to_learn = 100;  // fewer: the loss may still sit at ln V
+
+// Every head's weights recomputed from its own Q and K by the reference (loops in double).
+void check_heads(SelfChecks& check, const SentenceRead& s) {
+    double error = 0.0, tolerance = 0.0, row_error = 0.0, above = 0.0;
+    for (const GptBlockForward<float>& block : s.forward.blocks)
+        for (std::size_t h = 0; h < block.q.size(); ++h) {
+            const AttentionByLoops loops = attention_by_loops(block.q[h], block.k[h], block.v[h], KeysSeen::causal());
+            const double e = max_abs_difference(block.weights[h], loops.weights);
+            const double t = attention_tolerance(block.q[h], block.k[h], block.v[h]).weights;
+            if (tolerance == 0.0 || std::isnan(e) || (!std::isnan(error) && e / t > error / tolerance)) error = e, tolerance = t;
+            row_error = std::max(row_error, worst_row_sum_error(block.weights[h]));
+            for (std::size_t i = 0; i < rows(block.weights[h]); ++i)
+                for (std::size_t j = i + 1; j < cols(block.weights[h]); ++j) above = std::max(above, double(block.weights[h](i, j)));
+        }
+    check.close("every head's weights = causal softmax(q·k/√d_h), as loops in double", error, tolerance);
+    check.close("each head's rows sum to 1", row_error, 1e-5);
+    check.that("no token attends to a later one (every weight above the diagonal is 0)", above == 0.0);
+}
+
+// The sentence's logits three ways: the forward pass, one token at a time through the KV cache,
+// and the forward pass in double.
+void check_logits(SelfChecks& check, const Gpt<float>& model, const SentenceRead& s) {
+    const std::size_t V = model.config.vocab;
+    double largest = 0.0, cache_error = 0.0, double_error = 0.0;
+    GptCache cache = empty_cache(model.config);
+    const GptForward<double> exact = gpt_forward(gpt_in_double(model), std::vector<Tokens>{s.ids});
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {
+        const std::vector<float> one = next_logits(model, cache, s.ids[i]);
+        for (std::size_t v = 0; v < V; ++v) {
+            largest = std::max(largest, std::abs(double(s.logits(i, v))));
+            cache_error = std::max(cache_error, std::abs(double(one[v]) - double(s.logits(i, v))));
+            double_error = std::max(double_error, std::abs(exact.logits(i, v) - double(s.logits(i, v))));
+        }
+    }
+    check.close("logits = the same tokens decoded one at a time through the KV cache (relative)",
+                cache_error / std::max(largest, 1.0), 1e-5);
+    check.close("logits = the forward pass in double (relative)", double_error / std::max(largest, 1.0), 1e-4);
+}
+
+// The five predictions: the first is the largest logit, and their probabilities are the softmax.
+void check_predictions(SelfChecks& check, const SentenceRead& s) {
+    const std::size_t V = cols(s.logits);
+    double error = 0.0;
+    bool first_is_largest = true;
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {
+        const float* row = s.logits.data() + i * V;
+        const double top = *std::max_element(row, row + V);
+        double total = 0.0;  // Σ_v exp(ℓ_v − max), summed from the smallest id up
+        for (std::size_t v = 0; v < V; ++v) total += std::exp(double(row[v]) - top);
+        first_is_largest = first_is_largest && row[std::size_t(s.top_ids(i, 0))] == top;
+        for (std::size_t j = 0; j < cols(s.top_ids); ++j) {
+            const double p = std::exp(double(row[std::size_t(s.top_ids(i, j))]) - top) / total;
+            error = std::max(error, std::abs(p - double(s.top_probabilities(i, j))));
+        }
+    }
+    check.that("the most likely next token is the largest logit, after every token", first_is_largest);
+    check.close("the five probabilities = exp(logit − max) / Σ exp(logit − max)", error, 1e-6);
+}
+
+}  // namespace
+
+void check_language_model(SelfChecks& check, const LanguageModel& lm, const SentenceRead& s,
+                          const std::u32string& sentence) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    const Tokens ids = model_tokens(t, sentence);
+    const TokenIds as_ids(ids.begin(), ids.end());
+    check.that("decode(encode(your sentence)) = your sentence", decode(t, as_ids) == sentence);
+    check_heads(check, s);
+    check_logits(check, lm.trained.model, s);
+    check_predictions(check, s);
+    const std::vector<LoggedLoss>& log = lm.trained.log;
+    const double lnV = std::log(double(t.size()));
+    // Fresh weights are N(0, 0.02): logits = ln_f(x) · wteᵀ have a spread of about 0.02·√d, and
+    // the loss is ln V + that spread² / 2 (ln V + 0.03 at d = 128; + 0.1 at d = 512).
+    check.close("the untrained model's held-out loss ≈ ln V (relative)", std::abs(log.front().held_out - lnV) / lnV, 0.05);
+    if (log.back().step >= fewest_steps_to_learn)
+        check.that(fmt::format("training lowered the held-out loss ({:.3f} → {:.3f})", log.front().held_out,
+                               log.back().held_out),
+                   log.back().held_out < log.front().held_out);
+    else
+        check.skip("training lowered the held-out loss",
+                   fmt::format("{} steps: fewer than {}, the loss may not have moved yet", log.back().step,
+                               fewest_steps_to_learn));
+    const double now = held_out_loss(lm.trained.model, lm.held_out_ids);
+    check.close(fmt::format("the model's held-out loss now = the one logged after training ({:.4f}, relative)",
+                            log.back().held_out),
+                std::abs(now - log.back().held_out) / log.back().held_out, 1e-6);
+}

@@ -1,0 +1,14 @@
+// Chapter 22 · the self-checks: every head's weights against common/reference's causal attention
+// in double; the logits against the KV-cached decoding of the same tokens and against the
+// forward pass in double; the predictions against the logits; the round trip of the sentence;
+// the curve's start against ln V; the trained model against the loss logged when it was trained.
+#pragma once
+
+#include <string>
+
+#include "chapters/22_small_gpt/language_model.hpp"
+#include "chapters/22_small_gpt/math.hpp"
+#include "common/lesson/self_check.hpp"
+
+void check_language_model(SelfChecks& check, const LanguageModel& lm, const SentenceRead& s,
+                          const std::u32string& sentence);

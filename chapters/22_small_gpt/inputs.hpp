@@ -1,0 +1,30 @@
+// Chapter 22 · the lesson's inputs: the recipe's flags, each with its range, and what the
+// sentence, the prompt and sampling take; a recipe out of reach is refused from an estimate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "chapters/22_small_gpt/language_model.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
+
+struct Flags {
+    Recipe recipe;
+    std::string text = "The cat sat on the mat.";  // --text: the sentence the model reads
+    std::string prompt = "The whale";              // --prompt: where samples start
+    double temperature = 0.8;
+    std::size_t top_k = 20, sample_tokens = 40;
+    std::uint64_t sample_seed = 1;
+};
+
+void add_flags(Lesson& lesson, Flags& f);
+
+// Refuses, in one line naming the flag, a recipe whose training would take more time or memory
+// than this machine can give (an estimate from its sizes), before anything is computed.
+void require_reachable(const Recipe& recipe);
+
+// The sentence (or prompt) as code points, refused in one line naming `flag` when it is empty,
+// too long, or holds a character the text lacks.
+std::u32string checked_text(const std::string& flag, const std::string& text, const Tokenizer& characters,
+                            const std::string& corpus_name);

@@ -1,0 +1,112 @@
+#include "chapters/22_small_gpt/language_model.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/math/input_error.hpp"
+#include "common/math/tokenizer.hpp"
+
+namespace {
+
+std::string corpus_identity(const Corpus& c, const std::string& path) {
+    if (path.empty()) return c.name;
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a of the text: the same file under another name is the same text
+    for (const char32_t ch : c.text) h = (h ^ std::uint64_t(ch)) * 1099511628211ull;
+    return fmt::format("{:016x} ({} characters)", h, c.text.size());
+}
+
+Tokenizer learn_tokenizer(const Corpus& corpus, const Recipe& r) {
+    const Tokenizer characters = char_tokenizer(corpus.text);
+    if (r.tokenizer == "char") return characters;
+    return learn_bpe(characters, corpus.training(), r.bpe_vocab);
+}
+
+// Trains the fresh model by the recipe, then keeps it (when it can: else says why in not_kept).
+void train_and_keep(LanguageModel& lm, const Recipe& r,
+                    const std::function<void(std::size_t, std::size_t, double)>& progress) {
+    lm.trained.model = lm.fresh;
+    const auto start = std::chrono::steady_clock::now();
+    lm.trained.log = train_gpt(lm.trained.model, r.gpt, lm.train_ids, lm.held_out_ids, r.log_every,
+                               [&](std::size_t step, double loss) { progress(step, r.gpt.steps, loss); });
+    lm.trained.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (lm.folder.empty()) {
+        lm.not_kept = "there is no folder to keep it in";
+        return;
+    }
+    try {
+        save_trained_gpt(lm.folder, lm.recipe_text, lm.trained);
+    } catch (const std::exception& e) {
+        lm.not_kept = e.what();
+    }
+}
+
+}  // namespace
+
+Tokens model_tokens(const Tokenizer& tokenizer, const std::u32string& text) {
+    const TokenIds ids = encode(tokenizer, text);
+    return Tokens(ids.begin(), ids.end());
+}
+
+MatrixList LanguageModel::matrices() const {
+    MatrixList list;
+    Gpt<float>& model = const_cast<Gpt<float>&>(trained.model);  // named_parameters only takes their addresses
+    for (const NamedParameter<float>& p : named_parameters(model)) {
+        const ListedMatrix m(p.name, *p.tensor, "trained", "", "");
+        list.push_back(p.vector ? m.as_vector() : m);
+    }
+    list.push_back({"loss_log", loss_log, "step, training loss, held-out loss", "", "loss_columns"});
+    return list;
+}
+
+Corpus checked_corpus(Recipe& r) {
+    Corpus corpus = load_corpus(r.corpus_path, 2 * (r.gpt.config.context + 1));
+    const std::size_t characters = char_tokenizer(corpus.text).size();
+    if (r.tokenizer == "char") {
+        r.gpt.config.vocab = characters;
+    } else {
+        if (r.bpe_vocab < characters)
+            throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", r.bpe_vocab, characters));
+        r.gpt.config.vocab = r.bpe_vocab;  // a text too small for so many merges is found when learning
+    }
+    return corpus;
+}
+
+LanguageModel prepare_language_model(Corpus corpus, const Recipe& r,
+                                     const std::function<void(std::size_t, std::size_t, double)>& progress) {
+    LanguageModel lm;
+    lm.corpus = std::move(corpus);
+    lm.characters = char_tokenizer(lm.corpus.text).size();
+    lm.recipe_text = gpt_recipe_text(r.gpt, r.tokenizer, corpus_identity(lm.corpus, r.corpus_path), r.log_every);
+    lm.fresh = fresh_gpt(r.gpt.config, r.gpt.seed);
+    lm.folder = r.checkpoint.empty() ? gpt_folder_for(lm.recipe_text) : r.checkpoint;
+    if (!r.checkpoint.empty()) {  // the learner's own checkpoint: read it, or say why not
+        lm.trained = load_trained_gpt(r.checkpoint, lm.recipe_text, r.gpt.config);
+        lm.read_back = true;
+    } else if (!r.retrain && !lm.folder.empty()) {
+        try {
+            lm.trained = load_trained_gpt(lm.folder, lm.recipe_text, r.gpt.config);
+            lm.read_back = true;
+        } catch (const InputError&) {  // none kept yet, or kept by other code: train it
+        }
+    }
+    if (!lm.read_back) lm.trained.tokenizer = learn_tokenizer(lm.corpus, r);
+    if (lm.trained.tokenizer.size() != r.gpt.config.vocab)
+        throw InputError(fmt::format("--vocab {}: the text has only enough pairs for {} symbols", r.gpt.config.vocab,
+                                     lm.trained.tokenizer.size()));
+    lm.train_ids = model_tokens(lm.trained.tokenizer, lm.corpus.training());
+    lm.held_out_ids = model_tokens(lm.trained.tokenizer, lm.corpus.held_out());
+    const std::size_t window = r.gpt.config.context + 1;
+    if (lm.train_ids.size() < window || lm.held_out_ids.size() < window)
+        throw InputError(fmt::format("{}: {} training and {} held-out tokens; a context of {} needs at least {} of each",
+                                     lm.corpus.name, lm.train_ids.size(), lm.held_out_ids.size(),
+                                     r.gpt.config.context, window));
+    if (!lm.read_back) train_and_keep(lm, r, progress);
+    lm.loss_log = Matrix::from_shape({lm.trained.log.size(), 3});
+    for (std::size_t i = 0; i < lm.trained.log.size(); ++i) {
+        const LoggedLoss& l = lm.trained.log[i];
+        lm.loss_log(i, 0) = float(l.step), lm.loss_log(i, 1) = float(l.train), lm.loss_log(i, 2) = float(l.held_out);
+    }
+    return lm;
+}

@@ -1,0 +1,50 @@
+// Chapter 22 · the text, its tokens and the trained model, ready for the lesson: the corpus read
+// (common/lesson/corpus.hpp), its tokenizer learned, the model trained by the recipe, or read
+// back from the checkpoint an earlier run kept (common/lesson/trained_gpt.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "common/lesson/corpus.hpp"
+#include "common/lesson/trained_gpt.hpp"
+#include "common/math/gpt_trainer.hpp"
+#include "common/math/matrix_list.hpp"
+
+struct Recipe {
+    GptRecipe gpt;                  // sizes (vocab filled in from the tokenizer), batch, steps, lr, seed
+    std::string tokenizer = "bpe";  // bpe or char
+    std::size_t bpe_vocab = 256;    // symbols of the BPE vocabulary, characters included
+    std::size_t log_every = 100;    // steps between held-out measurements
+    std::string corpus_path;        // empty: Moby-Dick
+    std::string checkpoint;         // --checkpoint DIR: read this one, train nothing
+    bool retrain = false;           // --train: train even when a checkpoint is kept
+};
+
+struct LanguageModel {
+    Corpus corpus;
+    std::size_t characters = 0;       // distinct characters of the text
+    Tokens train_ids, held_out_ids;   // the first 90 % of the characters, and the rest, as tokens
+    TrainedGpt trained;               // model, tokenizer, log, seconds
+    Gpt<float> fresh;                 // the model before training (the recipe's seed)
+    std::string recipe_text;          // what the checkpoint is kept under
+    std::string folder;               // where it was read from or written to (empty: none)
+    bool read_back = false;           // true: an earlier run trained it
+    std::string not_kept;             // why it could not be written, when it could not
+    Matrix loss_log;                  // (logged × 3) step, training loss, held-out loss
+
+    // The trained parameters under nanoGPT's names (transformer.wte.weight, …; the 1-D ones
+    // written as shape (n,)), then loss_log.
+    MatrixList matrices() const;
+};
+
+// Settles the vocabulary and checks the recipe against the text, before anything prints.
+Corpus checked_corpus(Recipe& recipe);
+
+// Everything above: `progress(step, steps, loss)` while it trains.
+LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe,
+                                     const std::function<void(std::size_t, std::size_t, double)>& progress);
+
+// The ids of a text (code points) as the model's tokens.
+Tokens model_tokens(const Tokenizer& tokenizer, const std::u32string& text);

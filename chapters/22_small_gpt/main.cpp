@@ -1,0 +1,229 @@
+// Chapter 22 · A small GPT learns Moby-Dick
+//
+// The lesson: a GPT of nanoGPT's architecture, its forward and backward passes written in
+// common/math, trained here on the first 90 % of Moby-Dick's tokens (chapter 21's byte-pair
+// encoding). The steps show the text and its tokens, the model's parameters under nanoGPT's
+// names, text sampled before training, the loss falling from ln V, text sampled after, and the
+// learner's sentence read by the trained model: every head's attention, where each head looks
+// most, and the five most likely next tokens after each token; then the self-checks.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chapters/22_small_gpt/checks.hpp"
+#include "chapters/22_small_gpt/inputs.hpp"
+#include "chapters/22_small_gpt/math.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/lesson/time_text.hpp"
+#include "common/lesson/token_text.hpp"
+#include "common/math/gpt_sampling.hpp"
+
+namespace {
+
+std::string three(double x) { return format_number(x, 3); }
+
+// On a terminal, one line rewritten in place: step, loss, time left; elsewhere one line.
+std::function<void(std::size_t, std::size_t, double)> progress_bar() {
+    const bool terminal = isatty(STDERR_FILENO);
+    const auto start = std::chrono::steady_clock::now();
+    return [terminal, start](std::size_t step, std::size_t steps, double loss) {
+        if (!terminal) {
+            if (step == 1) fmt::print(stderr, "training the GPT: {} steps\n", steps);
+            return;
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double left = seconds / double(step) * double(steps - step);
+        const std::size_t filled = 30 * step / steps;
+        fmt::print(stderr, "\rtraining [{}{}] step {}/{}  loss {}  {} left   {}", std::string(filled, '#'),
+                   std::string(30 - filled, '.'), step, steps, three(loss), time_text(left), step == steps ? "\n" : "");
+    };
+}
+
+std::string sample_text(const LanguageModel& lm, const Gpt<float>& model, const Flags& f, const std::u32string& prompt) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    const Tokens ids = model_tokens(t, prompt);
+    const Tokens more = generate(model, ids, f.sample_tokens, f.temperature, f.top_k, f.sample_seed);
+    return utf8_of(prompt) + "▸" + utf8_of(decode(t, TokenIds(more.begin(), more.end())));
+}
+
+void show_text(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    lesson.say(fmt::format(
+        "The text: {}, {} characters, {} distinct. The first 90 % train ({} characters);\n"
+        "the last 10 % are held out ({}): the model never learns from them.",
+        lm.corpus.name, with_commas(lm.corpus.text.size()), lm.characters, with_commas(lm.corpus.training_size()),
+        with_commas(lm.corpus.text.size() - lm.corpus.training_size())));
+    lesson.say(fmt::format(
+        "Tokens: {}, V = {} symbols{}.\n"
+        "Training text: {} tokens ({} characters a token). Held-out text: {} tokens.",
+        r.tokenizer == "bpe" ? "chapter 21's byte-pair encoding" : "single characters", t.size(),
+        r.tokenizer == "bpe" ? fmt::format(" ({} characters and {} merges)", t.characters(), t.merges.size()) : "",
+        with_commas(lm.train_ids.size()), format_number(double(lm.corpus.training_size()) / double(lm.train_ids.size()), 2),
+        with_commas(lm.held_out_ids.size())));
+    lesson.say(fmt::format("A model that knows nothing gives every token 1/V: its loss is ln V = {} nats a token,\n"
+                           "where the training curve starts.",
+                           three(std::log(double(t.size())))));
+}
+
+void show_model(Lesson& lesson, const LanguageModel& lm) {
+    const GptConfig& c = lm.fresh.config;
+    lesson.say(fmt::format(
+        "nanoGPT's GPT (GPT-2's architecture): V = {}, context T = {}, L = {} blocks of H = {}\n"
+        "heads, d_model = {} (d_h = {}). Each block: x += attn(ln_1(x)), x += mlp(ln_2(x)); the\n"
+        "output layer is wte itself (tied). {} parameters, under PyTorch's names (--dump\n"
+        "writes each as <name>.npy; the doc loads them into PyTorch):",
+        c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, parameter_count(c)));
+    std::vector<TextRow> rows;
+    Gpt<float> shapes = lm.fresh;
+    for (const NamedParameter<float>& p : named_parameters(shapes)) {
+        if (p.name.rfind("transformer.h.", 0) == 0 && p.name.rfind("transformer.h.0.", 0) != 0) continue;
+        const std::string shape = p.vector ? fmt::format("({})", p.tensor->size())
+                                           : fmt::format("({} × {})", p.tensor->shape(0), p.tensor->shape(1));
+        rows.push_back({p.name, shape, std::to_string(p.tensor->size())});
+    }
+    lesson.table({"parameter", "shape", "numbers"}, rows, 32);
+    lesson.say_under(fmt::format("(block 0 shown; blocks 1 … {} have the same shapes)", c.layers - 1));
+}
+
+void show_sample(Lesson& lesson, const std::string& when, const std::string& sample) {
+    lesson.say(fmt::format("{} (prompt ▸ sampled):\n{}", when, sample));
+}
+
+void show_training(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
+    const std::vector<LoggedLoss>& log = lm.trained.log;
+    lesson.say(fmt::format(
+        "AdamW (β₁ 0.9, β₂ 0.99, weight decay 0.1 on matrices), learning rate {} after 100 warmup\n"
+        "steps, cosine to a tenth; gradient norm clipped at 1; {} windows of {} tokens a step.\n"
+        "The trained model is kept as a checkpoint (trained/gpt-…/ beside the program's folder): a\n"
+        "later run of the same recipe reads it back instead of training; --train trains it again.",
+        format_number(r.gpt.learning_rate, 4), r.gpt.batch, r.gpt.config.context));
+    std::vector<TextRow> rows;
+    std::vector<double> steps, train, held;
+    for (const LoggedLoss& l : log) {
+        rows.push_back({std::to_string(l.step), three(l.train), three(l.held_out)});
+        steps.push_back(double(l.step)), train.push_back(l.train), held.push_back(l.held_out);
+    }
+    lesson.table({"step", "training loss", "held-out loss"}, rows, 12);
+    ChartOptions chart;
+    chart.width = 60, chart.height = 10, chart.label_width = 7;
+    chart.y_text = [](double v) { return format_number(v, 2); };
+    chart.ticks = {{0.0, "step 0"}, {double(r.gpt.steps), fmt::format("step {}", r.gpt.steps)}};
+    lesson.chart("loss", "Cross-entropy, nats a token", {"step", false}, {"loss (nats)", false},
+                 {{"training (batches)", steps, train, "t"}, {"held out", steps, held, "h"}}, chart);
+}
+
+void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceRead& s) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    lesson.say(fmt::format("Your sentence as tokens: {}  (ids {})", bars(t, TokenIds(s.ids.begin(), s.ids.end())),
+                           fmt::join(s.ids, " ")));
+    lesson.say(fmt::format(
+        "Layer 0's heads on it (row: a query token; column: a key; each row sums to 1, and a\n"
+        "token sees only itself and what came before). --svg and --html draw all {} heads.",
+        s.weights.size()));
+    for (std::size_t m = 0; m < s.weights.size(); ++m) {
+        if (m < s.heads) lesson.heat_map(s.weights[m], Style().decimals(2).svg());
+        else lesson.draw(s.weights[m]);
+    }
+}
+
+void show_model_view(Lesson& lesson, const LanguageModel& lm, const SentenceRead& s) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    const std::size_t n = s.ids.size();
+    TextRow header{"head"};
+    for (std::size_t i = 0; i < n; ++i) header.push_back(visible_symbol(t.symbol(int(s.ids[i]))));
+    std::vector<TextRow> rows;
+    for (std::size_t m = 0; m < s.weights.size(); ++m) {
+        TextRow row{fmt::format("L{} H{}", m / s.heads, m % s.heads)};
+        for (std::size_t i = 0; i < n; ++i) {
+            row.push_back(visible_symbol(t.symbol(int(s.ids[std::size_t(s.looks_most(m, i))]))));
+        }
+        rows.push_back(row);
+    }
+    lesson.say("Every layer and head at once (a model view, as BertViz draws one): under each query\n"
+               "token, the key token it attends to most. The heat maps above hold the weights.");
+    lesson.table(header, rows, 64);
+}
+
+void show_predictions(Lesson& lesson, const LanguageModel& lm, const SentenceRead& s) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    std::vector<TextRow> rows;
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {
+        TextRow row{visible_symbol(t.symbol(int(s.ids[i])))};
+        for (std::size_t j = 0; j < s.top_ids.shape(1); ++j)
+            row.push_back(fmt::format("{} {}", visible_symbol(t.symbol(int(s.top_ids(i, j)))),
+                                      format_number(s.top_probabilities(i, j), 2)));
+        rows.push_back(row);
+    }
+    lesson.say("After each token, the five tokens the model finds most likely next, with p = softmax(logits):");
+    lesson.table({"after", "1st", "2nd", "3rd", "4th", "5th"}, rows, 64);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);  // reuse a step's buffers instead of mapping them anew
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    Lesson lesson("ch22_small_gpt", "Chapter 22 · A small GPT learns Moby-Dick");
+    Flags f;
+    add_flags(lesson, f);
+    return lesson.run(argc, argv, [&] {
+        // Every mistake in the input is found here, before anything prints or trains.
+        Recipe& r = f.recipe;
+        Corpus corpus = checked_corpus(r);
+        require_reachable(r);
+        const Tokenizer characters = char_tokenizer(corpus.text);
+        const std::u32string sentence = checked_text("--text", f.text, characters, corpus.name);
+        const std::u32string prompt = checked_text("--prompt", f.prompt, characters, corpus.name);
+
+        Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
+            LanguageModel m = prepare_language_model(std::move(corpus), r, progress_bar());
+            return m;
+        });
+        struct Reading {
+            SentenceRead sentence;
+            std::string before, after;
+            MatrixList matrices() const { return sentence.matrices(); }
+        };
+        Part<Reading>& read = lesson.part<Reading>([&] {
+            const LanguageModel& m = lm();
+            Reading rd;
+            const Tokens ids = model_tokens(m.trained.tokenizer, sentence);
+            if (ids.size() > r.gpt.config.context)
+                throw InputError(fmt::format("--text: {} tokens, more than the context of {}", ids.size(), r.gpt.config.context));
+            rd.sentence = read_sentence(m.trained.model, ids);
+            Labels tokens;
+            for (std::size_t id : ids) tokens.push_back(visible_symbol(m.trained.tokenizer.symbol(int(id))));
+            Labels heads;
+            for (std::size_t k = 0; k < rd.sentence.weights.size(); ++k)
+                heads.push_back(fmt::format("L{}H{}", k / r.gpt.config.heads, k % r.gpt.config.heads));
+            lesson.labels({{"tokens", tokens}, {"heads", heads}});
+            rd.before = sample_text(m, m.fresh, f, prompt);
+            rd.after = sample_text(m, m.trained.model, f, prompt);
+            return rd;
+        });
+        lesson.step("text", "The text and its tokens", [&] { show_text(lesson, lm(), r); });
+        lesson.step("model", "The model: nanoGPT's GPT", [&] { show_model(lesson, lm()); });
+        lesson.step("before", "Text from the untrained model",
+                    [&] { show_sample(lesson, "Sampled from the model before training", read().before); });
+        lesson.step("training", "Training: the loss from ln V down", [&] { show_training(lesson, lm(), r); });
+        lesson.step("after", "Text from the trained model", [&] {
+            show_sample(lesson,
+                        fmt::format("Sampled after training, τ = {}, top k = {}", format_number(f.temperature, 2), f.top_k),
+                        read().after);
+        });
+        lesson.step("your-sentence", "Your sentence: every head's attention",
+                    [&] { show_sentence(lesson, lm(), read().sentence); });
+        lesson.step("model-view", "Where each head looks", [&] { show_model_view(lesson, lm(), read().sentence); });
+        lesson.step("next-tokens", "What comes next, after each token",
+                    [&] { show_predictions(lesson, lm(), read().sentence); });
+        lesson.step("checks", "Self-checks", [&] { check_language_model(lesson.checks(), lm(), read().sentence, sentence); });
+        lesson.present();
+    });
+}
