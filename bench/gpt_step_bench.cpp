@@ -5,7 +5,10 @@
 // same shapes.
 //
 //   cmake --build build/release --target gpt_step_bench
-//   OPENBLAS_NUM_THREADS=1 build/release/bench/gpt_step_bench [STEPS]
+//   OPENBLAS_NUM_THREADS=1 build/release/bench/gpt_step_bench [STEPS] [--steps-only]
+//
+// (--steps-only: the steps and nothing else, for a profiler.) On a busy machine the fastest
+// step says most about the code: the others waited for other processes.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -106,19 +109,27 @@ int main(int argc, char** argv) {
         whole.push_back(ms_since(t0));
     }
     std::sort(whole.begin(), whole.end());
+    if (argc > 2 && std::string(argv[2]) == "--steps-only") {
+        std::printf("%d steps: fastest %.2f ms, median %.2f ms\n", steps, whole.front(), whole[whole.size() / 2]);
+        return 0;
+    }
     const double median = whole[whole.size() / 2];
 
-    // the parts, each timed on its own over the same steps
-    double forward_ms = 0, loss_ms = 0, backward_ms = 0, update_ms = 0;
+    // the parts, each timed on its own over the same steps (the fastest of each)
+    double forward_ms = 1e9, loss_ms = 1e9, backward_ms = 1e9, update_ms = 1e9;
+    const auto keep_fastest = [](double& fastest, Clock::time_point& t0) {
+        fastest = std::min(fastest, ms_since(t0));
+        t0 = Clock::now();
+    };
     for (int s = 0; s < steps; ++s) {
         Clock::time_point t0 = Clock::now();
         const GptForward<float> f = gpt_forward(model, inputs);
-        forward_ms += ms_since(t0), t0 = Clock::now();
+        keep_fastest(forward_ms, t0);
         Mat<float> d_logits;
         gpt_loss(f, targets, &d_logits);
-        loss_ms += ms_since(t0), t0 = Clock::now();
+        keep_fastest(loss_ms, t0);
         Gpt<float> g = gpt_backward(model, inputs, f, d_logits);
-        backward_ms += ms_since(t0), t0 = Clock::now();
+        keep_fastest(backward_ms, t0);
         std::vector<Mat<float>*> p, gp;
         std::vector<const Mat<float>*> gr;
         std::vector<bool> decays;
@@ -126,19 +137,22 @@ int main(int argc, char** argv) {
         for (const auto& x : named_parameters(g)) gp.push_back(x.tensor), gr.push_back(x.tensor);
         clip_gradient_norm(gp, 1.0);
         optimiser.step(p, gr, decays, 1e-3f);
-        update_ms += ms_since(t0);
+        keep_fastest(update_ms, t0);
     }
     const std::vector<Shape> shapes = step_products(config, B);
     double total_flops = 0;
     for (const Shape& s : shapes) total_flops += flops(s);
-    const double ours_ms = time_products(shapes, false, 5), blas_ms = time_products(shapes, true, 5);
+    double ours_ms = 1e9, blas_ms = 1e9;  // the fastest of five rounds each
+    for (int r = 0; r < 5; ++r)
+        ours_ms = std::min(ours_ms, time_products(shapes, false, 1)), blas_ms = std::min(blas_ms, time_products(shapes, true, 1));
 
     std::printf("GPT training step, V 81, T 64, B 12, L 4, H 4, d 128, one thread (%d steps, loss %.4f)\n", steps, loss);
-    std::printf("  step (median)            %7.2f ms   (min %.2f, max %.2f)\n", median, whole.front(), whole.back());
-    std::printf("  forward                  %7.2f ms\n", forward_ms / steps);
-    std::printf("  loss and d_logits        %7.2f ms\n", loss_ms / steps);
-    std::printf("  backward                 %7.2f ms\n", backward_ms / steps);
-    std::printf("  clipping and AdamW       %7.2f ms\n", update_ms / steps);
+    std::printf("  step                     %7.2f ms fastest, %.2f median, %.2f slowest\n", whole.front(), median,
+                whole.back());
+    std::printf("  forward                  %7.2f ms\n", forward_ms);
+    std::printf("  loss and d_logits        %7.2f ms\n", loss_ms);
+    std::printf("  backward                 %7.2f ms\n", backward_ms);
+    std::printf("  clipping and AdamW       %7.2f ms\n", update_ms);
     std::printf("  the step's products: %.2f GFLOP (triangles counted whole)\n", total_flops * 1e-9);
     std::printf("    fixed order            %7.2f ms   %5.1f GFLOP/s\n", ours_ms, total_flops / ours_ms * 1e-6);
     std::printf("    OpenBLAS sgemm         %7.2f ms   %5.1f GFLOP/s   (fixed order reaches %.0f %%)\n", blas_ms,
