@@ -93,19 +93,19 @@ int main(int argc, char** argv) {
     const GptConfig config{81, 64, 4, 4, 128};
     const std::size_t B = 12;
     Gpt<float> model = fresh_gpt(config, 1);
-    AdamW optimiser;
+    GptTrainer trainer;
     Random rng(2);
     std::vector<Tokens> inputs(B, Tokens(config.context)), targets = inputs;
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < config.context; ++i)
             inputs[b][i] = std::size_t(rng.uniform() * 81), targets[b][i] = std::size_t(rng.uniform() * 81);
 
-    for (int s = 0; s < 3; ++s) train_step(model, optimiser, inputs, targets, 1e-3f);  // warm up
+    for (int s = 0; s < 3; ++s) trainer.step(model, inputs, targets, 1e-3f);  // warm up
     std::vector<double> whole;
     double loss = 0;
     for (int s = 0; s < steps; ++s) {
         const Clock::time_point t0 = Clock::now();
-        loss = train_step(model, optimiser, inputs, targets, 1e-3f).loss;
+        loss = trainer.step(model, inputs, targets, 1e-3f).loss;
         whole.push_back(ms_since(t0));
     }
     std::sort(whole.begin(), whole.end());
@@ -121,14 +121,18 @@ int main(int argc, char** argv) {
         fastest = std::min(fastest, ms_since(t0));
         t0 = Clock::now();
     };
+    GptForward<float> f;  // the trainer's steps, pass by pass, in buffers kept as it keeps them
+    Gpt<float> g;
+    GptBackwardBuffers<float> buffers;
+    Mat<float> d_logits;
+    AdamW optimiser;
     for (int s = 0; s < steps; ++s) {
         Clock::time_point t0 = Clock::now();
-        const GptForward<float> f = gpt_forward(model, inputs);
+        gpt_forward_into(model, inputs, f);
         keep_fastest(forward_ms, t0);
-        Mat<float> d_logits;
         gpt_loss(f, targets, &d_logits);
         keep_fastest(loss_ms, t0);
-        Gpt<float> g = gpt_backward(model, inputs, f, d_logits);
+        gpt_backward_into(model, inputs, f, d_logits, g, buffers);
         keep_fastest(backward_ms, t0);
         std::vector<Mat<float>*> p, gp;
         std::vector<const Mat<float>*> gr;

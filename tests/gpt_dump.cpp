@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
             for (std::size_t& t : s) t = std::size_t(rng.uniform() * double(V));
         for (std::size_t b = 0; b < B; ++b)
             for (std::size_t i = 0; i < T; ++i) targets[b][i] = tokens[b][(i + 1) % T];
-        AdamW optimiser;
-        for (std::uint64_t s = 0; s < value["--steps"]; ++s) train_step(model, optimiser, tokens, targets, 1e-2f);
+        GptTrainer trainer;
+        for (std::uint64_t s = 0; s < value["--steps"]; ++s) trainer.step(model, tokens, targets, 1e-2f);
         const GptForward<float> forward = gpt_forward(model, tokens);
         const double loss = gpt_loss(forward, targets);
 

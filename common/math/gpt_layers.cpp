@@ -17,11 +17,6 @@ namespace gpt_layers {
 
 namespace {
 
-template <class T>
-void fit(Mat<T>& m, std::size_t r, std::size_t c) {
-    if (m.shape(0) != r || m.shape(1) != c) m = Mat<T>::from_shape({r, c});
-}
-
 // out (1 × m) = Σ_rows a (n × m), the rows added in order.
 template <class T>
 void column_sums(const T* a, std::size_t n, std::size_t m, T* out) {
@@ -35,9 +30,13 @@ void column_sums(const T* a, std::size_t n, std::size_t m, T* out) {
 template <class T>
 void linear(const Mat<T>& x, const Mat<T>& W, const Mat<T>& b, Mat<T>& y) {
     const std::size_t N = x.shape(0), in = x.shape(1), out = W.shape(0);
-    fit(y, N, out);
+    reshape_to(y, N, out);
     // Wᵀ (in × out), copied by rows once: the product reads its rows k = 0 … in−1 in turn
-    const std::vector<T> W_t = rows_transposed(W, 0, out);
+    // (into the same memory every call: fresh pages would each cost a fault)
+    thread_local std::vector<T> W_t;
+    W_t.resize(in * out);
+    for (std::size_t j = 0; j < out; ++j)
+        for (std::size_t k = 0; k < in; ++k) W_t[k * out + j] = W.data()[j * in + k];
     product_into(Operand<T>{x.data(), in, 1}, W_t.data(), y.data(), N, in, out);
     T* y_ = y.data();
     const T* b_ = b.data();
@@ -49,15 +48,15 @@ template <class T>
 void linear_backward(const Mat<T>& x, const Mat<T>& W, const Mat<T>& dy, Mat<T>& dW, Mat<T>& db, Mat<T>* dx,
                      Mat<T>* dx_add) {
     const std::size_t N = x.shape(0), in = x.shape(1), out = W.shape(0);
-    fit(dW, out, in);
-    fit(db, 1, out);
+    reshape_to(dW, out, in);
+    reshape_to(db, 1, out);
     // dW = dyᵀ x: dyᵀ read in place (entry (j, r) at dy[r·out + j])
     product_into(Operand<T>{dy.data(), 1, out}, x.data(), dW.data(), out, N, in);
     column_sums(dy.data(), N, out, db.data());
     if (!dx && !dx_add) return;
     Mat<T> local;
     Mat<T>& target = dx ? *dx : local;
-    fit(target, N, in);
+    reshape_to(target, N, in);
     product_into(Operand<T>{dy.data(), out, 1}, W.data(), target.data(), N, out, in);  // dx = dy W
     if (dx_add) add_into(*dx_add, target);
 }
@@ -65,8 +64,8 @@ void linear_backward(const Mat<T>& x, const Mat<T>& W, const Mat<T>& dy, Mat<T>&
 template <class T>
 void layer_norm(const Mat<T>& x, const Mat<T>& gamma, const Mat<T>& beta, Mat<T>& y, Mat<T>& stats) {
     const std::size_t N = x.shape(0), d = x.shape(1);
-    fit(y, N, d);
-    fit(stats, N, 2);
+    reshape_to(y, N, d);
+    reshape_to(stats, N, 2);
     const T *g = gamma.data(), *b = beta.data();
     for (std::size_t i = 0; i < N; ++i) {
         const T* x_i = x.data() + i * d;
@@ -86,8 +85,8 @@ template <class T>
 void layer_norm_backward(const Mat<T>& x, const Mat<T>& stats, const Mat<T>& gamma, const Mat<T>& dy,
                          Mat<T>& d_gamma, Mat<T>& d_beta, Mat<T>& dx) {
     const std::size_t N = x.shape(0), d = x.shape(1);
-    fit(d_gamma, 1, d);
-    fit(d_beta, 1, d);
+    reshape_to(d_gamma, 1, d);
+    reshape_to(d_beta, 1, d);
     d_gamma.fill(T(0)), d_beta.fill(T(0));
     std::vector<T> x_hat(d), g(d);
     T *dg = d_gamma.data(), *db = d_beta.data();
@@ -187,7 +186,7 @@ void gelu_floats(const float* z, float* y, std::size_t count, bool slope) {
 
 template <class T>
 void gelu(const Mat<T>& z, Mat<T>& y) {
-    fit(y, z.shape(0), z.shape(1));
+    reshape_to(y, z.shape(0), z.shape(1));
     if constexpr (std::is_same_v<T, float>) return gelu_floats(z.data(), y.data(), z.size(), false);
     const T* z_ = z.data();
     T* y_ = y.data();

@@ -18,6 +18,12 @@
 
 namespace gpt_layers {
 
+// m of shape (rows × cols): reallocated only when it had another shape (its numbers are then unset).
+template <class T>
+void reshape_to(Mat<T>& m, std::size_t rows, std::size_t cols) {
+    if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m = Mat<T>::from_shape({rows, cols});
+}
+
 // y = x · Wᵀ + b (N × out); y is reshaped when it does not fit.
 template <class T>
 void linear(const Mat<T>& x, const Mat<T>& W, const Mat<T>& b, Mat<T>& y);
