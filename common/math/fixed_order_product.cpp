@@ -90,13 +90,15 @@ void product_in_blocks(Operand<float> a, const float* b, float* c, std::size_t n
 // where a ran at 41) and a run's panels stay in the caches while every row block passes them.
 constexpr std::size_t block_rows = 6, block_cols = 16, run = 256;  // KC = 256 terms
 
-// tile (6 × 16) += the run's kc terms, ap [k][6], bp [k][16].
+// The 6 × 16 sums at c (rows `stride` apart) += the run's kc terms, ap [k][6], bp [k][16]; on
+// the first run the sums start at 0 instead of being read from c.
 __attribute__((always_inline)) inline void add_run(const float* __restrict ap, const float* __restrict bp,
-                                                   std::size_t kc, float* __restrict tile) {
+                                                   std::size_t kc, float* __restrict c, std::size_t stride,
+                                                   bool first) {
     eight_floats left[block_rows], right[block_rows];
     for (std::size_t r = 0; r < block_rows; ++r) {
-        left[r] = *reinterpret_cast<const eight_floats_anywhere*>(tile + r * block_cols);
-        right[r] = *reinterpret_cast<const eight_floats_anywhere*>(tile + r * block_cols + 8);
+        left[r] = first ? eight_floats{} : *reinterpret_cast<const eight_floats_anywhere*>(c + r * stride);
+        right[r] = first ? eight_floats{} : *reinterpret_cast<const eight_floats_anywhere*>(c + r * stride + 8);
     }
     for (std::size_t k = 0; k < kc; ++k) {
         const eight_floats b0 = *reinterpret_cast<const eight_floats_anywhere*>(bp + k * block_cols);
@@ -108,8 +110,8 @@ __attribute__((always_inline)) inline void add_run(const float* __restrict ap, c
         }
     }
     for (std::size_t r = 0; r < block_rows; ++r) {
-        *reinterpret_cast<eight_floats_anywhere*>(tile + r * block_cols) = left[r];
-        *reinterpret_cast<eight_floats_anywhere*>(tile + r * block_cols + 8) = right[r];
+        *reinterpret_cast<eight_floats_anywhere*>(c + r * stride) = left[r];
+        *reinterpret_cast<eight_floats_anywhere*>(c + r * stride + 8) = right[r];
     }
 }
 
@@ -120,7 +122,7 @@ void product_packed(Operand<float> a, const float* b, float* c, std::size_t n, s
     thread_local std::vector<float> b_packed, a_packed;
     b_packed.resize(run * panels * block_cols);
     a_packed.resize(run * block_rows);
-    alignas(32) float tile[block_rows * block_cols];
+    float tile[block_rows * block_cols];  // a block at the edge of c, which holds fewer than 6 × 16
     if (K == 0) std::fill(c, c + n * m, 0.0f);
     for (std::size_t k0 = 0; k0 < K; k0 += run) {
         const std::size_t kc = std::min(run, K - k0);
@@ -132,16 +134,21 @@ void product_packed(Operand<float> a, const float* b, float* c, std::size_t n, s
                 }
         for (std::size_t i0 = 0; i0 < n; i0 += block_rows) {
             const std::size_t rows_here = std::min(block_rows, n - i0);
+            const float* a_i = a.a + i0 * a.row_step + k0 * a.k_step;
             for (std::size_t k = 0; k < kc; ++k)  // op(a)'s rows i0 … i0 + 5, terms k0 …, as [k][r] (0 past n)
                 for (std::size_t r = 0; r < block_rows; ++r)
-                    a_packed[k * block_rows + r] =
-                        r < rows_here ? a.a[(i0 + r) * a.row_step + (k0 + k) * a.k_step] : 0.0f;
+                    a_packed[k * block_rows + r] = r < rows_here ? a_i[r * a.row_step + k * a.k_step] : 0.0f;
             for (std::size_t p = 0; p < panels; ++p) {
                 const std::size_t j0 = p * block_cols, cols_here = std::min(block_cols, m - j0);
-                for (std::size_t r = 0; r < block_rows; ++r)  // the sums so far: 0 before the first run
+                const float* bp = b_packed.data() + p * run * block_cols;
+                if (rows_here == block_rows && cols_here == block_cols) {  // in c itself
+                    add_run(a_packed.data(), bp, kc, c + i0 * m + j0, m, k0 == 0);
+                    continue;
+                }
+                for (std::size_t r = 0; r < block_rows; ++r)  // at an edge: through the tile
                     for (std::size_t j = 0; j < block_cols; ++j)
                         tile[r * block_cols + j] = k0 > 0 && r < rows_here && j < cols_here ? c[(i0 + r) * m + j0 + j] : 0.0f;
-                add_run(a_packed.data(), b_packed.data() + p * run * block_cols, kc, tile);
+                add_run(a_packed.data(), bp, kc, tile, block_cols, false);
                 for (std::size_t r = 0; r < rows_here; ++r)
                     for (std::size_t j = 0; j < cols_here; ++j) c[(i0 + r) * m + j0 + j] = tile[r * block_cols + j];
             }
