@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/math/feed_forward.hpp"
+#include "common/math/gpt_layers.hpp"
 #include "common/math/gpt_model.hpp"
 #include "common/math/gpt_training.hpp"
 #include "common/math/input_error.hpp"
@@ -224,7 +226,7 @@ TEST_CASE("gpt: a short sequence reads only its own positions, and bad batches a
 TEST_CASE("gpt: AdamW's first two steps, the schedule and clipping, against closed forms") {
     // one decayed matrix [w], one vector [u] without decay, gradients g₁ then g₂
     Mat<float> w{{0.5f}}, u{{-0.25f}}, gw{{0.2f}}, gu{{-3.0f}};
-    AdamW optimiser;  // β₁ 0.9, β₂ 0.99, ε 1e-8, decay 0.1
+    AdamW optimiser;     // β₁ 0.9, β₂ 0.99, ε 1e-8, decay 0.1
     const float lr = 0.01f;
     optimiser.step({&w, &u}, {&gw, &gu}, {true, false}, lr);
     // step 1: m̂ = g, v̂ = g²: w ← w(1 − lr·wd) − lr·g/(|g| + ε) = 0.5·0.999 − 0.01
@@ -257,14 +259,58 @@ TEST_CASE("gpt: AdamW's first two steps, the schedule and clipping, against clos
 TEST_CASE("gpt: a tiny model learns a repeating sequence") {
     const GptConfig config{5, 8, 1, 2, 16};
     Gpt<float> m = fresh_gpt(config, 7);
-    AdamW optimiser;
+    GptTrainer trainer;
     // 0 1 2 3 4 0 1 2 …, each sequence starting elsewhere: the next token is the current one + 1
     std::vector<Tokens> inputs(4, Tokens(8)), targets(4, Tokens(8));
     for (std::size_t b = 0; b < 4; ++b)
         for (std::size_t i = 0; i < 8; ++i) inputs[b][i] = (b + i) % 5, targets[b][i] = (b + i + 1) % 5;
-    const double first = train_step(m, optimiser, inputs, targets, 1e-2f).loss;
+    const double first = trainer.step(m, inputs, targets, 1e-2f).loss;
     CHECK(first == doctest::Approx(std::log(5.0)).epsilon(0.05));  // chance at the start
     double last = first;
-    for (int s = 0; s < 60; ++s) last = train_step(m, optimiser, inputs, targets, 1e-2f).loss;
+    for (int s = 0; s < 60; ++s) last = trainer.step(m, inputs, targets, 1e-2f).loss;
     CHECK(last < 0.1);
+}
+
+TEST_CASE("gpt: GELU in float, and its slope, match the exact ones in double") {
+    Mat<float> z = Mat<float>::from_shape({1, 4003});  // not a multiple of 8: the last few too
+    for (std::size_t i = 0; i < z.size(); ++i) z.flat(i) = -10.0f + 0.005f * float(i);
+    z.flat(4002) = -100.0f;  // far out: GELU 0, slope 0
+    Mat<float> y, slope = xt::ones<float>({std::size_t(1), z.size()});
+    gpt_layers::gelu(z, y);
+    gpt_layers::gelu_backward(z, slope);
+    double worst_value = 0, worst_slope = 0;
+    for (std::size_t i = 0; i < z.size(); ++i) {
+        const double x = z.flat(i);
+        worst_value = std::max(worst_value, std::abs(y.flat(i) - exact_gelu(x)) / std::max(1.0, std::abs(x)));
+        worst_slope = std::max(worst_slope, std::abs(slope.flat(i) - exact_gelu_slope(x)));
+    }
+    CHECK(worst_value < 1e-6);
+    CHECK(worst_slope < 1e-6);
+}
+
+TEST_CASE("gpt: the trainer's kept buffers give the numbers of fresh ones, bit for bit") {
+    const GptConfig config{9, 6, 2, 2, 16};
+    Gpt<float> kept = fresh_gpt(config, 8), fresh = kept;
+    Random rng(12);
+    GptTrainer trainer;
+    AdamW optimiser;
+    for (int s = 0; s < 3; ++s) {
+        // another batch shape each step: the buffers are reshaped, then reused
+        const std::vector<Tokens> inputs = random_tokens(rng, s == 1 ? 3 : 2, s == 1 ? 4 : 6, config.vocab);
+        const std::vector<Tokens> targets = random_tokens(rng, inputs.size(), inputs[0].size(), config.vocab);
+        const GptStep step = trainer.step(kept, inputs, targets, 1e-2f);
+        Mat<float> d_logits;
+        const GptForward<float> f = gpt_forward(fresh, inputs);
+        CHECK(gpt_loss(f, targets, &d_logits) == step.loss);
+        Gpt<float> g = gpt_backward(fresh, inputs, f, d_logits);
+        std::vector<Mat<float>*> p, gp;
+        std::vector<const Mat<float>*> gr;
+        std::vector<bool> decays;
+        for (const NamedParameter<float>& x : named_parameters(fresh)) p.push_back(x.tensor), decays.push_back(!x.vector);
+        for (const NamedParameter<float>& x : named_parameters(g)) gp.push_back(x.tensor), gr.push_back(x.tensor);
+        CHECK(clip_gradient_norm(gp, 1.0) == step.gradient_norm);
+        optimiser.step(p, gr, decays, 1e-2f);
+    }
+    const std::vector<NamedParameter<float>> a = named_parameters(kept), b = named_parameters(fresh);
+    for (std::size_t k = 0; k < a.size(); ++k) CHECK(*a[k].tensor == *b[k].tensor);
 }

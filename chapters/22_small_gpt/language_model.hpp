@@ -9,7 +9,7 @@
 
 #include "common/lesson/corpus.hpp"
 #include "common/lesson/trained_gpt.hpp"
-#include "common/math/gpt_trainer.hpp"
+#include "common/math/gpt_training.hpp"
 #include "common/math/matrix_list.hpp"
 
 struct Recipe {

@@ -4,7 +4,7 @@
 //   x₀ = wte[tokens] + wpe[positions]                      (n × d)
 //   L blocks: x += attn(ln_1(x)), x += mlp(ln_2(x))        causal multi-head attention, MLP 4d wide
 //   logits = ln_f(x) · wteᵀ                                (n × V)  the output layer is wte, tied
-// trained on the first 90 % of the text's tokens by AdamW (common/math/gpt_trainer.hpp).
+// trained on the first 90 % of the text's tokens by AdamW (common/math/gpt_training.hpp).
 //
 // What the lesson computes with the trained model, here:
 //   - a sentence's attention: for every layer l and head h the weights (n × n)

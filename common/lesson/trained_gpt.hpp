@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/math/gpt_model.hpp"
-#include "common/math/gpt_trainer.hpp"
+#include "common/math/gpt_training.hpp"
 #include "common/math/tokenizer.hpp"
 
 struct TrainedGpt {

@@ -6,7 +6,8 @@
 //   layer norm   y = γ ⊙ x̂ + β, x̂ = (x − μ) · r, r = 1/√(σ² + ε), row by row (layer_norm.hpp)
 //                dγ = Σ_rows dy ⊙ x̂,  dβ = Σ_rows dy,
 //                dx = r · (g − mean(g) − x̂ · mean(g ⊙ x̂)),  g = dy ⊙ γ   (each row's means)
-//   GELU         exact, entry by entry (feed_forward.hpp): dz = dy ⊙ GELU′(z)
+//   GELU         exact, z·Φ(z), entry by entry (feed_forward.hpp): dz = dy ⊙ GELU′(z); in float
+//                with erf as PyTorch's vectorised CPU kernel computes it (gpt_layers.cpp)
 //
 // Sums over rows (db, dγ, dβ) add the rows in order, 0, 1, 2, …
 #pragma once
@@ -16,6 +17,12 @@
 #include "common/math/attention_only_model.hpp"  // Mat<T>
 
 namespace gpt_layers {
+
+// m of shape (rows × cols): reallocated only when it had another shape (its numbers are then unset).
+template <class T>
+void reshape_to(Mat<T>& m, std::size_t rows, std::size_t cols) {
+    if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m = Mat<T>::from_shape({rows, cols});
+}
 
 // y = x · Wᵀ + b (N × out); y is reshaped when it does not fit.
 template <class T>

@@ -57,38 +57,33 @@ void put_columns(const Mat<T>& part, Mat<T>& m, std::size_t c0) {
 template <class T>
 void attention(const GptBlock<T>& block, GptBlockForward<T>& f, std::size_t heads, std::size_t B, std::size_t n) {
     const std::size_t N = B * n, d = f.x.shape(1), dh = d / heads;
-    Mat<T> qkv;
-    linear(f.ln_1, block.c_attn_weight, block.c_attn_bias, qkv);  // (N × 3d)
-    f.heads = Mat<T>::from_shape({N, d});
+    linear(f.ln_1, block.c_attn_weight, block.c_attn_bias, f.qkv);  // (N × 3d)
+    reshape_to(f.heads, N, d);
+    f.q.resize(heads), f.k.resize(heads), f.v.resize(heads), f.weights.resize(heads);
     Mat<T> z = Mat<T>::from_shape({N, dh});
     for (std::size_t h = 0; h < heads; ++h) {
-        f.q.push_back(Mat<T>::from_shape({N, dh}));
-        f.k.push_back(Mat<T>::from_shape({N, dh}));
-        f.v.push_back(Mat<T>::from_shape({N, dh}));
-        take_columns(qkv, h * dh, f.q[h]), take_columns(qkv, d + h * dh, f.k[h]), take_columns(qkv, 2 * d + h * dh, f.v[h]);
-        f.weights.push_back(Mat<T>::from_shape({N, n}));
+        reshape_to(f.q[h], N, dh), reshape_to(f.k[h], N, dh), reshape_to(f.v[h], N, dh), reshape_to(f.weights[h], N, n);
+        take_columns(f.qkv, h * dh, f.q[h]), take_columns(f.qkv, d + h * dh, f.k[h]);
+        take_columns(f.qkv, 2 * d + h * dh, f.v[h]);
         for (std::size_t b = 0; b < B; ++b) token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], z, b * n, n);
         put_columns(z, f.heads, h * dh);
     }
 }
 
-// Its backward pass: d[z_0 … z_{H−1}] (N × d) → d[q k v] (N × 3d).
+// Its backward pass: d[z_0 … z_{H−1}] (N × d) → d[q k v] (N × 3d), in the buffers.
 template <class T>
-Mat<T> attention_backward(const GptBlockForward<T>& f, const Mat<T>& d_heads, std::size_t B, std::size_t n) {
+void attention_backward(const GptBlockForward<T>& f, GptBackwardBuffers<T>& w, std::size_t B, std::size_t n) {
     const std::size_t heads = f.q.size(), N = B * n, dh = f.q[0].shape(1), d = heads * dh;
-    Mat<T> d_qkv = Mat<T>::from_shape({N, 3 * d});
-    Mat<T> dz = Mat<T>::from_shape({N, dh}), dq = dz, dk = dz, dv = dz;
+    reshape_to(w.d_qkv, N, 3 * d);
+    reshape_to(w.dz, N, dh), reshape_to(w.dq, N, dh), reshape_to(w.dk, N, dh), reshape_to(w.dv, N, dh);
     for (std::size_t h = 0; h < heads; ++h) {
-        take_columns(d_heads, h * dh, dz);
+        take_columns(w.d_heads, h * dh, w.dz);
         for (std::size_t b = 0; b < B; ++b)
-            token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], dz, dq, dk, dv, b * n, n);
-        put_columns(dq, d_qkv, h * dh), put_columns(dk, d_qkv, d + h * dh), put_columns(dv, d_qkv, 2 * d + h * dh);
+            token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], w.dz, w.dq, w.dk, w.dv, b * n, n);
+        put_columns(w.dq, w.d_qkv, h * dh), put_columns(w.dk, w.d_qkv, d + h * dh);
+        put_columns(w.dv, w.d_qkv, 2 * d + h * dh);
     }
-    return d_qkv;
 }
-
-template <class T>
-Mat<T> zeros_like(const Mat<T>& m) { return xt::zeros<T>(m.shape()); }
 
 }  // namespace
 
@@ -165,40 +160,46 @@ std::size_t parameter_count(const GptConfig& c) {
 }
 
 template <class T>
-GptForward<T> gpt_forward(const Gpt<T>& m, const std::vector<Tokens>& batch) {
+void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForward<T>& f) {
     const GptConfig& c = m.config;
     require_tokens(batch, c, "sequences");
     const std::size_t B = batch.size(), n = batch[0].size(), d = c.d_model, N = B * n;
-    GptForward<T> f;
     f.batch = B, f.length = n;
+    f.blocks.resize(c.layers);
     // 1. x₀ = wte[token] + wpe[position]                             (N × d)
-    Mat<T> x = Mat<T>::from_shape({N, d});
+    Mat<T>& x = f.x_final;  // the residual stream, block after block
+    reshape_to(x, N, d);
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t col = 0; col < d; ++col) x(b * n + i, col) = m.wte(batch[b][i], col) + m.wpe(i, col);
     // 2. each block: x += attention(ln_1(x)); x += MLP(ln_2(x))
-    for (const GptBlock<T>& block : m.h) {
-        f.blocks.emplace_back();
-        GptBlockForward<T>& bf = f.blocks.back();
-        bf.x = x;
+    for (std::size_t l = 0; l < c.layers; ++l) {
+        const GptBlock<T>& block = m.h[l];
+        GptBlockForward<T>& bf = f.blocks[l];
+        reshape_to(bf.x, N, d), reshape_to(bf.x_mid, N, d);
+        std::copy(x.begin(), x.end(), bf.x.begin());
         layer_norm(bf.x, block.ln_1_weight, block.ln_1_bias, bf.ln_1, bf.ln_1_stats);
         attention(block, bf, c.heads, B, n);
-        Mat<T> out;
-        linear(bf.heads, block.attn_proj_weight, block.attn_proj_bias, out);
-        add_into(x, out);
-        bf.x_mid = x;
+        linear(bf.heads, block.attn_proj_weight, block.attn_proj_bias, f.branch);
+        add_into(x, f.branch);
+        std::copy(x.begin(), x.end(), bf.x_mid.begin());
         layer_norm(bf.x_mid, block.ln_2_weight, block.ln_2_bias, bf.ln_2, bf.ln_2_stats);
         linear(bf.ln_2, block.c_fc_weight, block.c_fc_bias, bf.fc);  // (N × 4d)
         gelu(bf.fc, bf.gelu);
-        linear(bf.gelu, block.mlp_proj_weight, block.mlp_proj_bias, out);
-        add_into(x, out);
+        linear(bf.gelu, block.mlp_proj_weight, block.mlp_proj_bias, f.branch);
+        add_into(x, f.branch);
     }
     // 3. logits = ln_f(x) · wteᵀ                                     (N × V)
-    f.x_final = x;
     layer_norm(f.x_final, m.ln_f_weight, m.ln_f_bias, f.ln_f, f.ln_f_stats);
     const std::vector<T> wte_t = rows_transposed(m.wte, 0, c.vocab);  // (d × V)
-    f.logits = Mat<T>::from_shape({N, c.vocab});
+    reshape_to(f.logits, N, c.vocab);
     product_into(Operand<T>{f.ln_f.data(), d, 1}, wte_t.data(), f.logits.data(), N, d, c.vocab);
+}
+
+template <class T>
+GptForward<T> gpt_forward(const Gpt<T>& m, const std::vector<Tokens>& batch) {
+    GptForward<T> f;
+    gpt_forward_into(m, batch, f);
     return f;
 }
 
@@ -215,7 +216,7 @@ double gpt_loss(const GptForward<T>& f, const std::vector<Tokens>& targets, Mat<
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < n; ++i) loss += token_loss(f.logits, b * n + i, targets[b][i]);
     if (d_logits) {  // (softmax(row) − onehot(target)) / N
-        *d_logits = Mat<T>::from_shape({N, V});
+        reshape_to(*d_logits, N, V);
         for (std::size_t r = 0; r < N; ++r) {
             const T* l = f.logits.data() + r * V;
             T* p = d_logits->data() + r * V;
@@ -231,54 +232,63 @@ double gpt_loss(const GptForward<T>& f, const std::vector<Tokens>& targets, Mat<
 }
 
 template <class T>
-Gpt<T> gpt_backward(const Gpt<T>& m, const std::vector<Tokens>& batch, const GptForward<T>& f,
-                    const Mat<T>& d_logits) {
+void gpt_backward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, const GptForward<T>& f,
+                       const Mat<T>& d_logits, Gpt<T>& g, GptBackwardBuffers<T>& w) {
     const GptConfig& c = m.config;
     const std::size_t B = f.batch, n = f.length, d = c.d_model, N = B * n, V = c.vocab;
-    Gpt<T> g;
     g.config = c;
     g.h.resize(m.h.size());
     // 1. logits = ln_f · wteᵀ: dwte = d_logitsᵀ ln_f (V × d), d ln_f = d_logits wte (N × d)
-    g.wte = Mat<T>::from_shape({V, d});
+    reshape_to(g.wte, V, d), reshape_to(w.d_ln, N, d), reshape_to(w.dx, N, d);
     product_into(Operand<T>{d_logits.data(), 1, V}, f.ln_f.data(), g.wte.data(), V, N, d);
-    Mat<T> d_ln = Mat<T>::from_shape({N, d});
-    product_into(Operand<T>{d_logits.data(), V, 1}, m.wte.data(), d_ln.data(), N, V, d);
-    Mat<T> dx = xt::zeros<T>({N, d});  // ∂loss/∂ the residual stream, from the top down
-    layer_norm_backward(f.x_final, f.ln_f_stats, m.ln_f_weight, d_ln, g.ln_f_weight, g.ln_f_bias, dx);
+    product_into(Operand<T>{d_logits.data(), V, 1}, m.wte.data(), w.d_ln.data(), N, V, d);
+    w.dx.fill(T(0));  // ∂loss/∂ the residual stream, from the top down
+    layer_norm_backward(f.x_final, f.ln_f_stats, m.ln_f_weight, w.d_ln, g.ln_f_weight, g.ln_f_bias, w.dx);
     // 2. each block from the last: what a residual branch takes back adds to dx
-    Mat<T> d_gelu, d_heads;
     for (std::size_t l = m.h.size(); l-- > 0;) {
         const GptBlock<T>& block = m.h[l];
         const GptBlockForward<T>& bf = f.blocks[l];
         GptBlock<T>& gb = g.h[l];
         // x_out = x_mid + GELU(ln_2(x_mid) c_fcᵀ + b) mlp.c_projᵀ + b
-        linear_backward(bf.gelu, block.mlp_proj_weight, dx, gb.mlp_proj_weight, gb.mlp_proj_bias, &d_gelu);
-        gelu_backward(bf.fc, d_gelu);  // now ∂loss/∂u
-        linear_backward(bf.ln_2, block.c_fc_weight, d_gelu, gb.c_fc_weight, gb.c_fc_bias, &d_ln);
-        layer_norm_backward(bf.x_mid, bf.ln_2_stats, block.ln_2_weight, d_ln, gb.ln_2_weight, gb.ln_2_bias, dx);
+        linear_backward(bf.gelu, block.mlp_proj_weight, w.dx, gb.mlp_proj_weight, gb.mlp_proj_bias, &w.d_fc);
+        gelu_backward(bf.fc, w.d_fc);  // now ∂loss/∂u
+        linear_backward(bf.ln_2, block.c_fc_weight, w.d_fc, gb.c_fc_weight, gb.c_fc_bias, &w.d_ln);
+        layer_norm_backward(bf.x_mid, bf.ln_2_stats, block.ln_2_weight, w.d_ln, gb.ln_2_weight, gb.ln_2_bias, w.dx);
         // x_mid = x + attention(ln_1(x)) attn.c_projᵀ + b
-        linear_backward(bf.heads, block.attn_proj_weight, dx, gb.attn_proj_weight, gb.attn_proj_bias, &d_heads);
-        const Mat<T> d_qkv = attention_backward(bf, d_heads, B, n);
-        linear_backward(bf.ln_1, block.c_attn_weight, d_qkv, gb.c_attn_weight, gb.c_attn_bias, &d_ln);
-        layer_norm_backward(bf.x, bf.ln_1_stats, block.ln_1_weight, d_ln, gb.ln_1_weight, gb.ln_1_bias, dx);
+        linear_backward(bf.heads, block.attn_proj_weight, w.dx, gb.attn_proj_weight, gb.attn_proj_bias, &w.d_heads);
+        attention_backward(bf, w, B, n);
+        linear_backward(bf.ln_1, block.c_attn_weight, w.d_qkv, gb.c_attn_weight, gb.c_attn_bias, &w.d_ln);
+        layer_norm_backward(bf.x, bf.ln_1_stats, block.ln_1_weight, w.d_ln, gb.ln_1_weight, gb.ln_1_bias, w.dx);
     }
     // 3. x₀ = wte[token] + wpe[position]: each row to its token (after the output layer's share)
     //    and its position, rows in order
-    g.wpe = zeros_like(m.wpe);
+    reshape_to(g.wpe, c.context, d);
+    g.wpe.fill(T(0));
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t col = 0; col < d; ++col) {
-                g.wte(batch[b][i], col) += dx(b * n + i, col);
-                g.wpe(i, col) += dx(b * n + i, col);
+                g.wte(batch[b][i], col) += w.dx(b * n + i, col);
+                g.wpe(i, col) += w.dx(b * n + i, col);
             }
+}
+
+template <class T>
+Gpt<T> gpt_backward(const Gpt<T>& m, const std::vector<Tokens>& batch, const GptForward<T>& f,
+                    const Mat<T>& d_logits) {
+    Gpt<T> g;
+    GptBackwardBuffers<T> buffers;
+    gpt_backward_into(m, batch, f, d_logits, g, buffers);
     return g;
 }
 
 #define INSTANTIATE(T)                                                                                  \
     template std::vector<NamedParameter<T>> named_parameters(Gpt<T>&);                                  \
     template GptForward<T> gpt_forward(const Gpt<T>&, const std::vector<Tokens>&);                      \
+    template void gpt_forward_into(const Gpt<T>&, const std::vector<Tokens>&, GptForward<T>&);          \
     template double gpt_loss(const GptForward<T>&, const std::vector<Tokens>&, Mat<T>*);                \
     template Gpt<T> gpt_backward(const Gpt<T>&, const std::vector<Tokens>&, const GptForward<T>&,       \
-                                 const Mat<T>&);
+                                 const Mat<T>&);                                                        \
+    template void gpt_backward_into(const Gpt<T>&, const std::vector<Tokens>&, const GptForward<T>&,    \
+                                    const Mat<T>&, Gpt<T>&, GptBackwardBuffers<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)

@@ -93,6 +93,7 @@ template <class T>
 struct GptBlockForward {
     Mat<T> x;                   // (B·T × d) the residual stream entering the block
     Mat<T> ln_1, ln_1_stats;    // (B·T × d) ln_1(x); (B·T × 2) each row's μ and 1/√(σ² + ε)
+    Mat<T> qkv;                 // (B·T × 3d) [q k v] = ln_1 · c_attnᵀ + b
     std::vector<Mat<T>> q, k, v;  // [H] (B·T × d_h) each head's queries, keys, values
     std::vector<Mat<T>> weights;  // [H] (B·T × T) row b·T + i: query i of sequence b; 0 after i
     Mat<T> heads;               // (B·T × d) [z_0 … z_{H−1}], the input of attn.c_proj
@@ -108,12 +109,27 @@ struct GptForward {
     Mat<T> x_final;             // (B·T × d) the residual stream after the last block
     Mat<T> ln_f, ln_f_stats;    // (B·T × d), (B·T × 2)
     Mat<T> logits;              // (B·T × V)
+    Mat<T> branch;              // (B·T × d) what a residual branch adds (a working buffer)
+};
+
+// The backward pass's working matrices, kept from step to step.
+template <class T>
+struct GptBackwardBuffers {
+    Mat<T> dx;                  // (B·T × d) ∂loss/∂ the residual stream
+    Mat<T> d_ln, d_heads;       // (B·T × d) of a LayerNorm's output; of [z_0 … z_{H−1}]
+    Mat<T> d_fc;                // (B·T × 4d) of GELU(u), then of u
+    Mat<T> d_qkv;               // (B·T × 3d)
+    Mat<T> dz, dq, dk, dv;      // (B·T × d_h) one head's
 };
 
 // The forward pass over B sequences of the same length t ≤ T (positions 0 … t−1). An
 // InputError for an empty batch, ragged or too long sequences, tokens outside the vocabulary.
 template <class T>
 GptForward<T> gpt_forward(const Gpt<T>& model, const std::vector<Tokens>& batch);
+// The same into `forward`, reusing its matrices where their shapes fit: a training loop's steps
+// then ask for no new memory (fresh pages cost a fault each: 8 % of a step).
+template <class T>
+void gpt_forward_into(const Gpt<T>& model, const std::vector<Tokens>& batch, GptForward<T>& forward);
 
 // The mean cross-entropy of every position's logits against its target (summed in double),
 // targets as the batch (B × t); fills d_logits (B·t × V) when given. An InputError when the
@@ -125,3 +141,7 @@ double gpt_loss(const GptForward<T>& forward, const std::vector<Tokens>& targets
 template <class T>
 Gpt<T> gpt_backward(const Gpt<T>& model, const std::vector<Tokens>& batch, const GptForward<T>& forward,
                     const Mat<T>& d_logits);
+// The same into `gradient`, reusing its matrices and the buffers' where their shapes fit.
+template <class T>
+void gpt_backward_into(const Gpt<T>& model, const std::vector<Tokens>& batch, const GptForward<T>& forward,
+                       const Mat<T>& d_logits, Gpt<T>& gradient, GptBackwardBuffers<T>& buffers);
