@@ -1,14 +1,18 @@
 #include "chapters/22_small_gpt/language_model.hpp"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "common/lesson/file_lock.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/tokenizer.hpp"
 
 namespace {
+
+constexpr std::size_t characters_per_window = 16;  // characters a token may take, at most, in a short text
 
 std::string corpus_identity(const Corpus& c, const std::string& path) {
     if (path.empty()) return c.name;
@@ -24,12 +28,12 @@ Tokenizer learn_tokenizer(const Corpus& corpus, const Recipe& r) {
 }
 
 // Trains the fresh model by the recipe, then keeps it (when it can: else says why in not_kept).
-void train_and_keep(LanguageModel& lm, const Recipe& r,
+void train_and_keep(LanguageModel& lm, const GptRecipe& recipe, std::size_t log_every,
                     const std::function<void(std::size_t, std::size_t, double)>& progress) {
     lm.trained.model = lm.fresh;
     const auto start = std::chrono::steady_clock::now();
-    lm.trained.log = train_gpt(lm.trained.model, r.gpt, lm.train_ids, lm.held_out_ids, r.log_every,
-                               [&](std::size_t step, double loss) { progress(step, r.gpt.steps, loss); });
+    lm.trained.log = train_gpt(lm.trained.model, recipe, lm.train_ids, lm.held_out_ids, log_every,
+                               [&](std::size_t step, double loss) { progress(step, recipe.steps, loss); });
     lm.trained.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (lm.folder.empty()) {
         lm.not_kept = "there is no folder to keep it in";
@@ -61,52 +65,57 @@ MatrixList LanguageModel::matrices() const {
 }
 
 Corpus checked_corpus(Recipe& r) {
-    Corpus corpus = load_corpus(r.corpus_path, 2 * (r.gpt.config.context + 1));
+    // The held-out tenth must hold a window of T + 1 tokens, which may be several characters each.
+    Corpus corpus = load_corpus(r.corpus_path, 10 * characters_per_window * (r.gpt.config.context + 1));
     const std::size_t characters = char_tokenizer(corpus.text).size();
     if (r.tokenizer == "char") {
         r.gpt.config.vocab = characters;
     } else {
         if (r.bpe_vocab < characters)
             throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", r.bpe_vocab, characters));
-        r.gpt.config.vocab = r.bpe_vocab;  // a text too small for so many merges is found when learning
+        r.gpt.config.vocab = r.bpe_vocab;  // a text too small for so many merges gets fewer (prepare_language_model)
     }
     return corpus;
 }
 
-LanguageModel prepare_language_model(Corpus corpus, const Recipe& r,
+LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::optional<TrainedGpt> given,
                                      const std::function<void(std::size_t, std::size_t, double)>& progress) {
     LanguageModel lm;
     lm.corpus = std::move(corpus);
     lm.characters = char_tokenizer(lm.corpus.text).size();
-    lm.recipe_text = gpt_recipe_text(r.gpt, r.tokenizer, corpus_identity(lm.corpus, r.corpus_path), r.log_every);
-    lm.fresh = fresh_gpt(r.gpt.config, r.gpt.seed);
+    lm.recipe_text = recipe_text_of(lm.corpus, r);
     lm.folder = r.checkpoint.empty() ? gpt_folder_for(lm.recipe_text) : r.checkpoint;
-    if (!r.checkpoint.empty()) {  // the learner's own checkpoint: read it, or say why not
-        lm.trained = load_trained_gpt(r.checkpoint, lm.recipe_text, r.gpt.config);
-        lm.read_back = true;
-    } else if (!r.retrain && !lm.folder.empty()) {
+    // Another run training this recipe now: wait for it, then read what it kept.
+    std::optional<FileLock> lock;
+    if (!given && !lm.folder.empty()) lock.emplace(lm.folder + ".lock");
+    if (!given && !r.retrain && !lm.folder.empty()) {
         try {
-            lm.trained = load_trained_gpt(lm.folder, lm.recipe_text, r.gpt.config);
-            lm.read_back = true;
+            given = load_trained_gpt(lm.folder, lm.recipe_text, r.gpt.config);
         } catch (const InputError&) {  // none kept yet, or kept by other code: train it
         }
     }
-    if (!lm.read_back) lm.trained.tokenizer = learn_tokenizer(lm.corpus, r);
-    if (lm.trained.tokenizer.size() != r.gpt.config.vocab)
-        throw InputError(fmt::format("--vocab {}: the text has only enough pairs for {} symbols", r.gpt.config.vocab,
-                                     lm.trained.tokenizer.size()));
+    lm.read_back = given.has_value();
+    lm.trained.tokenizer = given ? given->tokenizer : learn_tokenizer(lm.corpus, r);
+    GptRecipe recipe = r.gpt;
+    recipe.config.vocab = lm.trained.tokenizer.size();  // a small text may run out of pairs to merge
+    lm.fresh = fresh_gpt(recipe.config, recipe.seed);
     lm.train_ids = model_tokens(lm.trained.tokenizer, lm.corpus.training());
     lm.held_out_ids = model_tokens(lm.trained.tokenizer, lm.corpus.held_out());
-    const std::size_t window = r.gpt.config.context + 1;
+    const std::size_t window = recipe.config.context + 1;
     if (lm.train_ids.size() < window || lm.held_out_ids.size() < window)
         throw InputError(fmt::format("{}: {} training and {} held-out tokens; a context of {} needs at least {} of each",
                                      lm.corpus.name, lm.train_ids.size(), lm.held_out_ids.size(),
-                                     r.gpt.config.context, window));
-    if (!lm.read_back) train_and_keep(lm, r, progress);
+                                     recipe.config.context, window));
+    if (given) lm.trained = std::move(*given);
+    else train_and_keep(lm, recipe, r.log_every, progress);
     lm.loss_log = Matrix::from_shape({lm.trained.log.size(), 3});
     for (std::size_t i = 0; i < lm.trained.log.size(); ++i) {
         const LoggedLoss& l = lm.trained.log[i];
         lm.loss_log(i, 0) = float(l.step), lm.loss_log(i, 1) = float(l.train), lm.loss_log(i, 2) = float(l.held_out);
     }
     return lm;
+}
+
+std::string recipe_text_of(const Corpus& corpus, const Recipe& r) {
+    return gpt_recipe_text(r.gpt, r.tokenizer, corpus_identity(corpus, r.corpus_path), r.log_every);
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "common/lesson/corpus.hpp"
@@ -42,9 +43,13 @@ struct LanguageModel {
 // Settles the vocabulary and checks the recipe against the text, before anything prints.
 Corpus checked_corpus(Recipe& recipe);
 
-// Everything above: `progress(step, steps, loss)` while it trains.
-LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe,
+// Everything above: the model `given` (read from --checkpoint), else the one kept for this recipe,
+// else trained now (`progress(step, steps, loss)` while it trains) and kept.
+LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe, std::optional<TrainedGpt> given,
                                      const std::function<void(std::size_t, std::size_t, double)>& progress);
+
+// What a model of this recipe on this text is kept under (common/lesson/trained_gpt.hpp).
+std::string recipe_text_of(const Corpus& corpus, const Recipe& recipe);
 
 // The ids of a text (code points) as the model's tokens.
 Tokens model_tokens(const Tokenizer& tokenizer, const std::u32string& text);

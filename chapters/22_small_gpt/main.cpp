@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,10 +182,18 @@ int main(int argc, char** argv) {
         const Tokenizer characters = char_tokenizer(corpus.text);
         const std::u32string sentence = checked_text("--text", f.text, characters, corpus.name);
         const std::u32string prompt = checked_text("--prompt", f.prompt, characters, corpus.name);
+        std::optional<TrainedGpt> given;  // --checkpoint DIR: read now, so that a bad one is refused before any output
+        if (!r.checkpoint.empty()) {
+            try {
+                given = load_trained_gpt(r.checkpoint, recipe_text_of(corpus, r), r.gpt.config);
+            } catch (const InputError& e) {
+                throw InputError(std::string("--checkpoint ") + e.what());
+            }
+        }
 
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
-            LanguageModel m = prepare_language_model(std::move(corpus), r, progress_bar());
-            return m;
+            lesson.labels("loss_columns", {"step", "training", "held_out"});
+            return prepare_language_model(std::move(corpus), r, std::move(given), progress_bar());
         });
         struct Reading {
             SentenceRead sentence;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -84,8 +86,17 @@ void save_trained_gpt(const std::string& dir, const std::string& recipe_text, Tr
     save_checkpoint(dir, c);
 }
 
-TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_text, const GptConfig& config) {
+TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_text, GptConfig config) {
     TrainedGpt t;
+    std::string tokenizer;  // first: its size is the model's vocabulary (a small text may give fewer than asked)
+    if (std::ifstream in{std::filesystem::path(dir) / tokenizer_file}) {
+        tokenizer.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        try {
+            config.vocab = read_tokenizer(tokenizer).size();
+        } catch (const InputError& e) {
+            throw InputError(dir + "/" + tokenizer_file + ": " + e.what());
+        }
+    }
     t.model = fresh_gpt(config, 0);  // the shapes; every number is then read from the files
     const Checkpoint c = load_checkpoint(dir, gpt_code_version(), recipe_text, tensors_of(t.model, false),
                                          {tokenizer_file, log_file});
@@ -96,9 +107,6 @@ TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_te
     } catch (const InputError& e) {
         throw InputError(dir + "/" + tokenizer_file + ": " + e.what());
     }
-    if (t.tokenizer.size() != config.vocab)
-        throw InputError(fmt::format("{}/{}: {} symbols where the model has a vocabulary of {}", dir, tokenizer_file,
-                                     t.tokenizer.size(), config.vocab));
     read_log(c.texts[1].second, dir + "/" + log_file, t);
     return t;
 }

@@ -34,4 +34,5 @@ void save_trained_gpt(const std::string& dir, const std::string& recipe_text, Tr
 
 // Reads it back; an InputError of one line naming the folder when it is missing, cut short, of
 // another recipe or written by another version of the code.
-TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_text, const GptConfig& config);
+// The vocabulary is the tokenizer's (config.vocab is not read).
+TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_text, GptConfig config);
