@@ -21,7 +21,6 @@
 
 namespace {
 
-const std::size_t longest_text = 1000;     // characters of --text: a sentence or a paragraph
 const std::size_t fewest_characters = 1000;  // of --corpus: enough words to count pairs in
 const std::vector<std::size_t> table_sizes = {128, 256, 384, 512, 768, 1024};
 
@@ -161,22 +160,13 @@ int main(int argc, char** argv) {
 
     return lesson.run(argc, argv, [&] {
         // Every mistake in the input is found here, before anything prints.
-        if (text.size() > 4 * longest_text)
-            throw InputError(fmt::format("--text: {} bytes, at most {} characters", text.size(), longest_text));
-        const std::u32string sentence = code_points_of(text, "--text");
-        if (sentence.size() > longest_text)
-            throw InputError(fmt::format("--text: {} characters, at most {}", sentence.size(), longest_text));
+        if (text.size() > 4 * longest_sentence)  // before reading the corpus: refused at once
+            throw InputError(fmt::format("--text: {} bytes, at most {} characters", text.size(), longest_sentence));
         const Corpus corpus = load_corpus(corpus_path, fewest_characters);
         const Tokenizer characters = char_tokenizer(corpus.text);
-        std::u32string corpus_characters;  // sorted, as the ids are
-        for (const std::u32string& c : characters.symbols) corpus_characters += c;
         if (vocab < characters.size())
             throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", vocab, characters.size()));
-        for (char32_t c : sentence)
-            if (!std::binary_search(corpus_characters.begin(), corpus_characters.end(), c))
-                throw InputError(fmt::format("--text: the character '{}' (U+{:04X}) is not among {}'s {} characters",
-                                             utf8_of(std::u32string(1, c)), unsigned(c), corpus.name,
-                                             characters.size()));
+        const std::u32string sentence = checked_sentence("--text", text, characters, corpus.name);
         const std::u32string training = corpus.training(), held_out = corpus.held_out();
 
         Part<Learned>& learned = lesson.part<Learned>([&] {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "chapters/22_small_gpt/language_model.hpp"
+#include "common/lesson/language_model.hpp"
 #include "chapters/22_small_gpt/math.hpp"
 #include "common/lesson/self_check.hpp"
 

@@ -10,7 +10,6 @@
 
 namespace {
 
-constexpr std::size_t longest_text = 1000;  // characters of --text or --prompt
 constexpr double slowest_training_hours = 4;
 constexpr double assumed_flops = 5e9;        // a step's products on one core, per second (measured: more)
 
@@ -19,8 +18,6 @@ constexpr double assumed_flops = 5e9;        // a step's products on one core, p
 void add_flags(Lesson& lesson, Flags& f) {
     Recipe& r = f.recipe;
     GptConfig& c = r.gpt.config;
-    c.context = 64, c.layers = 4, c.heads = 4, c.d_model = 128;
-    r.gpt.batch = 12, r.gpt.steps = 1000, r.gpt.learning_rate = 1e-3f;
     lesson.option("--tokenizer", r.tokenizer, "bpe (chapter 21's, learned on the training text) or char",
                   Choices{"bpe", "char"});
     lesson.option("--vocab", r.bpe_vocab, "symbols of the BPE vocabulary, characters included", Range{100, 1024});
@@ -63,22 +60,4 @@ void require_reachable(const Recipe& r) {
     const double activations = tokens * (L * (19.0 * d + double(c.heads) * T) + 2.0 * V);
     const double parameters = 4.0 * (12.0 * L * d * d + (V + T) * d);
     require_memory("this recipe's training", std::uint64_t(4.0 * (activations + parameters)), memory_limit_bytes());
-}
-
-std::u32string checked_text(const std::string& flag, const std::string& text, const Tokenizer& characters,
-                            const std::string& corpus_name) {
-    if (text.size() > 4 * longest_text)
-        throw InputError(fmt::format("{}: {} bytes, at most {} characters", flag, text.size(), longest_text));
-    const std::u32string s = code_points_of(text, flag);
-    if (s.empty()) throw InputError(flag + ": empty (expected a sentence)");
-    if (s.size() > longest_text) throw InputError(fmt::format("{}: {} characters, at most {}", flag, s.size(), longest_text));
-    for (const char32_t ch : s) {
-        const bool known = std::any_of(characters.symbols.begin(), characters.symbols.begin() + std::ptrdiff_t(characters.characters()),
-                                       [&](const std::u32string& sym) { return sym.size() == 1 && sym[0] == ch; });
-        if (!known)
-            throw InputError(fmt::format("{}: the character '{}' (U+{:04X}) is not among {}'s {} characters", flag,
-                                         utf8_of(std::u32string(1, ch)), unsigned(ch), corpus_name,
-                                         characters.characters()));
-    }
-    return s;
 }

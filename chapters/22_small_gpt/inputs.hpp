@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string>
 
-#include "chapters/22_small_gpt/language_model.hpp"
+#include "common/lesson/language_model.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
 struct Flags {
-    Recipe recipe;
+    Recipe recipe = default_recipe();
     std::string text = "The cat sat on the mat.";  // --text: the sentence the model reads
     std::string prompt = "The whale";              // --prompt: where samples start
     double temperature = 0.8;
@@ -24,7 +24,3 @@ void add_flags(Lesson& lesson, Flags& f);
 // than this machine can give (an estimate from its sizes), before anything is computed.
 void require_reachable(const Recipe& recipe);
 
-// The sentence (or prompt) as code points, refused in one line naming `flag` when it is empty,
-// too long, or holds a character the text lacks.
-std::u32string checked_text(const std::string& flag, const std::string& text, const Tokenizer& characters,
-                            const std::string& corpus_name);

@@ -30,23 +30,6 @@ namespace {
 
 std::string three(double x) { return format_number(x, 3); }
 
-// On a terminal, one line rewritten in place: step, loss, time left; elsewhere one line.
-std::function<void(std::size_t, std::size_t, double)> progress_bar() {
-    const bool terminal = isatty(STDERR_FILENO);
-    const auto start = std::chrono::steady_clock::now();
-    return [terminal, start](std::size_t step, std::size_t steps, double loss) {
-        if (!terminal) {
-            if (step == 1) fmt::print(stderr, "training the GPT: {} steps\n", steps);
-            return;
-        }
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double left = seconds / double(step) * double(steps - step);
-        const std::size_t filled = 30 * step / steps;
-        fmt::print(stderr, "\rtraining [{}{}] step {}/{}  loss {}  {} left   {}", std::string(filled, '#'),
-                   std::string(30 - filled, '.'), step, steps, three(loss), time_text(left), step == steps ? "\n" : "");
-    };
-}
-
 std::string sample_text(const LanguageModel& lm, const Gpt<float>& model, const Flags& f, const std::u32string& prompt) {
     const Tokenizer& t = lm.trained.tokenizer;
     const Tokens ids = model_tokens(t, prompt);
@@ -180,8 +163,8 @@ int main(int argc, char** argv) {
         Corpus corpus = checked_corpus(r);
         require_reachable(r);
         const Tokenizer characters = char_tokenizer(corpus.text);
-        const std::u32string sentence = checked_text("--text", f.text, characters, corpus.name);
-        const std::u32string prompt = checked_text("--prompt", f.prompt, characters, corpus.name);
+        const std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
+        const std::u32string prompt = checked_sentence("--prompt", f.prompt, characters, corpus.name);
         std::optional<TrainedGpt> given;  // --checkpoint DIR: read now, so that a bad one is refused before any output
         if (!r.checkpoint.empty()) {
             try {
@@ -193,7 +176,7 @@ int main(int argc, char** argv) {
 
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
-            return prepare_language_model(std::move(corpus), r, std::move(given), progress_bar());
+            return prepare_language_model(std::move(corpus), r, std::move(given), gpt_progress_bar());
         });
         struct Reading {
             SentenceRead sentence;

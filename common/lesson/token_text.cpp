@@ -1,6 +1,11 @@
 #include "common/lesson/token_text.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "common/lesson/corpus.hpp"
+#include "common/math/input_error.hpp"
 
 std::string visible_symbol(const std::u32string& symbol) {
     std::string out;
@@ -12,4 +17,21 @@ std::string bars(const Tokenizer& t, const TokenIds& ids) {
     std::string out = "|";
     for (const int id : ids) out += visible_symbol(t.symbol(id)) + "|";
     return out;
+}
+
+std::u32string checked_sentence(const std::string& flag, const std::string& utf8, const Tokenizer& characters,
+                                const std::string& corpus_name) {
+    if (utf8.size() > 4 * longest_sentence)  // before decoding: a 10 MB sentence is refused at once
+        throw InputError(fmt::format("{}: {} bytes, at most {} characters", flag, utf8.size(), longest_sentence));
+    const std::u32string s = code_points_of(utf8, flag);
+    if (s.empty()) throw InputError(flag + ": empty (expected a sentence)");
+    if (s.size() > longest_sentence)
+        throw InputError(fmt::format("{}: {} characters, at most {}", flag, s.size(), longest_sentence));
+    const auto first = characters.symbols.begin(), last = first + std::ptrdiff_t(characters.characters());
+    for (const char32_t c : s)
+        if (std::find(first, last, std::u32string(1, c)) == last)
+            throw InputError(fmt::format("{}: the character '{}' (U+{:04X}) is not among {}'s {} characters", flag,
+                                         utf8_of(std::u32string(1, c)), unsigned(c), corpus_name,
+                                         characters.characters()));
+    return s;
 }

@@ -1,6 +1,9 @@
-// Chapter 22 · the text, its tokens and the trained model, ready for the lesson: the corpus read
-// (common/lesson/corpus.hpp), its tokenizer learned, the model trained by the recipe, or read
-// back from the checkpoint an earlier run kept (common/lesson/trained_gpt.hpp).
+// The language model chapter 22 trains, ready for any lesson: the corpus read
+// (common/lesson/corpus.hpp), its tokenizer learned (chapter 21's), the model trained by the
+// recipe, or read back from the checkpoint an earlier run kept (common/lesson/trained_gpt.hpp).
+// A chapter that shows a learner's sentence through the trained model asks for the default one:
+//
+//   const LanguageModel lm = default_language_model(gpt_progress_bar());
 #pragma once
 
 #include <cstdint>
@@ -14,7 +17,7 @@
 #include "common/math/matrix_list.hpp"
 
 struct Recipe {
-    GptRecipe gpt;                  // sizes (vocab filled in from the tokenizer), batch, steps, lr, seed
+    GptRecipe gpt;                  // sizes (vocab: the tokenizer's), batch, steps, lr, seed
     std::string tokenizer = "bpe";  // bpe or char
     std::size_t bpe_vocab = 256;    // symbols of the BPE vocabulary, characters included
     std::size_t log_every = 100;    // steps between held-out measurements
@@ -40,6 +43,9 @@ struct LanguageModel {
     MatrixList matrices() const;
 };
 
+// Chapter 22's default: what every chapter's --text reads (docs/ch22_small_gpt.md says why).
+Recipe default_recipe();
+
 // Settles the vocabulary and checks the recipe against the text, before anything prints.
 Corpus checked_corpus(Recipe& recipe);
 
@@ -50,6 +56,13 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe, std::o
 
 // What a model of this recipe on this text is kept under (common/lesson/trained_gpt.hpp).
 std::string recipe_text_of(const Corpus& corpus, const Recipe& recipe);
+
+// The default recipe's model on Moby-Dick.
+LanguageModel default_language_model(const std::function<void(std::size_t, std::size_t, double)>& progress);
+
+// On a terminal, one line rewritten in place (step, loss, time left); elsewhere one line as the
+// training starts. A model read back trains nothing and says nothing.
+std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar();
 
 // The ids of a text (code points) as the model's tokens.
 Tokens model_tokens(const Tokenizer& tokenizer, const std::u32string& text);

@@ -1,4 +1,6 @@
-#include "chapters/22_small_gpt/language_model.hpp"
+#include "common/lesson/language_model.hpp"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <optional>
@@ -7,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "common/lesson/file_lock.hpp"
+#include "common/lesson/print.hpp"
+#include "common/lesson/time_text.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/tokenizer.hpp"
 
@@ -114,6 +118,37 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::option
         lm.loss_log(i, 0) = float(l.step), lm.loss_log(i, 1) = float(l.train), lm.loss_log(i, 2) = float(l.held_out);
     }
     return lm;
+}
+
+Recipe default_recipe() {
+    Recipe r;
+    GptConfig& c = r.gpt.config;
+    c.context = 64, c.layers = 4, c.heads = 4, c.d_model = 128;
+    r.gpt.batch = 12, r.gpt.steps = 800, r.gpt.learning_rate = 1e-3f;
+    return r;
+}
+
+LanguageModel default_language_model(const std::function<void(std::size_t, std::size_t, double)>& progress) {
+    Recipe r = default_recipe();
+    Corpus corpus = checked_corpus(r);
+    return prepare_language_model(std::move(corpus), r, std::nullopt, progress);
+}
+
+std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
+    const bool terminal = isatty(STDERR_FILENO);
+    const auto start = std::chrono::steady_clock::now();
+    return [terminal, start](std::size_t step, std::size_t steps, double loss) {
+        if (!terminal) {
+            if (step == 1) fmt::print(stderr, "training the GPT: {} steps\n", steps);
+            return;
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double left = seconds / double(step) * double(steps - step);
+        const std::size_t filled = 30 * step / steps;
+        fmt::print(stderr, "\rtraining the GPT [{}{}] step {}/{}  loss {}  {} left   {}", std::string(filled, '#'),
+                   std::string(30 - filled, '.'), step, steps, format_number(loss, 3), time_text(left),
+                   step == steps ? "\n" : "");
+    };
 }
 
 std::string recipe_text_of(const Corpus& corpus, const Recipe& r) {
