@@ -13,42 +13,52 @@ namespace {
 
 constexpr std::size_t fewest_steps_to_learn = 100;  // fewer: the loss may still sit at ln V
 
-// Every head's weights recomputed from its own Q and K by the reference (loops in double).
+// Every head's weights recomputed from its own q and k by the reference (loops in double).
 void check_heads(SelfChecks& check, const SentenceRead& s) {
     double error = 0.0, tolerance = 0.0, row_error = 0.0, above = 0.0;
-    for (const GptBlockForward<float>& block : s.forward.blocks)
-        for (std::size_t h = 0; h < block.q.size(); ++h) {
-            const AttentionByLoops loops = attention_by_loops(block.q[h], block.k[h], block.v[h], KeysSeen::causal());
-            const double e = max_abs_difference(block.weights[h], loops.weights);
-            const double t = attention_tolerance(block.q[h], block.k[h], block.v[h]).weights;
-            if (tolerance == 0.0 || std::isnan(e) || (!std::isnan(error) && e / t > error / tolerance)) error = e, tolerance = t;
-            row_error = std::max(row_error, worst_row_sum_error(block.weights[h]));
-            for (std::size_t i = 0; i < rows(block.weights[h]); ++i)
-                for (std::size_t j = i + 1; j < cols(block.weights[h]); ++j) above = std::max(above, double(block.weights[h](i, j)));
-        }
+    for (std::size_t m = 0; m < s.weights.size(); ++m) {
+        const Matrix& A = s.weights[m];
+        const AttentionByLoops loops = attention_by_loops(s.queries[m], s.keys[m], s.values[m], KeysSeen::causal());
+        const double e = max_abs_difference(A, loops.weights);
+        const double t = attention_tolerance(s.queries[m], s.keys[m], s.values[m]).weights;
+        if (tolerance == 0.0 || std::isnan(e) || (!std::isnan(error) && e / t > error / tolerance)) error = e, tolerance = t;
+        row_error = std::max(row_error, worst_row_sum_error(A));
+        for (std::size_t i = 0; i < rows(A); ++i)
+            for (std::size_t j = i + 1; j < cols(A); ++j) above = std::max(above, double(A(i, j)));
+    }
     check.close("every head's weights = causal softmax(q·k/√d_h), as loops in double", error, tolerance);
     check.close("each head's rows sum to 1", row_error, 1e-5);
     check.that("no token attends to a later one (every weight above the diagonal is 0)", above == 0.0);
 }
 
-// The sentence's logits three ways: the forward pass, one token at a time through the KV cache,
-// and the forward pass in double.
+// The sentence's logits, from math.cpp's plain forward pass, against three other ways: the
+// training's forward pass (common/math/gpt_model.cpp: fixed-order products), the same in double,
+// and one token at a time through the KV cache.
 void check_logits(SelfChecks& check, const Gpt<float>& model, const SentenceRead& s) {
     const std::size_t V = model.config.vocab;
-    double largest = 0.0, cache_error = 0.0, double_error = 0.0;
+    double largest = 0.0, training_error = 0.0, double_error = 0.0, cache_error = 0.0, weights_error = 0.0;
+    const std::vector<Tokens> batch{s.ids};
+    const GptForward<float> training = gpt_forward(model, batch);
+    const GptForward<double> exact = gpt_forward(gpt_in_double(model), batch);
     GptCache cache = empty_cache(model.config);
-    const GptForward<double> exact = gpt_forward(gpt_in_double(model), std::vector<Tokens>{s.ids});
     for (std::size_t i = 0; i < s.ids.size(); ++i) {
         const std::vector<float> one = next_logits(model, cache, s.ids[i]);
         for (std::size_t v = 0; v < V; ++v) {
-            largest = std::max(largest, std::abs(double(s.logits(i, v))));
-            cache_error = std::max(cache_error, std::abs(double(one[v]) - double(s.logits(i, v))));
-            double_error = std::max(double_error, std::abs(exact.logits(i, v) - double(s.logits(i, v))));
+            const double mine = s.logits(i, v);
+            largest = std::max(largest, std::abs(mine));
+            training_error = std::max(training_error, std::abs(double(training.logits(i, v)) - mine));
+            double_error = std::max(double_error, std::abs(exact.logits(i, v) - mine));
+            cache_error = std::max(cache_error, std::abs(double(one[v]) - mine));
         }
     }
-    check.close("logits = the same tokens decoded one at a time through the KV cache (relative)",
-                cache_error / std::max(largest, 1.0), 1e-5);
-    check.close("logits = the forward pass in double (relative)", double_error / std::max(largest, 1.0), 1e-4);
+    for (std::size_t l = 0; l < training.blocks.size(); ++l)
+        for (std::size_t h = 0; h < training.blocks[l].weights.size(); ++h)
+            weights_error = std::max(weights_error, max_abs_difference(s.weights[l * s.heads + h], training.blocks[l].weights[h]));
+    const double scale = std::max(largest, 1.0);
+    check.close("logits = the training's forward pass (common/math/gpt_model.cpp; relative)", training_error / scale, 1e-5);
+    check.close("every head's weights = the training's forward pass", weights_error, 1e-5);
+    check.close("logits = the forward pass in double (relative)", double_error / scale, 1e-4);
+    check.close("logits = the tokens decoded one at a time through the KV cache (relative)", cache_error / scale, 1e-5);
 }
 
 // The five predictions: the first is the largest logit, and their probabilities are the softmax.

@@ -1,13 +1,60 @@
-// Chapter 22 · the mathematics of reading a sentence with the trained GPT (math.hpp).
+// Chapter 22 · the mathematics of reading a sentence with the trained GPT (math.hpp): its
+// forward pass written plainly, then the predictions and where each head looks.
 #include "chapters/22_small_gpt/math.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
+#include <xtensor/xview.hpp>
+
+#include "common/math/layer_norm.hpp"
+#include "common/math/matmul.hpp"
+#include "common/math/softmax.hpp"
+
+Matrix embed(const Gpt<float>& m, const Tokens& ids) {
+    const std::size_t n = ids.size(), d = m.config.d_model;
+    Matrix x = Matrix::from_shape({n, d});
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < d; ++j) x(i, j) = m.wte(ids[i], j) + m.wpe(i, j);  // token i, at position i
+    return x;
+}
+
+Matrix layer_norm_rows(const Matrix& x, const Matrix& gamma, const Matrix& beta) {
+    return normalise_rows(x) * gamma + beta;  // (1 × d) γ and β broadcast down the rows
+}
+
+Matrix linear_layer(const Matrix& x, const Matrix& W, const Matrix& b) {
+    return matmul_transposed(x, W) + b;  // (n × in) · (out × in)ᵀ + (1 × out)
+}
+
+Matrix head_weights(const Matrix& q, const Matrix& k) {
+    const std::size_t n = rows(q);
+    Matrix scores = matmul_transposed(q, k) / std::sqrt(static_cast<float>(cols(q)));  // (n × n)
+    // ┌ exercise causal-mask
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j) scores(i, j) = -std::numeric_limits<float>::infinity();
+    // └ stub: (void)n;
+    return softmax_rows(scores);
+}
+
+Matrix gelu_exact(const Matrix& z) {
+    Matrix y = Matrix::from_shape(z.shape());
+    // ┌ exercise exact-gelu
+    for (std::size_t i = 0; i < z.size(); ++i) y.flat(i) = 0.5f * z.flat(i) * (1.0f + std::erf(z.flat(i) / std::sqrt(2.0f)));
+    // └ stub: y = z;
+    return y;
+}
+
+Matrix output_logits(const Gpt<float>& m, const Matrix& x) {
+    return matmul_transposed(layer_norm_rows(x, m.ln_f_weight, m.ln_f_bias), m.wte);  // (n × d) · (V × d)ᵀ
+}
+
 void most_likely(const float* logits, std::size_t V, std::size_t k, std::vector<std::size_t>& ids,
                  std::vector<double>& probabilities) {
+    // ┌ exercise five-most-likely
     // 1. p_j = exp(ℓ_j − max ℓ) / Σ_i exp(ℓ_i − max ℓ), in double
     const double top = *std::max_element(logits, logits + V);
     std::vector<double> p(V);
@@ -22,21 +69,42 @@ void most_likely(const float* logits, std::size_t V, std::size_t k, std::vector<
     ids = order;
     probabilities.clear();
     for (const std::size_t j : order) probabilities.push_back(p[j]);
+    // └ stub: (void)logits; ids.assign(std::min(k, V), 0); probabilities.assign(std::min(k, V), 0.0);
 }
 
 SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids) {
     SentenceRead r;
     const GptConfig& c = model.config;
-    const std::size_t n = ids.size(), V = c.vocab, k = std::min(predictions_shown, V);
-    r.ids = ids, r.layers = c.layers, r.heads = c.heads;
-    // 1. the forward pass over the one sequence: logits (n × V), each head's weights (n × n)
-    r.forward = gpt_forward(model, std::vector<Tokens>{ids});
-    r.logits = r.forward.logits;
+    const std::size_t n = ids.size(), V = c.vocab, d = c.d_model, H = c.heads, dh = d / H;
+    const std::size_t k = std::min(predictions_shown, V);
+    r.ids = ids, r.layers = c.layers, r.heads = H;
     r.token_ids = Matrix::from_shape({1, n});
     for (std::size_t i = 0; i < n; ++i) r.token_ids(0, i) = float(ids[i]);
-    for (const GptBlockForward<float>& block : r.forward.blocks)
-        for (const Mat<float>& w : block.weights) r.weights.push_back(w);
-    // 2. after each token, the five most likely next tokens
+    // 1. token and position embeddings
+    r.embedded = embed(model, ids);
+    Matrix x = r.embedded;  // (n × d) the residual stream
+    for (const GptBlock<float>& block : model.h) {
+        // 2a. causal self-attention, every head from one fused projection
+        const Matrix qkv = linear_layer(layer_norm_rows(x, block.ln_1_weight, block.ln_1_bias), block.c_attn_weight,
+                                        block.c_attn_bias);  // (n × 3d)
+        Matrix heads = Matrix::from_shape({n, d});           // [z_0 … z_{H−1}]
+        for (std::size_t h = 0; h < H; ++h) {
+            const auto columns = [&](std::size_t from) { return Matrix(xt::view(qkv, xt::all(), xt::range(from, from + dh))); };
+            r.queries.push_back(columns(h * dh));
+            r.keys.push_back(columns(d + h * dh));
+            r.values.push_back(columns(2 * d + h * dh));
+            r.weights.push_back(head_weights(r.queries.back(), r.keys.back()));
+            xt::view(heads, xt::all(), xt::range(h * dh, (h + 1) * dh)) = matmul(r.weights.back(), r.values.back());
+        }
+        x += linear_layer(heads, block.attn_proj_weight, block.attn_proj_bias);
+        // 2b. the MLP, token by token
+        const Matrix hidden = gelu_exact(
+            linear_layer(layer_norm_rows(x, block.ln_2_weight, block.ln_2_bias), block.c_fc_weight, block.c_fc_bias));
+        x += linear_layer(hidden, block.mlp_proj_weight, block.mlp_proj_bias);
+    }
+    // 3. the logits, through the tied output layer
+    r.logits = output_logits(model, x);
+    // 4. after each token, the five most likely next tokens
     r.top_ids = Matrix::from_shape({n, k});
     r.top_probabilities = Matrix::from_shape({n, k});
     std::vector<std::size_t> best;
@@ -45,7 +113,7 @@ SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids) {
         most_likely(r.logits.data() + i * V, V, k, best, p);
         for (std::size_t j = 0; j < k; ++j) r.top_ids(i, j) = float(best[j]), r.top_probabilities(i, j) = float(p[j]);
     }
-    // 3. where each head looks most from each query
+    // 5. where each head looks most from each query
     r.looks_most = Matrix::from_shape({r.weights.size(), n});
     for (std::size_t m = 0; m < r.weights.size(); ++m)
         for (std::size_t i = 0; i < n; ++i) {
@@ -57,11 +125,12 @@ SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids) {
 
 MatrixList SentenceRead::matrices() const {
     MatrixList list{{"token_ids", token_ids, "the sentence's tokens", "", "tokens", MatrixKind::indices},
-                    {"logits", logits, "ln_f(x) · wteᵀ", "tokens", ""}};
+                    {"embedded", embedded, "wte[ids] + wpe[0 … n−1]", "tokens", ""},
+                    {"logits", logits, "LN(x; ln_f) · wteᵀ", "tokens", ""}};
     for (std::size_t l = 0; l < layers; ++l)
         for (std::size_t h = 0; h < heads; ++h) {
             const std::string name = "layer" + std::to_string(l) + "_head" + std::to_string(h) + "_weights";
-            list.push_back(ListedMatrix(name, weights[l * heads + h], "softmax_causal(Q_h K_hᵀ / √d_h)", "tokens",
+            list.push_back(ListedMatrix(name, weights[l * heads + h], "softmax(causal(q_h k_hᵀ / √d_h))", "tokens",
                                         "tokens", MatrixKind::attention_weights)
                                .in_family("layer_head_weights", int(h), int(l)));
         }

@@ -6,13 +6,25 @@
 //   logits = ln_f(x) · wteᵀ                                (n × V)  the output layer is wte, tied
 // trained on the first 90 % of the text's tokens by AdamW (common/math/gpt_training.hpp).
 //
-// What the lesson computes with the trained model, here:
-//   - a sentence's attention: for every layer l and head h the weights (n × n)
-//       A_lh = softmax_causal(Q_h K_hᵀ / √d_h),  Q_h, K_h from ln_1 of the block's input
-//   - after each token i, the five most likely next tokens: the largest entries of
-//       p_i = softmax(logits_i)                            (V)
-//   - where each head looks most: for each query i, argmax_j A_lh[i, j]
+// Here, the forward pass of one sentence written plainly, as the formulas read (common/math's
+// gpt_forward computes the same for a whole batch, with kept buffers and fixed-order products,
+// for training; the self-checks compare the two):
 //
+//   1. x₀ = wte[ids] + wpe[0 … n−1]                                  (n × d)
+//   2. per block l: a = LN(x; ln_1)                                    (n × d)
+//        [q k v] = a · c_attnᵀ + b                                     (n × 3d)
+//        head h: q_h = columns h·d_h … of q (likewise k_h, v_h)        (n × d_h)
+//                S_h = q_h k_hᵀ / √d_h, −∞ where key j > query i      (n × n)
+//                A_h = softmax of each row of S_h;  z_h = A_h v_h      (n × n), (n × d_h)
+//        x += [z_0 … z_{H−1}] · attn.c_projᵀ + b                       (n × d)
+//        x += GELU(LN(x; ln_2) · c_fcᵀ + b) · mlp.c_projᵀ + b          (n × 4d) inside
+//        GELU(z) = z · Φ(z) = ½ z (1 + erf(z/√2)), exactly (nanoGPT's nn.GELU)
+//   3. logits = LN(x; ln_f) · wteᵀ                                     (n × V) wte, tied
+//   then, after each token i, the five most likely next tokens: the largest entries of
+//      p_i = softmax(logits_i)                                         (V)
+//   and where each head looks most: for each query i, argmax_j A_h[i, j].
+//
+// Weights are stored as PyTorch's nn.Linear stores them, (out × in): x · Wᵀ.
 // Shapes: n tokens of the sentence (n ≤ T, the context), V vocabulary, d = d_model, L layers,
 // H heads of width d_h = d / H.
 #pragma once
@@ -28,8 +40,9 @@ constexpr std::size_t predictions_shown = 5;  // the most likely next tokens aft
 
 struct SentenceRead {
     Tokens ids;                   // (n) the sentence's tokens
-    GptForward<float> forward;    // the model's forward pass over them
     Matrix token_ids;             // (1 × n) the ids, as numbers
+    Matrix embedded;              // (n × d) x₀ = wte[ids] + wpe[0 … n−1]
+    std::vector<Matrix> queries, keys, values;  // [l·H + h] (n × d_h) each head's q_h, k_h, v_h
     Matrix logits;                // (n × V) row i: the scores of the token after token i
     std::vector<Matrix> weights;  // [l·H + h] (n × n) head h of layer l
     Matrix top_ids;               // (n × 5) after token i, the five most likely next tokens
@@ -42,8 +55,21 @@ struct SentenceRead {
     MatrixList matrices() const;
 };
 
-// The model's reading of one sentence (1 ≤ n ≤ T tokens).
+// The model's reading of one sentence (1 ≤ n ≤ T tokens): passes 1–3 and what follows.
 SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids);
+
+// Pass 1: x₀ = wte[ids] + wpe[0 … n−1].
+Matrix embed(const Gpt<float>& model, const Tokens& ids);
+// y = LN(x) with a block's γ and β ((1 × d) each).
+Matrix layer_norm_rows(const Matrix& x, const Matrix& gamma, const Matrix& beta);
+// y = x · Wᵀ + b, W (out × in) as nn.Linear stores it, b (1 × out).
+Matrix linear_layer(const Matrix& x, const Matrix& W, const Matrix& b);
+// One head's weights A_h = softmax(causal(q_h k_hᵀ / √d_h)) (n × n).
+Matrix head_weights(const Matrix& q, const Matrix& k);
+// GELU(z) = ½ z (1 + erf(z/√2)), entry by entry.
+Matrix gelu_exact(const Matrix& z);
+// Pass 3: logits = LN(x; ln_f) · wteᵀ.
+Matrix output_logits(const Gpt<float>& model, const Matrix& x);
 
 // The k largest entries of softmax(row), largest first (ties: the smaller id), with their
 // probabilities. The softmax is taken in double, its largest logit subtracted first.

@@ -42,7 +42,7 @@ std::vector<NamedTensor> tensors_of(Gpt<float>& model, bool with_values) {
 
 std::string log_text(const TrainedGpt& t) {
     std::string text = fmt::format("seconds {:.3f}\nstep train held_out\n", t.seconds);
-    for (const LoggedLoss& l : t.log) text += fmt::format("{} {:.9g} {:.9g}\n", l.step, l.train, l.held_out);
+    for (const LoggedLoss& l : t.log) text += fmt::format("{} {:.17g} {:.17g}\n", l.step, l.train, l.held_out);
     return text;
 }
 
