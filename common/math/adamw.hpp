@@ -10,7 +10,7 @@
 //   schedule    step s = 0, 1, …: lr·(s + 1)/(warmup + 1) while s < warmup; then
 //               min + ½(1 + cos(π·(s − warmup)/(decay_steps − warmup)))·(lr − min), min after
 //               decay_steps (nanoGPT's get_lr; min = lr/10 there)
-//   clipping    n = √(Σ over every gradient entry of g²); when n > max, every g ← g · max/(n + 1e-6)
+//   clipping    n = √(Σ over every gradient entry of g²) (in double); when n > max, every g ← g · max/(n + 1e-6)
 //               (torch.nn.utils.clip_grad_norm_): the direction kept, the length at most max
 //
 // Every loop runs in a fixed order in float (the norm's sum in double): the same digits on
@@ -50,9 +50,9 @@ public:
             float* w = parameters[k]->data();
             const float* g = gradients[k]->data();
             float *m = m_[k].data(), *v = v_[k].data();
-            const bool decay = decays[k];
+            const float keep = decays[k] ? shrink : 1.0f;  // w · 1 is w: no decay, the same numbers
             for (std::size_t i = 0; i < m_[k].size(); ++i) {
-                if (decay) w[i] *= shrink;
+                w[i] *= keep;
                 m[i] = s_.beta1 * m[i] + (1.0f - s_.beta1) * g[i];
                 v[i] = s_.beta2 * v[i] + (1.0f - s_.beta2) * g[i] * g[i];
                 w[i] -= step_size * (m[i] / (std::sqrt(v[i]) / root2 + s_.epsilon));
@@ -82,9 +82,16 @@ inline float scheduled_learning_rate(std::size_t s, float lr, std::size_t warmup
 // Scales every gradient so that their global norm is at most max_norm; returns the norm
 // before clipping.
 inline double clip_gradient_norm(const std::vector<xt::xtensor<float, 2>*>& gradients, double max_norm = 1.0) {
-    double squares = 0.0;
-    for (const auto* g : gradients)
-        for (float x : *g) squares += double(x) * double(x);
+    double squares = 0.0;  // each tensor's sum as four running sums (a fixed order, run as a vector)
+    for (const auto* g : gradients) {
+        double part[4] = {0, 0, 0, 0};
+        const float* x = g->data();
+        std::size_t i = 0;
+        for (; i + 4 <= g->size(); i += 4)
+            for (std::size_t l = 0; l < 4; ++l) part[l] += double(x[i + l]) * double(x[i + l]);
+        for (std::size_t l = 0; i + l < g->size(); ++l) part[l] += double(x[i + l]) * double(x[i + l]);
+        squares += (part[0] + part[1]) + (part[2] + part[3]);
+    }
     const double norm = std::sqrt(squares);
     const double coefficient = max_norm / (norm + 1e-6);
     if (coefficient < 1.0)

@@ -13,7 +13,9 @@
 // What it costs: the first blocked loops (6 × 8 sums in four-float vectors) trained chapter 16's
 // 1000 steps in 3.7 s of one core, against 2.4 s with OpenBLAS; eight-float vectors compiled
 // for AVX2 and for any x86-64 (fixed_order_product.cpp), aᵀ read in place, brought 4000 steps
-// from 13.8 s to 10.0 s.
+// from 13.8 s to 10.0 s. Whole products (every k) now run on packed panels, 6 × 16 sums a
+// block (fixed_order_product.cpp): a GPT's training step (gpt_model.hpp, nanoGPT's char recipe)
+// reaches about 86 GFLOP/s in them at one thread, 89 % of OpenBLAS's sgemm at the same shapes.
 //
 // op(a) is a or aᵀ, read in place: entry (i, k) at a[i·row_step + k·k_step].
 #pragma once

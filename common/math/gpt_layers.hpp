@@ -9,7 +9,8 @@
 //   GELU         exact, z·Φ(z), entry by entry (feed_forward.hpp): dz = dy ⊙ GELU′(z); in float
 //                with erf as PyTorch's vectorised CPU kernel computes it (gpt_layers.cpp)
 //
-// Sums over rows (db, dγ, dβ) add the rows in order, 0, 1, 2, …
+// Sums over rows (db, dγ, dβ) add the rows in order, 0, 1, 2, …; a row's sums (μ, σ², the means
+// of the backward pass) as eight running sums, then those in a fixed tree (gpt_layers.cpp).
 #pragma once
 
 #include <cstddef>
