@@ -7,8 +7,9 @@
 //   cmake --build build/release --target gpt_step_bench
 //   OPENBLAS_NUM_THREADS=1 build/release/bench/gpt_step_bench [STEPS] [--steps-only]
 //
-// (--steps-only: the steps and nothing else, for a profiler.) On a busy machine the fastest
-// step says most about the code: the others waited for other processes.
+// (--steps-only: the steps and nothing else, for a profiler or bench/gpt_side_by_side, with the
+// median processor time of a step beside its wall times.) On a busy machine the fastest step
+// and the processor time say most about the code: the other steps waited for other processes.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <cblas.h>
+#include <time.h>
 
 #include "common/math/fixed_order_product.hpp"
 #include "common/math/gpt_training.hpp"
@@ -26,6 +28,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Milliseconds of processor time this thread has used (time spent waiting for the core not counted).
+double thread_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
 
 // A product c (n × m) = op(a) (n × K) · b (K × m) of the step, and how many times a step takes it.
 struct Shape {
@@ -101,16 +110,20 @@ int main(int argc, char** argv) {
             inputs[b][i] = std::size_t(rng.uniform() * 81), targets[b][i] = std::size_t(rng.uniform() * 81);
 
     for (int s = 0; s < 3; ++s) trainer.step(model, inputs, targets, 1e-3f);  // warm up
-    std::vector<double> whole;
+    std::vector<double> whole, processor;
     double loss = 0;
     for (int s = 0; s < steps; ++s) {
         const Clock::time_point t0 = Clock::now();
+        const double p0 = thread_ms();
         loss = trainer.step(model, inputs, targets, 1e-3f).loss;
         whole.push_back(ms_since(t0));
+        processor.push_back(thread_ms() - p0);
     }
     std::sort(whole.begin(), whole.end());
+    std::sort(processor.begin(), processor.end());
     if (argc > 2 && std::string(argv[2]) == "--steps-only") {
-        std::printf("%d steps: fastest %.2f ms, median %.2f ms\n", steps, whole.front(), whole[whole.size() / 2]);
+        std::printf("%d steps: fastest %.2f ms, median %.2f ms, median processor time %.2f ms\n", steps, whole.front(),
+                    whole[whole.size() / 2], processor[processor.size() / 2]);
         return 0;
     }
     const double median = whole[whole.size() / 2];
