@@ -63,7 +63,7 @@ void show_model(Lesson& lesson, const LanguageModel& lm) {
         "heads, d_model = {} (d_h = {}). Each block: x += attn(ln_1(x)), x += mlp(ln_2(x)); the\n"
         "output layer is wte itself (tied). {} parameters, under PyTorch's names (--dump\n"
         "writes each as <name>.npy; the doc loads them into PyTorch):",
-        c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, parameter_count(c)));
+        c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, with_commas(parameter_count(c))));
     std::vector<TextRow> rows;
     Gpt<float> shapes = lm.fresh;
     for (const NamedParameter<float>& p : named_parameters(shapes)) {
@@ -73,7 +73,8 @@ void show_model(Lesson& lesson, const LanguageModel& lm) {
         rows.push_back({p.name, shape, std::to_string(p.tensor->size())});
     }
     lesson.table({"parameter", "shape", "numbers"}, rows, 32);
-    lesson.say_under(fmt::format("(block 0 shown; blocks 1 … {} have the same shapes)", c.layers - 1));
+    if (c.layers == 2) lesson.say_under("(block 0 shown; block 1 has the same shapes)");
+    if (c.layers > 2) lesson.say_under(fmt::format("(block 0 shown; blocks 1 … {} have the same shapes)", c.layers - 1));
 }
 
 void show_sample(Lesson& lesson, const std::string& when, const std::string& sample) {
@@ -95,6 +96,13 @@ void show_training(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
         steps.push_back(double(l.step)), train.push_back(l.train), held.push_back(l.held_out);
     }
     lesson.table({"step", "training loss", "held-out loss"}, rows, 12);
+    const double characters_a_token = double(lm.corpus.held_out().size()) / double(lm.held_out_ids.size());
+    lesson.say_under(fmt::format("(training loss: the mean of the batches since the row before; held-out loss: {} windows\n"
+                                 "of held-out text. {} nats a token is about {} nats a character: a held-out token is {}\n"
+                                 "characters)",
+                                 std::min(held_out_windows, (lm.held_out_ids.size() - 1) / r.gpt.config.context),
+                                 three(log.back().held_out), format_number(log.back().held_out / characters_a_token, 2),
+                                 format_number(characters_a_token, 2)));
     ChartOptions chart;
     chart.width = 60, chart.height = 10, chart.label_width = 7;
     chart.y_text = [](double v) { return format_number(v, 2); };

@@ -123,8 +123,9 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::option
 Recipe default_recipe() {
     Recipe r;
     GptConfig& c = r.gpt.config;
-    c.context = 64, c.layers = 4, c.heads = 4, c.d_model = 128;
-    r.gpt.batch = 12, r.gpt.steps = 800, r.gpt.learning_rate = 1e-3f;
+    c.context = 64, c.layers = 2, c.heads = 4, c.d_model = 128;
+    r.gpt.batch = 8, r.gpt.steps = 2400, r.gpt.learning_rate = 3e-3f;
+    r.log_every = 200;
     return r;
 }
 

@@ -20,7 +20,7 @@ struct Recipe {
     GptRecipe gpt;                  // sizes (vocab: the tokenizer's), batch, steps, lr, seed
     std::string tokenizer = "bpe";  // bpe or char
     std::size_t bpe_vocab = 256;    // symbols of the BPE vocabulary, characters included
-    std::size_t log_every = 100;    // steps between held-out measurements
+    std::size_t log_every = 200;    // steps between held-out measurements
     std::string corpus_path;        // empty: Moby-Dick
     std::string checkpoint;         // --checkpoint DIR: read this one, train nothing
     bool retrain = false;           // --train: train even when a checkpoint is kept
