@@ -181,6 +181,12 @@ int main(int argc, char** argv) {
                 throw InputError(std::string("--checkpoint ") + e.what());
             }
         }
+        if (sentence.size() > r.gpt.config.context) {  // it may be more tokens than the model reads at once
+            const std::size_t tokens = model_tokens(given ? given->tokenizer : tokenizer_of(corpus, r), sentence).size();
+            if (tokens > r.gpt.config.context)
+                throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
+                                             tokens, r.gpt.config.context));
+        }
 
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
@@ -195,8 +201,6 @@ int main(int argc, char** argv) {
             const LanguageModel& m = lm();
             Reading rd;
             const Tokens ids = model_tokens(m.trained.tokenizer, sentence);
-            if (ids.size() > r.gpt.config.context)
-                throw InputError(fmt::format("--text: {} tokens, more than the context of {}", ids.size(), r.gpt.config.context));
             rd.sentence = read_sentence(m.trained.model, ids);
             Labels tokens;
             for (std::size_t id : ids) tokens.push_back(visible_symbol(m.trained.tokenizer.symbol(int(id))));

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -150,6 +153,17 @@ std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
                    std::string(30 - filled, '.'), step, steps, format_number(loss, 3), time_text(left),
                    step == steps ? "\n" : "");
     };
+}
+
+Tokenizer tokenizer_of(const Corpus& corpus, const Recipe& r) {
+    const std::string folder = gpt_folder_for(recipe_text_of(corpus, r));
+    if (std::ifstream in{std::filesystem::path(folder) / "tokenizer.txt"}) {
+        try {
+            return read_tokenizer(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+        } catch (const InputError&) {  // damaged: learn it (the model is then trained again too)
+        }
+    }
+    return learn_tokenizer(corpus, r);
 }
 
 std::string recipe_text_of(const Corpus& corpus, const Recipe& r) {

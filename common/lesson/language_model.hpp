@@ -54,6 +54,9 @@ Corpus checked_corpus(Recipe& recipe);
 LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe, std::optional<TrainedGpt> given,
                                      const std::function<void(std::size_t, std::size_t, double)>& progress);
 
+// The tokenizer a model of this recipe reads with: the kept model's, else learned now.
+Tokenizer tokenizer_of(const Corpus& corpus, const Recipe& recipe);
+
 // What a model of this recipe on this text is kept under (common/lesson/trained_gpt.hpp).
 std::string recipe_text_of(const Corpus& corpus, const Recipe& recipe);
 
