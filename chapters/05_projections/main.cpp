@@ -153,8 +153,8 @@ int main(int argc, char** argv) {
     std::size_t layer = 0;
     lesson.option("--layer", layer,
                   "with --text: the trained model's layer whose W_Q, W_K, W_V serve (all its heads' columns), "
-                  "read by its ln_1 of the embeddings (default 0)",
-                  Range{0, 63});
+                  "read by its ln_1 of the embeddings",
+                  Range{0, double(default_model_config().layers - 1)});
 
     return lesson.run(argc, argv, [&] {
         // Everything is read and checked before anything is printed.

@@ -15,7 +15,7 @@ void add_flags(Lesson& lesson, Flags& flags) {
     lesson.option("--layer", flags.layer,
                   "with --text: the trained model's layer whose W_Q, W_K, W_V, W_O serve (its heads' slices), "
                   "read by its ln_1 of the embeddings",
-                  Range{0, 63});
+                  Range{0, double(default_model_config().layers - 1)});
 }
 
 namespace {

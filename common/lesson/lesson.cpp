@@ -79,9 +79,9 @@ const SequenceSource& Lesson::add_input_option(const std::string& default_sequen
     command_line_
         .add("--text", sequence_source_.text,
              text_refused.empty()
-                 ? "a sentence of yours: X's rows are the token embeddings of the small GPT chapter 22 trains "
-                   "(trained first if it is missing, about a minute)"
-                 : "a sentence of yours, read by chapter 22's model: refused here (" + text_refused + ")",
+                 ? "your sentence instead: X's rows are its token embeddings in chapter 22's trained GPT "
+                   "(trained first if missing, about a minute)"
+                 : "your sentence through chapter 22's GPT: not in this chapter (" + text_refused + ")",
              Text::text);
     text_refused_ = text_refused;
     return sequence_source_;

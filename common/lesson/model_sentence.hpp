@@ -42,5 +42,5 @@ LayerProjections layer_projections(const Gpt<float>& model, std::size_t layer);
 // ln_1 of the layer, row by row: (x − μ) / √(σ² + 1e-5) · γ + β.
 Matrix layer_ln_1(const LayerProjections& W, const Matrix& X);
 
-// --layer L: refused in one line unless 0 ≤ L < the model's layers and --text is given.
+// --layer L (its range, 0 … layers − 1, is declared with the flag): refused in one line without --text.
 void check_layer_flag(std::size_t layer, bool layer_given, bool text_given);
