@@ -54,11 +54,11 @@ Sequence random_or_input_sequence(const SequenceSource& source, const std::strin
     if (source.text.empty())
         return random_or_input_sequence(source.input, default_sentence, d_model, d_model_given, random,
                                         square_matrices);
-    Sequence seq = model_sentence_sequence(source.text, source.listing_only);
-    if (d_model_given && d_model != cols(seq.X))
-        throw InputError(fmt::format("--d-model {}: with --text, d_model is the trained model's width ({})", d_model,
-                                     cols(seq.X)));
-    return seq;
+    const std::size_t width = default_model_config().d_model;  // checked before the model is read
+    if (d_model_given && d_model != width)
+        throw InputError(
+            fmt::format("--d-model {}: with --text, d_model is the trained model's width ({})", d_model, width));
+    return model_sentence_sequence(source.text, source.listing_only);
 }
 
 Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,
