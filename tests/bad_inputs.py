@@ -275,6 +275,10 @@ def check_chapter(chapter):
             jobs.append((f"{flag} without a value", [flag], flag, False))
             jobs.append((f"{flag} ''", [flag, ""], [flag, "empty"], True))
             jobs.append((f"{flag}= (then --dump DIR)", [f"{flag}="], [flag, "empty"], True))
+    # A learner's sentence far longer than a sentence (a command line's argument holds at most
+    # 128 KiB, so not 10 MB): refused at once, before the model is read or trained.
+    if flags.get("--text") == "TEXT":
+        jobs.append(("--text of 100 000 characters", ["--text", "a" * 100_000], "--text", True))
     for args in VALID_EDGES.get(chapter, []):
         jobs.append((" ".join(args) + " (valid)", args, ("ok", ""), False))
     for args, flag in OUT_OF_RANGE.get(chapter, []):

@@ -61,6 +61,13 @@ for step in ["sequence", "parallel", "recurrent", "chunked", "delta-rule", "memo
     code, out, err, kept = run(nineteen, "--step", step, *LONGEST[nineteen.name])
     expect_untrained(f"ch19 --step {step} --steps 5000", code, out, err, kept)
 
+# --text reads chapter 22's model, or trains it first: --list-steps does neither (none is kept here).
+TEXT_RUNS = [("ch01_dot_product_scores", []), ("ch05_projections", ["--layer", "1"]),
+             ("ch07_multi_head", ["--layer", "1"])]
+for name, args in TEXT_RUNS:
+    code, out, err, kept = run(bin_dir / name, "--list-steps", "--text", "Call me Ishmael.", *args)
+    expect_untrained(f"{name} --list-steps --text … {' '.join(args)}", code, out, err, kept, lines_like=" checks ")
+
 # Through a pipe too, a training says what it is doing: one line on stderr as each starts. Chapter
 # 20's steps train what they read: its rolling buffer reads the MHA model only; the whole run
 # trains the eight models of its table, each once.
@@ -76,5 +83,5 @@ for args, trained in [(["--step", "rolling-buffer"], ["MHA"]),
         print(f"✓ ch20 --steps 10 {' '.join(args)} through a pipe trains {', '.join(trained)}, once each, and says so")
 
 print("\n".join(failures))
-print(f"{len(chapters) + 8 - len(failures)} passed, {len(failures)} failed")
+print(f"{len(chapters) + 8 + len(TEXT_RUNS) - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -29,10 +29,15 @@ std::size_t query_row(const Sequence& seq, const std::string& query, bool asked)
 }
 
 // Step: the embeddings, one row per token.
-void show_embeddings(Lesson& lesson, const Sequence& seq) {
-    lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
-                           "so you can read what each number says about the word.",
-                           cols(seq.X)));
+void show_embeddings(Lesson& lesson, const Sequence& seq, bool learned) {
+    if (learned)
+        lesson.say(fmt::format("Each token is a row of numbers: its embedding, here the one chapter 22's model\n"
+                               "learned for it. Its {} dimensions have no names: training chose what each means.",
+                               cols(seq.X)));
+    else
+        lesson.say(fmt::format("Each token is a row of numbers: its embedding. These {} dimensions have names,\n"
+                               "so you can read what each number says about the word.",
+                               cols(seq.X)));
     lesson.show(seq.X, Style().decimals(1));
 }
 
@@ -70,7 +75,7 @@ void show_reading(Lesson& lesson, const Labels& tokens, const Matrix& scores) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     std::string query = "sat";
     lesson.option("--query", query, "the token whose scores the one-query step computes one by one");
 
@@ -82,7 +87,7 @@ int main(int argc, char** argv) {
         lesson.list(seq.matrices());
         lesson.list(r.matrices());
 
-        lesson.step("embeddings", "The sequence as a matrix", [&] { show_embeddings(lesson, seq); });
+        lesson.step("embeddings", "The sequence as a matrix", [&] { show_embeddings(lesson, seq, !input.text.empty()); });
         lesson.step("one-query",
                     fmt::format("One query, one loop: how much is each token like \"{}\"?", seq.tokens[q]), [&] {
                         lesson.say("score(q, k) = Σ_d q_d · k_d. Only the dimensions that both tokens have\n"

@@ -36,3 +36,21 @@ def check(dump, expect, softmax):
     expect("ch05: law_output == law_weights @ law_V", d["law_output"], lw @ LV)
     its, law = 7, 1  # "the law will never be perfect but its …"
     expect("ch05: 'its' attends most to 'law' after projection", lw[its].argmax(), law)
+
+    # --text --layer 2: X is ln_1 of the trained model's embeddings (layer 2's γ and β); W_Q, W_K,
+    # W_V are the transposed thirds of its c_attn (PyTorch's (out × in)), biases left out.
+    sentence, layer = "Call me Ishmael.", 2
+    t = dump("ch05_projections", "--text", sentence, "--layer", str(layer))
+    m = dump("ch22_small_gpt", "--text", sentence, "--step", "1")
+    p = f"transformer.h.{layer}."
+    x = m["transformer.wte.weight"][m["token_ids"].ravel().astype(int)]
+    mean, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
+    ln_1 = (x - mean) / np.sqrt(var + 1e-5) * m[p + "ln_1.weight"] + m[p + "ln_1.bias"]
+    expect(f"ch05 --text --layer {layer}: X == ln_1(wte[token_ids])", t["X"], ln_1)
+    c_attn, d = m[p + "attn.c_attn.weight"], x.shape[1]
+    for part, name in enumerate(["W_Q", "W_K", "W_V"]):
+        expect(f"ch05 --text --layer {layer}: {name} == c_attn[{part * d}:{(part + 1) * d}].T", t[name],
+               c_attn[part * d:(part + 1) * d].T, tol=0)
+    Q, K = t["X"] @ t["W_Q"], t["X"] @ t["W_K"]
+    expect(f"ch05 --text --layer {layer}: weights == softmax(Q @ K.T / sqrt(d_k))", t["weights"],
+           softmax(Q @ K.T / np.sqrt(d)))

@@ -1,6 +1,6 @@
-// Chapter 05 · the lesson's inputs: the three projections (data/projections/, or the
-// learner's own files), checked against the sequence before anything is printed, and
-// the sentence of the step its-and-law.
+// Chapter 05 · the lesson's inputs: the three projections (data/projections/, the
+// learner's own files, or with --text a layer of the trained model), checked against the
+// sequence before anything is printed, and the sentence of the step its-and-law.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +18,12 @@ struct Weights {
 // file, empty for data/embeddings.csv), or W_K's width is not W_Q's.
 Weights load_weights(const std::string& w_q_path, const std::string& w_k_path, const std::string& w_v_path,
                      const Sequence& seq, const std::string& input);
+
+// With --text: layer `layer`'s learned W_Q, W_K, W_V (all its heads' columns, d_model × d_model,
+// transposed from PyTorch's (out × in), biases left out), and X becomes what the layer's
+// attention reads, ln_1 of the embeddings with the layer's γ and β. With `listing_only`
+// (--list-steps) nothing is read: zeros of the same shapes.
+Weights learned_weights(std::size_t layer, Sequence& seq, bool listing_only);
 
 extern const std::string law_sentence;  // "the law will never be perfect but its application …"
 

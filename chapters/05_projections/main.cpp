@@ -18,7 +18,9 @@
 #include "common/lesson/combination.hpp"
 #include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/model_sentence.hpp"
 #include "common/lesson/sequence.hpp"
+#include "common/math/input_error.hpp"
 
 namespace {
 
@@ -140,7 +142,7 @@ void show_w_qk(Lesson& lesson, const Labels& dims, const Projected& r) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch05_projections", "Chapter 05 · Learned projections: Q, K, V");
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     std::string w_q_path, w_k_path, w_v_path;  // the learner's own projections
     for (const auto& [flag, path, W, width] : {std::tuple{"--w-q", &w_q_path, "W_Q", "d_k"},
                                                {"--w-k", &w_k_path, "W_K", "d_k"}, {"--w-v", &w_v_path, "W_V", "d_v"}})
@@ -148,11 +150,21 @@ int main(int argc, char** argv) {
                       fmt::format("your own {} (d_model rows, {} columns) instead of data/projections/{}.csv", W,
                                   width, W),
                       Text::path);
+    std::size_t layer = 0;
+    lesson.option("--layer", layer,
+                  "with --text: the trained model's layer whose W_Q, W_K, W_V serve (all its heads' columns), "
+                  "read by its ln_1 of the embeddings",
+                  Range{0, double(default_model_config().layers - 1)});
 
     return lesson.run(argc, argv, [&] {
         // Everything is read and checked before anything is printed.
-        const Sequence seq = load_sequence(input, default_sentence);
-        const Weights W = load_weights(w_q_path, w_k_path, w_v_path, seq, input);
+        check_layer_flag(layer, lesson.given("--layer"), !input.text.empty());
+        for (const auto& [flag, path] : {std::pair{"--w-q", &w_q_path}, {"--w-k", &w_k_path}, {"--w-v", &w_v_path}})
+            if (!input.text.empty() && !path->empty())
+                throw InputError(std::string(flag) + ": not with --text (its projections are the model's, --layer)");
+        Sequence seq = load_sequence(input, default_sentence);
+        const Weights W = input.text.empty() ? load_weights(w_q_path, w_k_path, w_v_path, seq, input.input)
+                                             : learned_weights(layer, seq, input.listing_only);
         const Projected r = project_and_attend(seq.X, W.W_Q.values, W.W_K.values, W.W_V.values);
         const LawSentence law = load_law_sentence(seq);
         const RawAndProjected law_r =
@@ -167,8 +179,17 @@ int main(int argc, char** argv) {
         if (law.runs) lesson.list(law_r.matrices());
 
         lesson.step("sequence", "The sequence X", [&] {
-            lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
-                                   input.empty() ? default_sentence : join_elided(tokens, " ")));
+            if (input.text.empty())
+                lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
+                                       input.is_default() ? default_sentence : join_elided(tokens, " ")));
+            else
+                lesson.say(fmt::format(
+                    "\"{}\" as the {} tokens of chapter 22's model, one row per token: ln_1 of its\n"
+                    "learned embedding (wte), with layer {}'s γ and β. The attention of layer {} reads\n"
+                    "ln_1(x), and here x is the embeddings alone (no positions, no earlier layers), so\n"
+                    "that Q = X · W_Q below is what that layer would compute for these tokens, less\n"
+                    "its bias (left out).",
+                    input.text, tokens.size(), layer, layer));
             lesson.show(seq.X, Style().decimals(1));
         });
         lesson.step("projections", "Three projections: W_Q, W_K, W_V", [&] {
@@ -178,6 +199,14 @@ int main(int argc, char** argv) {
                 "query and a key fill the same slot. Read W_Q as \"a token that has this\n"
                 "feature looks for…\", W_K as \"a token that has this feature offers…\".",
                 W.W_Q.columns.size()));
+            if (!input.text.empty())
+                lesson.say_under(fmt::format(
+                    "Here they are layer {}'s, learned: PyTorch keeps them in one (3·{} × {}) matrix,\n"
+                    "c_attn, (out × in), so W_Q is the transpose of its first {} rows, W_K of the\n"
+                    "next {}, W_V of the last {}. All {} heads' columns serve as one head here\n"
+                    "(chapter 07 splits them).",
+                    layer, cols(seq.X), cols(seq.X), cols(seq.X), cols(seq.X), cols(seq.X),
+                    default_model_config().heads));
             for (const Matrix* m : {&r.W_Q, &r.W_K, &r.W_V}) lesson.show(*m, Style().decimals(1));
         });
         lesson.step("qkv", "Queries, keys and values: three views of each token", [&] {

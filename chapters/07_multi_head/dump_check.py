@@ -13,7 +13,9 @@ def multi_head(X, W_Q, W_K, W_V, W_O, h, softmax):
 
 
 def check(dump, expect, softmax):
-    for args in ([], ["--heads", "4", "--d-model", "12", "--seed", "3"], ["--heads", "1"]):
+    sentence = "Call me Ishmael."
+    for args in ([], ["--heads", "4", "--d-model", "12", "--seed", "3"], ["--heads", "1"],
+                 ["--text", sentence, "--layer", "1"]):
         d = dump("ch07_multi_head", *args)
         h = len([name for name in d if name.startswith("head") and name.endswith("_weights")])
         tag = f"ch07 {' '.join(args) or '(default)'}"
@@ -29,3 +31,15 @@ def check(dump, expect, softmax):
         expect(f"{tag}: concat", d["concat"], concat)
         expect(f"{tag}: output == concat @ W_O", d["output"], output)
         expect(f"{tag}: Q == X @ W_Q", d["Q"], d["X"] @ d["W_Q"])
+
+    # --text --layer 1: the layer's learned weights, as nanoGPT splits its fused c_attn (out × in):
+    # W_Q is the transpose of rows 0 … d−1, W_K of d … 2d−1, W_V of 2d … 3d−1; W_O of c_proj.
+    t = dump("ch07_multi_head", "--text", sentence, "--layer", "1")
+    m = dump("ch22_small_gpt", "--text", sentence, "--step", "1")
+    c_attn, d = m["transformer.h.1.attn.c_attn.weight"], t["X"].shape[1]
+    for part, name in enumerate(["W_Q", "W_K", "W_V"]):
+        expect(f"ch07 --text --layer 1: {name} == c_attn[{part * d}:{(part + 1) * d}].T", t[name],
+               c_attn[part * d:(part + 1) * d].T, tol=0)
+    expect("ch07 --text --layer 1: W_O == c_proj.T", t["W_O"], m["transformer.h.1.attn.c_proj.weight"].T, tol=0)
+    heads = len([name for name in t if name.startswith("head") and name.endswith("_weights")])
+    expect("ch07 --text --layer 1: the model's 4 heads", heads, 4)

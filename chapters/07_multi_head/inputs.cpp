@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/model_sentence.hpp"
 #include "common/math/input_error.hpp"
 
 const std::string default_sentence = "the cat sat on the mat";
@@ -11,16 +12,48 @@ void add_flags(Lesson& lesson, Flags& flags) {
     lesson.option("--heads", flags.h, "h, the number of heads; must divide d_model", Range{1, 64});
     lesson.option("--d-model", flags.d_model, "d_model, the width of the embeddings, without --input", Range{1, 512});
     lesson.option("--seed", flags.seed, "seed of the random embeddings and weights");
+    lesson.option("--layer", flags.layer,
+                  "with --text: the trained model's layer whose W_Q, W_K, W_V, W_O serve (its heads' slices), "
+                  "read by its ln_1 of the embeddings",
+                  Range{0, double(default_model_config().layers - 1)});
 }
 
-Sequence the_sequence(const std::string& input, const Flags& flags, bool d_model_given, Random& random) {
-    const std::size_t h = flags.h;
-    Sequence seq = random_or_input_sequence(input, default_sentence, flags.d_model, d_model_given, random);
-    if (cols(seq.X) % h != 0)
-        throw InputError(fmt::format(
-            "{}: each head gets d_model / h columns, so h must divide d_model",
-            input.empty() ? fmt::format("--d-model {} is not divisible by --heads {}", cols(seq.X), h)
-                          : fmt::format("--heads {}: the width of --input {} ({}) is not divisible by {}", h, input,
-                                        cols(seq.X), h)));
-    return seq;
+namespace {
+
+void require_heads_divide(std::size_t width, std::size_t h, const SequenceSource& input) {
+    if (width % h == 0) return;
+    throw InputError(fmt::format(
+        "{}: each head gets d_model / h columns, so h must divide d_model",
+        input.is_default()   ? fmt::format("--d-model {} is not divisible by --heads {}", width, h)
+        : input.text.empty() ? fmt::format("--heads {}: the width of --input {} ({}) is not divisible by {}", h,
+                                           input.input, width, h)
+                             : fmt::format("--heads {}: the model's width ({}) is not divisible by {}", h, width, h)));
+}
+
+}  // namespace
+
+Inputs the_inputs(const SequenceSource& input, Flags flags, Given given) {
+    // Every flag is checked before the model is read (or trained).
+    check_layer_flag(flags.layer, given.layer, !input.text.empty());
+    if (given.layer) {
+        const std::size_t heads = default_model_config().heads;
+        if (given.heads && flags.h != heads)
+            throw InputError(fmt::format("--heads {}: with --layer, the heads are the model's {}", flags.h, heads));
+        flags.h = heads;
+    }
+    if (!input.text.empty()) require_heads_divide(default_model_config().d_model, flags.h, input);
+    Random random(flags.seed);
+    Inputs in;
+    in.h = flags.h;
+    in.seq = random_or_input_sequence(input, default_sentence, flags.d_model, given.d_model, random);
+    require_heads_divide(cols(in.seq.X), flags.h, input);
+    if (!given.layer || input.listing_only) {  // --list-steps reads no model's weights
+        in.W = MultiHeadWeights{random_attention_weights(cols(in.seq.X), flags.h, flags.h, random)};
+        return in;
+    }
+    const LayerProjections P = layer_projections(trained_default_model().model, flags.layer);
+    in.seq.X = layer_ln_1(P, in.seq.X);
+    in.W = MultiHeadWeights{{P.W_Q, P.W_K, P.W_V, P.W_O}};
+    in.learned = true;
+    return in;
 }

@@ -88,21 +88,37 @@ void print_cost_table(Lesson& lesson, std::size_t n, std::size_t d_model, std::s
 }
 
 // Step: the sequence.
-void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r, const std::string& input) {
+void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r, const SequenceSource& input,
+                   const Flags& flags, bool learned) {
+    const std::string where =
+        learned ? fmt::format("The rows are ln_1 of the token embeddings that chapter 22's model learned, with\n"
+                              "layer {}'s γ and β: what that layer's attention reads is ln_1(x), and here x is\n"
+                              "the embeddings alone (no positions, no earlier layers).",
+                              flags.layer)
+        : input.is_default()   ? "The embeddings are random (seeded): a repeated word has the same row."
+        : input.text.empty() ? "The embeddings are the rows of " + input.input + "."
+                             : std::string("The embeddings are those chapter 22's model learned (its wte).");
     lesson.say(fmt::format("{} tokens of width d_model = {}, split into h = {} heads of d_k = d_model / h = {}.\n{}",
-                           rows(seq.X), cols(seq.X), r.h, r.d_k,
-                           input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
-                                         : "The embeddings are the rows of " + input + "."));
+                           rows(seq.X), cols(seq.X), r.h, r.d_k, where));
     lesson.show(seq.X, Style().decimals(2));
 }
 
 // Step: the four projections, their columns labelled by head.
-void show_weights(Lesson& lesson, const MultiHeadLesson& r, const MultiHeadWeights& W) {
+void show_weights(Lesson& lesson, const MultiHeadLesson& r, const MultiHeadWeights& W, const Flags& flags,
+                  bool learned) {
     lesson.say(fmt::format(
         "W_Q, W_K and W_V are (d_model × h·d_k) = ({} × {}). Head i owns the columns\n"
         "[i·d_k, (i+1)·d_k); the column labels say which head (h1:2 is head 1's\n"
         "third column). W_O is (h·d_v × d_model): head i's output meets its rows.",
         r.d_model, r.h * r.d_k));
+    if (learned)
+        lesson.say(fmt::format(
+            "These are layer {}'s learned weights. The model keeps them as PyTorch does, (out × in):\n"
+            "its fused c_attn (3·d_model × d_model) holds W_Qᵀ in rows 0 … {}, W_Kᵀ in the next\n"
+            "{} and W_Vᵀ in the last {}; W_O is its c_projᵀ. Head i's slice is the same columns\n"
+            "[i·d_k, (i+1)·d_k) as nanoGPT splits them. The model also adds biases; they are\n"
+            "left out here, so that Q = X · W_Q exactly.",
+            flags.layer, r.d_model - 1, r.d_model, r.d_model));
     for (const Matrix* m : {&W.W_Q, &W.W_K, &W.W_V, &W.W_O}) lesson.show(*m, Style().decimals(2));
 }
 
@@ -178,16 +194,17 @@ void show_cost(Lesson& lesson, std::size_t n, std::size_t d_model, std::size_t h
 
 int main(int argc, char** argv) {
     Lesson lesson("ch07_multi_head", "Chapter 07 · Multi-head attention");
-    const std::string& input = lesson.add_input_option(
+    const SequenceSource& input = lesson.add_input_option(
         "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
     Flags flags;
     add_flags(lesson, flags);
 
     return lesson.run(argc, argv, [&] {
-        Random random(flags.seed);
-        const Sequence seq = the_sequence(input, flags, lesson.given("--d-model"), random);
-        const MultiHeadWeights W{random_attention_weights(cols(seq.X), flags.h, flags.h, random)};
-        const MultiHeadLesson r = multi_head_lesson(seq.X, W, flags.h);
+        const Inputs in =
+            the_inputs(input, flags, {lesson.given("--d-model"), lesson.given("--heads"), lesson.given("--layer")});
+        const Sequence& seq = in.seq;
+        const MultiHeadWeights& W = in.W;
+        const MultiHeadLesson r = multi_head_lesson(seq.X, W, in.h);
         const Labels by_head = head_labels(r.h, r.d_k);  // "h0:0", …: the heads' columns
         lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}, {"head columns", by_head}});
         for (std::size_t i = 0; i < r.h; ++i)  // head i's slice of them
@@ -196,8 +213,8 @@ int main(int argc, char** argv) {
         lesson.list(seq.matrices());
         lesson.list(W.matrices());
         lesson.list(r.matrices());
-        lesson.step("sequence", "The sequence", [&] { show_sequence(lesson, seq, r, input); });
-        lesson.step("weights", "The weights: each head owns a block of columns", [&] { show_weights(lesson, r, W); });
+        lesson.step("sequence", "The sequence", [&] { show_sequence(lesson, seq, r, input, flags, in.learned); });
+        lesson.step("weights", "The weights: each head owns a block of columns", [&] { show_weights(lesson, r, W, flags, in.learned); });
         lesson.step("head-by-head", "Head by head: attention on each slice", [&] { show_heads(lesson, r); });
         lesson.step("side-by-side", "The heads' weights side by side",
                     [&] { show_side_by_side(lesson, seq.tokens, r); });

@@ -183,7 +183,9 @@ void show_long(const Shown& s) {
 int main(int argc, char** argv) {
     Lesson lesson("ch09_positional_encoding", "Chapter 09 · Positional encoding");
     const std::string& input = lesson.add_input_option(
-        "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)");
+        "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)",
+        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
+        .input;
     Flags flags;
     add_flags(lesson, flags);
 

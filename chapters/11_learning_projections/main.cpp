@@ -191,7 +191,9 @@ int main(int argc, char** argv) {
     Lesson lesson("ch11_learning_projections", "Chapter 11 · Learning W_Q, W_K, W_V by gradient descent");
     const std::string& input = lesson.add_input_option(
         "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
-        "male,female,thing,he,she,it,red,green,blue");
+        "male,female,thing,he,she,it,red,green,blue",
+        "it needs the named features male … blue; chapter 05 takes --text")
+        .input;
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

@@ -21,12 +21,15 @@ void add_flags(Lesson& lesson, Flags& f) {
                   Choices{"relu", "gelu"});
 }
 
-BlockInputs load_inputs(const std::string& input, const Flags& flags) {
+BlockInputs load_inputs(const SequenceSource& input, const Flags& flags) {
     Sequence seq = load_sequence(input, default_sentence);
     const std::size_t d_model = cols(seq.X);
     if (d_model % flags.heads != 0)
         throw InputError(fmt::format("--heads {}: must divide d_model = {}{} (each head gets d_model / h columns)",
-                                     flags.heads, d_model, input.empty() ? "" : ", the width of " + input));
+                                     flags.heads, d_model,
+                                     input.is_default()   ? ""
+                                     : input.text.empty() ? ", the width of " + input.input
+                                                          : ", the width of the model's embeddings"));
     const std::size_t d_ff = 4 * d_model;  // the paper and GPT-2 widen 4 times
     Random random(flags.seed);
     BlockParams params =

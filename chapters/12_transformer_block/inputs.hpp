@@ -29,4 +29,4 @@ struct BlockInputs {
 };
 // `input` is --input ("" for the default sentence). Throws InputError when --heads does not
 // divide d_model.
-BlockInputs load_inputs(const std::string& input, const Flags& flags);
+BlockInputs load_inputs(const SequenceSource& input, const Flags& flags);

@@ -185,7 +185,7 @@ void show_counts(const Setting& c) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch12_transformer_block", "Chapter 12 · A whole transformer block");
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Flags flags;
     add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {

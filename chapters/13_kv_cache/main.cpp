@@ -257,7 +257,9 @@ void show_measured(Lesson& lesson, const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch13_kv_cache", "Chapter 13 · Decoding with a KV cache");
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"",
+        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
+        .input;
     Flags flags;
     add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {

@@ -179,7 +179,9 @@ void label_everything(Lesson& lesson, const Sequence& seq, const LabelledMatrix&
 
 int main(int argc, char** argv) {
     Lesson lesson("ch14_rotary_positions", "Chapter 14 · Rotary position embeddings (RoPE)");
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"",
+        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
+        .input;
     Options o;
     add_options(lesson, o);
     return lesson.run(argc, argv, [&] {

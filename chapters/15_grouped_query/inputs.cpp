@@ -15,11 +15,14 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--seed", f.seed, "seed of the random embeddings and weights");
 }
 
-Inputs draw_inputs(const std::string& input, const Flags& f, bool d_model_given) {
+Inputs draw_inputs(const SequenceSource& input, const Flags& f, bool d_model_given) {
     Random random(f.seed);
     Sequence seq = random_or_input_sequence(input, default_sentence, f.d_model, d_model_given, random,
                                             square_matrices_held(f.h));
-    check_heads(cols(seq.X), f.h, f.g, input.empty() ? "--d-model" : "the width of --input " + input + ",");
+    check_heads(cols(seq.X), f.h, f.g,
+                input.is_default()   ? "--d-model"
+                : input.text.empty() ? "the width of --input " + input.input + ","
+                                     : std::string("the width of --text's embeddings,"));
     GroupedWeights W{random_attention_weights(cols(seq.X), f.h, f.g, random)};
     return {std::move(seq), std::move(W)};
 }

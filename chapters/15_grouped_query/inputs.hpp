@@ -31,4 +31,4 @@ struct Inputs {
 // The default sentence with random embeddings of width f.d_model, or --input's sequence
 // (`input` not empty; a --d-model given, `d_model_given`, must be its width), then random
 // weights. Throws InputError when h does not divide its width or g does not divide h.
-Inputs draw_inputs(const std::string& input, const Flags& f, bool d_model_given);
+Inputs draw_inputs(const SequenceSource& input, const Flags& f, bool d_model_given);

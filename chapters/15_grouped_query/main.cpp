@@ -35,7 +35,7 @@ struct Shown {
     const Sequence& seq;
     const GroupedWeights& W;
     const GroupedLesson& r;
-    const std::string& input;
+    const SequenceSource& input;
     std::size_t n, d_model, h, g, d_k;  // tokens, their width, query heads, key–value heads, a head's width
 };
 
@@ -47,8 +47,9 @@ void show_sequence(const Shown& s) {
         "{} tokens of width d_model = {}; h = {} query heads of d_k = d_model / h = {} share\n"
         "g = {} key–value head{}, each serving h / g = {} query head{}: {}.\n{}",
         s.n, s.d_model, s.h, s.d_k, s.g, s.g == 1 ? "" : "s", s.h / s.g, s.h / s.g == 1 ? "" : "s", kind,
-        s.input.empty() ? "The embeddings are random (seeded): a repeated word has the same row."
-                        : "The embeddings are the rows of " + s.input + "."));
+        s.input.is_default()   ? "The embeddings are random (seeded): a repeated word has the same row."
+        : s.input.text.empty() ? "The embeddings are the rows of " + s.input.input + "."
+                               : std::string("The embeddings are those chapter 22's model learned.")));
     s.lesson.show(s.seq.X, Style().decimals(2));
 }
 
@@ -187,7 +188,7 @@ void show_cache(const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch15_grouped_query", "Chapter 15 · Multi-query and grouped-query attention");
-    const std::string& input = lesson.add_input_option(input_help);
+    const SequenceSource& input = lesson.add_input_option(input_help);
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

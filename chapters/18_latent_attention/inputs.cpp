@@ -19,7 +19,7 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--seed", f.seed, "seed of the random embeddings and weights");
 }
 
-Inputs draw_inputs(const std::string& input, const Flags& f, bool d_model_given) {
+Inputs draw_inputs(const SequenceSource& input, const Flags& f, bool d_model_given) {
     check_shape(f.s);
     Random random(f.seed);
     Sequence seq = random_or_input_sequence(input, default_sentence, f.d_model, d_model_given, random,

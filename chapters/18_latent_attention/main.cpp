@@ -29,7 +29,7 @@ struct Shown {
     Lesson& lesson;
     const Inputs& in;  // X and the eight projections
     const LatentLesson& r;
-    const std::string& input;
+    const SequenceSource& input;
     std::size_t n, d_model;
 };
 
@@ -41,7 +41,9 @@ void show_sequence(const Shown& s) {
         "d_c = {}, a query latent of d_c' = {}, and a RoPE part of d_h^R = {}. Token t stands at\n"
         "position t, and attention is causal: a decoder's. {}",
         s.n, s.d_model, z.h, z.d_h, z.d_c, z.d_cq, z.d_rope,
-        s.input.empty() ? "The embeddings are random (seeded)." : "The embeddings are the rows of " + s.input + "."));
+        s.input.is_default()   ? "The embeddings are random (seeded)."
+        : s.input.text.empty() ? "The embeddings are the rows of " + s.input.input + "."
+                               : std::string("The embeddings are those chapter 22's model learned.")));
     s.lesson.show(s.in.seq.X, Style().decimals(2));
 }
 
@@ -184,7 +186,7 @@ void show_cache(const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson("ch18_latent_attention", "Chapter 18 · Multi-head latent attention");
-    const std::string& input = lesson.add_input_option(input_help);
+    const SequenceSource& input = lesson.add_input_option(input_help);
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

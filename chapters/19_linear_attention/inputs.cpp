@@ -32,7 +32,7 @@ CopyTaskSettings copy_task_settings(const Flags& f) {
     return s;
 }
 
-Inputs load_inputs(const std::string& input, const Flags& f) {
+Inputs load_inputs(const SequenceSource& input, const Flags& f) {
     Random random(f.seed);
     Sequence seq = random_or_input_sequence(input, default_sentence, f.d_model, f.d_model_given, random);
     const std::size_t d = cols(seq.X);

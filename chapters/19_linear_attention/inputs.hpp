@@ -39,4 +39,4 @@ CopyTaskSettings copy_task_settings(const Flags& f);
 // The default sentence with random embeddings of width --d-model, or --input's sequence
 // (`input` not empty; a --d-model given must be its width), then random projections,
 // drawn from one Random(seed), X first.
-Inputs load_inputs(const std::string& input, const Flags& f);
+Inputs load_inputs(const SequenceSource& input, const Flags& f);

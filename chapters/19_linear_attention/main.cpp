@@ -31,7 +31,7 @@ struct Shown {
     const Sequence& seq;  // X
     const Recurrences& r;
     const Settings& s;
-    const std::string& input;
+    const SequenceSource& input;
     std::size_t n, d;
 };
 
@@ -41,7 +41,9 @@ void show_sequence(const Shown& s) {
         "V = X·W_V (random, seeded). Softmax attention would keep every key and value (the KV\n"
         "cache of chapter 13). This chapter replaces the softmax by something a fixed-size\n"
         "state can carry from token to token.",
-        s.n, s.d, s.input.empty() ? "random embeddings (seeded)" : "the rows of " + s.input));
+        s.n, s.d, s.input.is_default()   ? "random embeddings (seeded)"
+        : s.input.text.empty() ? "the rows of " + s.input.input
+                               : std::string("the embeddings chapter 22's model learned")));
     s.lesson.show(s.seq.X, Style().decimals(2));
 }
 
@@ -138,7 +140,7 @@ void show_memory(const Shown& s) {
 int main(int argc, char** argv) {
     set_blas_threads(1);  // small products: threads would cost more than they save
     Lesson lesson("ch19_linear_attention", "Chapter 19 · Attention as a recurrence: linear attention and the delta rule");
-    const std::string& input = lesson.add_input_option(input_help);
+    const SequenceSource& input = lesson.add_input_option(input_help);
     Flags flags;
     add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {

@@ -70,13 +70,21 @@ Lesson::Lesson(std::string program, std::string title)
     command_line_.frame_ends();
 }
 
-std::string& Lesson::add_input_option(const std::string& default_sequence) {
-    command_line_.add("--input", input_path_,
+const SequenceSource& Lesson::add_input_option(const std::string& default_sequence, const std::string& text_refused) {
+    command_line_.add("--input", sequence_source_.input,
                  fmt::format("a labelled CSV sequence (header token,<dims…>, one row per token) "
                              "instead of the default: {}",
                              default_sequence),
                  Text::path);
-    return input_path_;
+    command_line_
+        .add("--text", sequence_source_.text,
+             text_refused.empty()
+                 ? "your sentence instead: X's rows are its token embeddings in chapter 22's trained GPT "
+                   "(trained first if missing, about a minute)"
+                 : "your sentence through chapter 22's GPT: not in this chapter (" + text_refused + ")",
+             Text::text);
+    text_refused_ = text_refused;
+    return sequence_source_;
 }
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
@@ -85,6 +93,15 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
         fmt::print("{}", command_line_.json());
         return 0;
     }
+    if (!sequence_source_.text.empty() && !sequence_source_.input.empty()) {
+        fmt::print(stderr, "{}: --text: not with --input (the sequence is one or the other)\n", program_);
+        return 2;
+    }
+    if (!sequence_source_.text.empty() && !text_refused_.empty()) {
+        fmt::print(stderr, "{}: --text: {}\n", program_, text_refused_);
+        return 2;
+    }
+    sequence_source_.listing_only = list_steps_;
     PrintStyle style;
     style.color = wants_color(color_, no_color_);
     style.line_width = terminal_width();

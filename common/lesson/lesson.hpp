@@ -8,7 +8,7 @@
 //
 //   int main(int argc, char** argv) {
 //       Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
-//       const std::string& input = lesson.add_input_option("\"the cat sat\"");
+//       const SequenceSource& input = lesson.add_input_option("\"the cat sat\"");
 //       std::size_t query = 2;
 //       lesson.option("--query", query, "the row of the one-query step", Range{0, 2});
 //       return lesson.run(argc, argv, [&] {
@@ -122,6 +122,7 @@
 #include "common/lesson/run_document.hpp"
 #include "common/lesson/run_files.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/lesson/sequence.hpp"
 #include "common/lesson/steps.hpp"
 #include "common/lesson/style.hpp"
 #include "common/lesson/svg.hpp"
@@ -145,9 +146,12 @@ public:
     // Whether the flag `name` was on the command line (its default may depend on the input).
     bool given(const std::string& name) const { return command_line_.given(name); }
 
-    // Adds --input PATH (a labelled CSV sequence) and returns the string it fills;
-    // empty when the flag is not given.
-    std::string& add_input_option(const std::string& default_sequence);
+    // Adds --input PATH (a labelled CSV sequence) and --text "a sentence" (the trained
+    // model's token embeddings, common/lesson/model_sentence.hpp), one or the other, and
+    // returns what they fill: load_sequence(source, …) reads it. A chapter whose mathematics
+    // cannot take the model's embeddings says why in `text_refused` (then --text is refused
+    // in one line, before anything is read).
+    const SequenceSource& add_input_option(const std::string& default_sequence, const std::string& text_refused = "");
 
     // Parses the command line, runs the body, writes the dumps, returns the exit code.
     int run(int argc, char** argv, const std::function<void()>& body);
@@ -221,7 +225,9 @@ private:
     // The command line.
     std::string program_, title_;
     CommandLine command_line_;
-    std::string input_path_, dump_dir_, svg_dir_, html_dir_, report_path_;
+    SequenceSource sequence_source_;  // --input, --text
+    std::string text_refused_;        // why this chapter refuses --text ("": it takes it)
+    std::string dump_dir_, svg_dir_, html_dir_, report_path_;
     bool no_color_ = false;
     std::string color_ = "auto";
     std::string only_step_;  // --step

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "common/lesson/elide.hpp"
+#include "common/lesson/model_sentence.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/random_embeddings.hpp"
 
@@ -39,6 +40,25 @@ Sequence load_sequence(const std::string& input_path, const std::string& default
     if (input_path.empty()) return embed_sentence(read_data_file("embeddings.csv"), default_sentence);
     LabelledMatrix table = read_labelled_csv(input_path, square_matrices);
     return Sequence{table.rows, table.columns, std::move(table.values)};
+}
+
+Sequence load_sequence(const SequenceSource& source, const std::string& default_sentence,
+                       std::uint64_t square_matrices) {
+    if (!source.text.empty()) return model_sentence_sequence(source.text, source.listing_only);
+    return load_sequence(source.input, default_sentence, square_matrices);
+}
+
+Sequence random_or_input_sequence(const SequenceSource& source, const std::string& default_sentence,
+                                  std::size_t d_model, bool d_model_given, Random& random,
+                                  std::uint64_t square_matrices) {
+    if (source.text.empty())
+        return random_or_input_sequence(source.input, default_sentence, d_model, d_model_given, random,
+                                        square_matrices);
+    const std::size_t width = default_model_config().d_model;  // checked before the model is read
+    if (d_model_given && d_model != width)
+        throw InputError(
+            fmt::format("--d-model {}: with --text, d_model is the trained model's width ({})", d_model, width));
+    return model_sentence_sequence(source.text, source.listing_only);
 }
 
 Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,

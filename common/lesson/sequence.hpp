@@ -2,7 +2,9 @@
 //
 // By default a chapter writes its sentence as words ("the cat sat on the mat")
 // and looks each word up in data/embeddings.csv. With --input PATH the learner
-// gives the sequence directly as a labelled CSV, one row per token.
+// gives the sequence directly as a labelled CSV, one row per token; with --text "a sentence"
+// the rows are the token embeddings of the language model chapter 22 trains
+// (common/lesson/model_sentence.hpp).
 #pragma once
 
 #include <string>
@@ -21,6 +23,14 @@ struct Sequence {
     MatrixList matrices() const { return {{"X", X, "", "tokens", "dimensions"}}; }
 };
 
+// Where a chapter's sequence comes from (Lesson::add_input_option declares both flags).
+struct SequenceSource {
+    std::string input;          // --input PATH, or empty
+    std::string text;           // --text "a sentence", or empty
+    bool listing_only = false;  // --list-steps: nothing is trained for it
+    bool is_default() const { return input.empty() && text.empty(); }
+};
+
 // The absolute path of a file in data/, e.g. data_path("embeddings.csv").
 std::string data_path(const std::string& name);
 
@@ -37,10 +47,20 @@ Sequence embed_sentence(const LabelledMatrix& table, const std::string& sentence
 Sequence load_sequence(const std::string& input_path, const std::string& default_sentence,
                        std::uint64_t square_matrices = lesson_square_matrices);
 
+// The same, or with --text the trained model's token embeddings of the sentence
+// (d_model wide, one row per token, labelled by the tokens).
+Sequence load_sequence(const SequenceSource& source, const std::string& default_sentence,
+                       std::uint64_t square_matrices = lesson_square_matrices);
+
 // The default sentence with random embeddings of width d_model (one N(0, 1) row per
 // distinct word), or --input's sequence when `input_path` is not empty; with --input,
 // a --d-model given on the command line (`d_model_given`) must be the file's width.
 Sequence random_or_input_sequence(const std::string& input_path, const std::string& default_sentence,
+                                  std::size_t d_model, bool d_model_given, Random& random,
+                                  std::uint64_t square_matrices = lesson_square_matrices);
+// The same, or with --text the trained model's token embeddings (whose width is d_model:
+// a --d-model given on the command line must be it).
+Sequence random_or_input_sequence(const SequenceSource& source, const std::string& default_sentence,
                                   std::size_t d_model, bool d_model_given, Random& random,
                                   std::uint64_t square_matrices = lesson_square_matrices);
 

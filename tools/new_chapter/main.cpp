@@ -17,7 +17,7 @@ const std::string default_sentence = "the cat sat on the mat";
 
 int main(int argc, char** argv) {
     Lesson lesson("@program@", "Chapter @NN@ · @Title@");
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
 
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);
