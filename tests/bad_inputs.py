@@ -43,7 +43,8 @@ ONLY = sys.argv[2:]
 #       build good and bad variants from: "sequence" files have one row per token, "weights"
 #       files one row per input dimension; a flag not listed reads a sequence like
 #       data/embeddings.csv (the template may also be a CSV header: "token,d0,d1"); ["text", "1000"]: a UTF-8
-#       text to learn from (a corpus) of at least 1000 characters
+#       text to learn from (a corpus) of at least 1000 characters; ["folder", ""]: a folder (a
+#       checkpoint), so that any file given is refused
 #   any_width = ["--input"]     sequence flags that take any width (no weights to fit)
 #   one_token_refused = { "--input" = "needs at least 2 tokens" }   a sequence of one token
 #       works (exit 0) unless the chapter truly needs more and says so, in these words
@@ -131,6 +132,9 @@ def csv(header, rows):
 def file_cases(chapter, flag):
     """[(case name, file text, expectation)] for one PATH flag."""
     kind, spec = FILES.get((chapter, flag), DEFAULT_FILE)
+    if kind == "folder":  # a folder the chapter reads (a checkpoint): any file given instead is refused
+        return [("empty file", "", ("error", "")), ("a CSV", "token,d0\nthe,1.0\n", ("error", "")),
+                ("binary garbage", "\x00\x01\xff\xfe" * 8, ("error", ""))]
     if kind == "text":  # a UTF-8 text to learn from; spec: the fewest characters it takes
         fewest, good = int(spec), "The cat sat on the mat. Call me Ishmael.\n"
         return [("empty file", "", ("error", "")),

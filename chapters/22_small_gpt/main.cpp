@@ -7,9 +7,8 @@
 // learner's sentence read by the trained model: every head's attention, where each head looks
 // most, and the five most likely next tokens after each token; then the self-checks.
 #include <malloc.h>
-#include <unistd.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -22,13 +21,26 @@
 #include "chapters/22_small_gpt/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
-#include "common/lesson/time_text.hpp"
 #include "common/lesson/token_text.hpp"
 #include "common/math/gpt_sampling.hpp"
 
 namespace {
 
 std::string three(double x) { return format_number(x, 3); }
+
+// Whether every character of `s` is one of the text's.
+bool all_known(const std::u32string& s, const Tokenizer& characters) {
+    const auto first = characters.symbols.begin(), last = first + std::ptrdiff_t(characters.characters());
+    return std::all_of(s.begin(), s.end(), [&](char32_t c) { return std::find(first, last, std::u32string(1, c)) != last; });
+}
+std::u32string utf8_to_code_points(const std::string& s) { return code_points_of(s, "the default"); }
+
+// The text's first characters, up to the end of its first line, at most `most` (at least one).
+std::string opening_of(const Corpus& corpus, std::size_t most) {
+    const std::size_t line = corpus.text.find(U'\n');
+    std::u32string start = corpus.text.substr(0, std::min(line == 0 ? 1 : line, most));
+    return utf8_of(start);
+}
 
 std::string sample_text(const LanguageModel& lm, const Gpt<float>& model, const Flags& f, const std::u32string& prompt) {
     const Tokenizer& t = lm.trained.tokenizer;
@@ -171,6 +183,11 @@ int main(int argc, char** argv) {
         Corpus corpus = checked_corpus(r);
         require_reachable(r);
         const Tokenizer characters = char_tokenizer(corpus.text);
+        // Your own text may lack a character of the default sentence or prompt: then its own start
+        // stands in for them (a sentence or prompt you give is checked as it is).
+        const std::size_t T = r.gpt.config.context;
+        if (!lesson.given("--text") && !all_known(utf8_to_code_points(f.text), characters)) f.text = opening_of(corpus, T);
+        if (!lesson.given("--prompt") && !all_known(utf8_to_code_points(f.prompt), characters)) f.prompt = opening_of(corpus, 12);
         const std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
         const std::u32string prompt = checked_sentence("--prompt", f.prompt, characters, corpus.name);
         std::optional<TrainedGpt> given;  // --checkpoint DIR: read now, so that a bad one is refused before any output
