@@ -485,7 +485,8 @@ def written_page(where, what, largest):
     size = page.stat().st_size
     if size > largest:
         failures.append(f"{what}: the page is {size} bytes, more than {largest / 1024 / 1024:.0f} MB")
-    dumps = {p.stem: np.load(p) for p in (where / "dump").glob("*.npy")}
+    # a bias dumped as PyTorch's 1-D array (n,) is the page's (1 × n) row
+    dumps = {p.stem: np.atleast_2d(np.load(p)) for p in (where / "dump").glob("*.npy")}
     data = json.loads(re.search(r'<script id="lesson" type="application/json">\n(.*?)\n</script>',
                                 page.read_text(), re.S).group(1))
     return page, size, dumps, data

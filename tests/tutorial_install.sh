@@ -28,10 +28,13 @@ make_case() {
     for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee flock; do
         ln -s "$(command -v "$tool")" "$dir/bin/$tool"
     done
-    # cmake and ctest: the build and the tests are not what is tested here.
+    # cmake and ctest: the build and the tests are not what is tested here; nor the text of the
+    # language chapters (tools/corpus.py, which npm serves: a command npm is there).
     printf '#!/bin/sh\nexit 0\n' >"$dir/bin/cmake"
     printf '#!/bin/sh\nexit 0\n' >"$dir/bin/ctest"
-    chmod +x "$dir/bin/cmake" "$dir/bin/ctest"
+    printf '#!/bin/sh\nexit 0\n' >"$dir/bin/npm"
+    printf 'import sys\nsys.exit(0)\n' >"$dir/repo/tools/corpus.py"
+    chmod +x "$dir/bin/cmake" "$dir/bin/ctest" "$dir/bin/npm"
     echo "$dir"
 }
 
@@ -131,6 +134,12 @@ stub "$d" dpkg-query 'case "$*" in *doctest-dev*|*libcli11-dev*) echo "un "; exi
 stub "$d" id "$root"; stub "$d" apt-get "$apt_ok"
 check some_missing 0 'installing the missing packages with apt-get .*: doctest-dev libcli11-dev$' \
     '^apt-get install -y -qq --no-install-recommends doctest-dev libcli11-dev$'
+
+# 8b. No npm command at all: Debian's npm joins the packages (the text of chapters 21 and 22).
+d="$(make_case no_npm)"; rm "$d/bin/npm"
+stub "$d" dpkg-query 'case "$*" in *npm*) echo "un "; exit 1;; *) printf "ii ";; esac'
+stub "$d" id "$root"; stub "$d" apt-get "$apt_ok"
+check no_npm 0 'installing the missing packages with apt-get .*: npm$' '^apt-get install -y -qq --no-install-recommends npm$'
 
 # 9. --full also wants clang and its runtime libraries (the sanitizers, libFuzzer).
 d="$(make_case full_wants_clang)"
