@@ -6,7 +6,8 @@
 Each chapter runs once (with the fast flags of tests/fast_args.py; with --screenshots, its default
 run, which its doc shows) with --html and --dump into OUT_DIR/<chapter>/, and its page is opened
 from file://. Then:
-  - the page is at most 2 MB, and loads with no console error or warning;
+  - the page is at most 2 MB (or what the chapter's manifest allows), and loads with no console
+    error or warning;
   - every matrix of the dump has cells on the page (a head that a model view holds once its
     thumbnail is clicked), and every cell's number (data-value, read from the DOM) is the
     dump's float32 at its row and column;
@@ -58,8 +59,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fast_args import FAST_ARGS  # noqa: E402
 from launch import command  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from chapters import chapters  # noqa: E402
 
-LARGEST_PAGE = 2 * 1024 * 1024  # bytes
+LARGEST_PAGE = 2 * 1024 * 1024  # bytes; a chapter's manifest may allow more ([tests] page_megabytes)
+PAGE_ALLOWED = {c.program: c.tests["page_megabytes"] * 1024 * 1024 for c in chapters() if "page_megabytes" in c.tests}
 CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/lesson/run_document.cpp)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -498,7 +502,7 @@ def check(driver, chapter, written):
     if run.returncode != 0:
         failures.append(f"{chapter}: exit {run.returncode}: {run.stderr.strip()[:300]}")
         return
-    page, size, dumps, data = written_page(where, chapter, LARGEST_PAGE)
+    page, size, dumps, data = written_page(where, chapter, PAGE_ALLOWED.get(chapter, LARGEST_PAGE))
     driver.get_log("browser")  # what an earlier page left
     open_page(driver, page)
     complaints = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]

@@ -19,6 +19,7 @@ docs/README.md) need to know of a chapter; everything else is in its folder by c
     sanitize_fast_flags  the same under the sanitizers (replacing fast_flags there)
     trains               it trains a model: its docs test starts among the first
     skip_under_sanitizers  "docs" and/or "default_run": runs the sanitizers would only repeat
+    page_megabytes       what its default page may weigh, when more than the 2 MB of every page
   [bad_inputs]         its own cases of tests/bad_inputs.py (that file says what each means)
 
 Used as a program by ./tutorial and CMake:
@@ -47,7 +48,8 @@ TOP_FIELDS = {"title": str, "short_title": str, "idea": str, "question": str, "s
               "measured": str, "uses_mpi": bool, "launcher": str, "pages": list, "tests": dict,
               "bad_inputs": dict}
 REQUIRED = ("title", "idea", "question", "shows_scaled_attention")
-TEST_FIELDS = {"fast_flags": list, "sanitize_fast_flags": list, "trains": bool, "skip_under_sanitizers": list}
+TEST_FIELDS = {"fast_flags": list, "sanitize_fast_flags": list, "trains": bool, "skip_under_sanitizers": list,
+               "page_megabytes": int}
 SKIPPABLE = {"docs", "default_run"}
 BAD_INPUT_FIELDS = {"files": dict, "any_width": list, "one_token_refused": dict, "out_of_range": list,
                     "launched_out_of_range": list, "near_misses": list, "valid_edges": list, "edge_files": list,

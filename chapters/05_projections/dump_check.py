@@ -37,9 +37,9 @@ def check(dump, expect, softmax):
     its, law = 7, 1  # "the law will never be perfect but its …"
     expect("ch05: 'its' attends most to 'law' after projection", lw[its].argmax(), law)
 
-    # --text --layer 2: X is ln_1 of the trained model's embeddings (layer 2's γ and β); W_Q, W_K,
+    # --text --layer 1: X is ln_1 of the trained model's embeddings (layer 1's γ and β); W_Q, W_K,
     # W_V are the transposed thirds of its c_attn (PyTorch's (out × in)), biases left out.
-    sentence, layer = "Call me Ishmael.", 2
+    sentence, layer = "Call me Ishmael.", 1
     t = dump("ch05_projections", "--text", sentence, "--layer", str(layer))
     m = dump("ch22_small_gpt", "--text", sentence, "--step", "1")
     p = f"transformer.h.{layer}."
