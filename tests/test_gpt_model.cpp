@@ -15,6 +15,7 @@
 #include "common/math/gpt_training.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/random.hpp"
+#include "tests/shaken_gpt.hpp"
 
 namespace {
 
@@ -27,15 +28,7 @@ std::vector<Tokens> random_tokens(Random& rng, std::size_t count, std::size_t n,
     return batch;
 }
 
-// A fresh model with every number moved at random (biases and LayerNorm's γ, β away from 0 and
-// 1, weights larger than 0.02): each part of the backward pass then carries weight in the loss.
-Gpt<float> shaken_model(const GptConfig& config, std::uint64_t seed) {
-    Gpt<float> m = fresh_gpt(config, seed);
-    Random rng(seed + 100);
-    for (NamedParameter<float>& p : named_parameters(m))
-        for (float& x : *p.tensor) x += 0.3f * rng.normal();
-    return m;
-}
+Gpt<float> shaken_model(const GptConfig& config, std::uint64_t seed) { return shaken_gpt(config, seed); }
 
 // ---- the reference: plain loops in double, one token at a time ----
 

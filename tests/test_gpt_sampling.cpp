@@ -10,17 +10,9 @@
 #include "common/math/gpt_sampling.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/random.hpp"
+#include "tests/shaken_gpt.hpp"
 
 namespace {
-
-// A fresh model moved at random, so that its logits differ token to token.
-Gpt<float> varied_model(const GptConfig& config, std::uint64_t seed) {
-    Gpt<float> m = fresh_gpt(config, seed);
-    Random rng(seed + 7);
-    for (NamedParameter<float>& p : named_parameters(m))
-        for (float& x : *p.tensor) x += 0.3f * rng.normal();
-    return m;
-}
 
 // The last row of the full forward pass over `window`.
 std::vector<float> last_logits(const Gpt<float>& m, const Tokens& window) {
@@ -33,7 +25,7 @@ std::vector<float> last_logits(const Gpt<float>& m, const Tokens& window) {
 
 TEST_CASE("the KV cache gives the full forward pass's logits at every position") {
     const GptConfig config{11, 9, 2, 3, 12};  // V, T, L, H, d
-    const Gpt<float> m = varied_model(config, 3);
+    const Gpt<float> m = shaken_gpt(config, 3);
     Random rng(5);
     Tokens text(config.context);
     for (std::size_t& t : text) t = std::size_t(rng.uniform() * double(config.vocab));
@@ -84,7 +76,7 @@ TEST_CASE("sampling probabilities: softmax of the top k at temperature τ") {
 
 TEST_CASE("generation past the context equals recomputing each window from scratch") {
     const GptConfig config{13, 6, 2, 2, 8};
-    const Gpt<float> m = varied_model(config, 11);
+    const Gpt<float> m = shaken_gpt(config, 11);
     const Tokens prompt{3, 1, 4};
     const std::size_t count = 20;  // the cache fills and is rebuilt from the last T/2 tokens, three times
     const std::vector<std::size_t> fast = generate(m, prompt, count, 1.0, 1, 42);
