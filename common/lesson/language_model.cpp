@@ -3,9 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -95,12 +92,7 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::option
     // Another run training this recipe now: wait for it, then read what it kept.
     std::optional<FileLock> lock;
     if (!given && !lm.folder.empty()) lock.emplace(lm.folder + ".lock");
-    if (!given && !r.retrain && !lm.folder.empty()) {
-        try {
-            given = load_trained_gpt(lm.folder, lm.recipe_text, r.gpt.config);
-        } catch (const InputError&) {  // none kept yet, or kept by other code: train it
-        }
-    }
+    if (!given && !r.retrain) given = kept_model(lm.corpus, r);
     lm.read_back = given.has_value();
     lm.trained.tokenizer = given ? given->tokenizer : learn_tokenizer(lm.corpus, r);
     GptRecipe recipe = r.gpt;
@@ -155,15 +147,20 @@ std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
     };
 }
 
-Tokenizer tokenizer_of(const Corpus& corpus, const Recipe& r) {
-    const std::string folder = gpt_folder_for(recipe_text_of(corpus, r));
-    if (std::ifstream in{std::filesystem::path(folder) / "tokenizer.txt"}) {
-        try {
-            return read_tokenizer(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-        } catch (const InputError&) {  // damaged: learn it (the model is then trained again too)
-        }
+std::optional<TrainedGpt> kept_model(const Corpus& corpus, const Recipe& r) {
+    const std::string recipe_text = recipe_text_of(corpus, r);
+    const std::string folder = gpt_folder_for(recipe_text);
+    if (folder.empty()) return std::nullopt;
+    try {
+        return load_trained_gpt(folder, recipe_text, r.gpt.config);
+    } catch (const InputError&) {  // none kept yet, or by other code, or damaged: it is trained again
+        return std::nullopt;
     }
-    return learn_tokenizer(corpus, r);
+}
+
+Tokenizer tokenizer_of(const Corpus& corpus, const Recipe& r) {
+    const std::optional<TrainedGpt> kept = kept_model(corpus, r);
+    return kept ? kept->tokenizer : learn_tokenizer(corpus, r);
 }
 
 std::string recipe_text_of(const Corpus& corpus, const Recipe& r) {

@@ -54,6 +54,9 @@ Corpus checked_corpus(Recipe& recipe);
 LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe, std::optional<TrainedGpt> given,
                                      const std::function<void(std::size_t, std::size_t, double)>& progress);
 
+// The model of this recipe that an earlier run kept, when there is one whole (it trains nothing).
+std::optional<TrainedGpt> kept_model(const Corpus& corpus, const Recipe& recipe);
+
 // The tokenizer a model of this recipe reads with: the kept model's, else learned now.
 Tokenizer tokenizer_of(const Corpus& corpus, const Recipe& recipe);
 

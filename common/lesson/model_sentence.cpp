@@ -13,18 +13,6 @@
 
 namespace {
 
-// The model of the default recipe kept by an earlier run, if there is one (no training).
-std::optional<TrainedGpt> kept_model(const Corpus& corpus, Recipe recipe) {
-    const std::string recipe_text = recipe_text_of(corpus, recipe);
-    const std::string folder = gpt_folder_for(recipe_text);
-    if (folder.empty()) return std::nullopt;
-    try {
-        return load_trained_gpt(folder, recipe_text, recipe.gpt.config);
-    } catch (const InputError&) {  // none kept yet, or by other code: the caller trains it
-        return std::nullopt;
-    }
-}
-
 std::optional<TrainedGpt>& the_model() {
     static std::optional<TrainedGpt> model;
     return model;
