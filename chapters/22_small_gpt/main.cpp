@@ -180,6 +180,8 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
+        if (r.retrain && !r.checkpoint.empty())
+            throw InputError("--train: not with --checkpoint (a checkpoint is read as it is, never trained)");
         Corpus corpus = checked_corpus(r);
         require_reachable(r);
         const Tokenizer characters = char_tokenizer(corpus.text);
