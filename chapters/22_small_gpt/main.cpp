@@ -28,13 +28,6 @@ namespace {
 
 std::string three(double x) { return format_number(x, 3); }
 
-// Whether every character of `s` is one of the text's.
-bool all_known(const std::u32string& s, const Tokenizer& characters) {
-    const auto first = characters.symbols.begin(), last = first + std::ptrdiff_t(characters.characters());
-    return std::all_of(s.begin(), s.end(), [&](char32_t c) { return std::find(first, last, std::u32string(1, c)) != last; });
-}
-std::u32string utf8_to_code_points(const std::string& s) { return code_points_of(s, "the default"); }
-
 // The text's first characters, up to the end of its first line, at most `most` (at least one).
 std::string opening_of(const Corpus& corpus, std::size_t most) {
     const std::size_t line = corpus.text.find(U'\n');
@@ -188,8 +181,8 @@ int main(int argc, char** argv) {
         // Your own text may lack a character of the default sentence or prompt: then its own start
         // stands in for them (a sentence or prompt you give is checked as it is).
         const std::size_t T = r.gpt.config.context;
-        if (!lesson.given("--text") && !all_known(utf8_to_code_points(f.text), characters)) f.text = opening_of(corpus, T);
-        if (!lesson.given("--prompt") && !all_known(utf8_to_code_points(f.prompt), characters)) f.prompt = opening_of(corpus, 12);
+        if (!lesson.given("--text") && !all_known(code_points_of(f.text, "--text"), characters)) f.text = opening_of(corpus, T);
+        if (!lesson.given("--prompt") && !all_known(code_points_of(f.prompt, "--prompt"), characters)) f.prompt = opening_of(corpus, 12);
         const std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
         const std::u32string prompt = checked_sentence("--prompt", f.prompt, characters, corpus.name);
         std::optional<TrainedGpt> given;  // --checkpoint DIR: read now, so that a bad one is refused before any output

@@ -11,6 +11,7 @@
 #include "common/lesson/file_lock.hpp"
 #include "common/lesson/print.hpp"
 #include "common/lesson/time_text.hpp"
+#include "common/lesson/training_memory.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/tokenizer.hpp"
 
@@ -20,9 +21,8 @@ constexpr std::size_t characters_per_window = 16;  // characters a token may tak
 
 std::string corpus_identity(const Corpus& c, const std::string& path) {
     if (path.empty()) return c.name;
-    std::uint64_t h = 14695981039346656037ull;  // FNV-1a of the text: the same file under another name is the same text
-    for (const char32_t ch : c.text) h = (h ^ std::uint64_t(ch)) * 1099511628211ull;
-    return fmt::format("{:016x} ({} characters)", h, c.text.size());
+    // a hash of the text: the same file under another name is the same text
+    return fmt::format("{:016x} ({} characters)", fnv1a(utf8_of(c.text)), c.text.size());
 }
 
 Tokenizer learn_tokenizer(const Corpus& corpus, const Recipe& r) {

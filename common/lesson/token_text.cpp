@@ -27,11 +27,16 @@ std::u32string checked_sentence(const std::string& flag, const std::string& utf8
     if (s.empty()) throw InputError(flag + ": empty (expected a sentence)");
     if (s.size() > longest_sentence)
         throw InputError(fmt::format("{}: {} characters, at most {}", flag, s.size(), longest_sentence));
-    const auto first = characters.symbols.begin(), last = first + std::ptrdiff_t(characters.characters());
     for (const char32_t c : s)
-        if (std::find(first, last, std::u32string(1, c)) == last)
+        if (!all_known(std::u32string(1, c), characters))
             throw InputError(fmt::format("{}: the character '{}' (U+{:04X}) is not among {}'s {} characters", flag,
                                          utf8_of(std::u32string(1, c)), unsigned(c), corpus_name,
                                          characters.characters()));
     return s;
+}
+
+bool all_known(const std::u32string& text, const Tokenizer& characters) {
+    const auto first = characters.symbols.begin(), last = first + std::ptrdiff_t(characters.characters());
+    return std::all_of(text.begin(), text.end(),
+                       [&](char32_t c) { return std::find(first, last, std::u32string(1, c)) != last; });
 }

@@ -12,6 +12,9 @@ std::string visible_symbol(const std::u32string& symbol);
 // The ids' symbols between bars.
 std::string bars(const Tokenizer& tokenizer, const TokenIds& ids);
 
+// Whether every character of `text` is one of `characters` (a text's char_tokenizer).
+bool all_known(const std::u32string& text, const Tokenizer& characters);
+
 constexpr std::size_t longest_sentence = 1000;  // characters of a --text: a sentence or a paragraph
 
 // A learner's sentence (UTF-8) as code points, refused in one line naming `flag` when it is not

@@ -21,12 +21,6 @@ namespace {
 const char* const tokenizer_file = "tokenizer.txt";
 const char* const log_file = "training_log.txt";
 
-std::uint64_t fnv1a(const std::string& bytes) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return h;
-}
-
 // The shapes a checkpoint of this configuration holds, in nanoGPT's order.
 std::vector<NamedTensor> tensors_of(Gpt<float>& model, bool with_values) {
     std::vector<NamedTensor> tensors;
@@ -88,25 +82,22 @@ void save_trained_gpt(const std::string& dir, const std::string& recipe_text, Tr
 
 TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_text, GptConfig config) {
     TrainedGpt t;
-    std::string tokenizer;  // first: its size is the model's vocabulary (a small text may give fewer than asked)
+    // The tokenizer first: its size is the model's vocabulary (a small text may give fewer than
+    // asked). When it is missing, load_checkpoint says so, after what it checks before.
     if (std::ifstream in{std::filesystem::path(dir) / tokenizer_file}) {
-        tokenizer.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
         try {
-            config.vocab = read_tokenizer(tokenizer).size();
+            t.tokenizer = read_tokenizer(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
         } catch (const InputError& e) {
             throw InputError(dir + "/" + tokenizer_file + ": " + e.what());
         }
+        config.vocab = t.tokenizer.size();
     }
     t.model = fresh_gpt(config, 0);  // the shapes; every number is then read from the files
     const Checkpoint c = load_checkpoint(dir, gpt_code_version(), recipe_text, tensors_of(t.model, false),
                                          {tokenizer_file, log_file});
     std::size_t k = 0;
-    for (const NamedParameter<float>& p : named_parameters(t.model)) std::copy(c.tensors[k].values.begin(), c.tensors[k].values.end(), p.tensor->begin()), ++k;
-    try {
-        t.tokenizer = read_tokenizer(c.texts[0].second);
-    } catch (const InputError& e) {
-        throw InputError(dir + "/" + tokenizer_file + ": " + e.what());
-    }
+    for (const NamedParameter<float>& p : named_parameters(t.model))
+        std::copy(c.tensors[k].values.begin(), c.tensors[k].values.end(), p.tensor->begin()), ++k;
     read_log(c.texts[1].second, dir + "/" + log_file, t);
     return t;
 }

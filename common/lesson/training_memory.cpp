@@ -18,13 +18,6 @@ namespace fs = std::filesystem;
 
 const std::string header = "attention-step-by-step trained copy-task model, version 1\n";
 
-// FNV-1a, 64 bits: names a file after its key, and sums its numbers to find a damaged one.
-std::uint64_t fnv1a(const std::string& bytes) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return h;
-}
-
 // The program's own bytes, hashed once: a model trained by other code (an edited mathematics, the
 // tests' copy of a chapter without 1/√d_k) is never read back. Empty when they cannot be read.
 const std::string& program_fingerprint() {
@@ -86,6 +79,12 @@ bool get_halves(Numbers& in, Halves& h) {
 }
 
 }  // namespace
+
+std::uint64_t fnv1a(const std::string& bytes) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
+}
 
 std::string trained_folder() {
     if (const char* chosen = std::getenv("TUTORIAL_TRAINED")) return chosen;
