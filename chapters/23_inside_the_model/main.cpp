@@ -83,17 +83,24 @@ void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
     lesson.table({"head", "held-out text", "weight"}, where, 64);
 }
 
-void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceLens& s, const Flags& f) {
+void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceLens& s, std::size_t shown, bool chosen) {
     const Tokenizer& t = lm.trained.tokenizer;
     std::vector<std::size_t> ids;
     for (std::size_t i = 0; i < cols(s.token_ids); ++i) ids.push_back(std::size_t(s.token_ids(0, i)));
     lesson.say(fmt::format("Your sentence as tokens: {}", bars(t, TokenIds(ids.begin(), ids.end()))));
-    lesson.say(fmt::format("Head {} of block {} on it (--layer, --head choose; --svg and --html draw all {}):",
-                           f.head, f.layer, s.weights.size()));
+    lesson.say(fmt::format("Head {} of block {} on it ({}; --svg and --html draw all {}):", shown % s.heads,
+                           shown / s.heads,
+                           chosen ? "--layer, --head" : "the one whose removal costs most; --layer, --head choose",
+                           s.weights.size()));
     for (std::size_t k = 0; k < s.weights.size(); ++k) {
-        if (k == f.layer * s.heads + f.head) lesson.heat_map(s.weights[k], Style().decimals(2).svg());
+        if (k == shown) lesson.heat_map(s.weights[k], Style().decimals(2).svg());
         else lesson.draw(s.weights[k]);
     }
+}
+
+// The head whose removal raises the held-out loss most (l·H + h).
+std::size_t costliest(const Removals& r) {
+    return std::size_t(std::max_element(r.increase_removed.begin(), r.increase_removed.end()) - r.increase_removed.begin());
 }
 
 void show_removals(Lesson& lesson, const HeadScores& s, const Removals& r) {
@@ -260,9 +267,20 @@ int main(int argc, char** argv) {
         }
         const Tokenizer tokenizer = given ? given->tokenizer : tokenizer_of(corpus, r);
         const std::size_t T = r.gpt.config.context;
+        // Your own text may lack a character of the default sentences: then its opening stands in
+        // for --text and --clean, and the opening with its first token changed for --corrupt.
+        const auto known = [&](const std::string& text, const std::string& flag) {
+            return all_known(code_points_of(text, flag), characters);
+        };
+        const std::string opening = utf8_of(corpus.text.substr(0, std::min<std::size_t>(T, 32)));
+        if (!lesson.given("--text") && !known(f.text, "--text")) f.text = opening;
+        const bool own_pair = !lesson.given("--clean") && !lesson.given("--corrupt") &&
+                              (!known(f.clean, "--clean") || !known(f.corrupt, "--corrupt"));
+        if (own_pair) f.clean = f.corrupt = opening;
         const Tokens sentence = sentence_tokens("--text", f.text, tokenizer, characters, corpus.name, T);
         const Tokens clean = sentence_tokens("--clean", f.clean, tokenizer, characters, corpus.name, T);
-        const Tokens corrupt = sentence_tokens("--corrupt", f.corrupt, tokenizer, characters, corpus.name, T);
+        Tokens corrupt = sentence_tokens("--corrupt", f.corrupt, tokenizer, characters, corpus.name, T);
+        if (own_pair) corrupt[0] = (corrupt[0] + 1) % tokenizer.size();
         if (corrupt.size() != clean.size())
             throw InputError(fmt::format("--corrupt: {} tokens, --clean {}: patching copies a head's output token "
                                          "by token (as many tokens)",
@@ -311,7 +329,11 @@ int main(int argc, char** argv) {
         lesson.step("model", "The model and what is measured",
                     [&] { show_model(lesson, lm(), inside().scores, f.probe); });
         lesson.step("scores", "What each head attends to", [&] { show_scores(lesson, lm(), inside().scores); });
-        lesson.step("your-sentence", "Your sentence, head by head", [&] { show_sentence(lesson, lm(), inside().lens, f); });
+        lesson.step("your-sentence", "Your sentence, head by head", [&] {
+            const bool chosen = lesson.given("--layer") || lesson.given("--head");
+            const std::size_t shown = chosen ? f.layer * r.gpt.config.heads + f.head : costliest(inside().removals);
+            show_sentence(lesson, lm(), inside().lens, shown, chosen);
+        });
         lesson.step("removals", "What breaks without each head",
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
         lesson.step("induction", "A repeated passage, with and without the induction heads",
