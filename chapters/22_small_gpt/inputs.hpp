@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/lesson/language_model.hpp"
+#include "common/lesson/recipe_flags.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 
@@ -19,8 +19,3 @@ struct Flags {
 };
 
 void add_flags(Lesson& lesson, Flags& f);
-
-// Refuses, in one line naming the flag, a recipe whose training would take more time or memory
-// than this machine can give (an estimate from its sizes), before anything is computed.
-void require_reachable(const Recipe& recipe);
-

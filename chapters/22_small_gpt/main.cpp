@@ -22,6 +22,7 @@
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/token_text.hpp"
+#include "common/math/input_error.hpp"
 #include "common/math/gpt_sampling.hpp"
 
 namespace {
@@ -173,8 +174,6 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
-        if (r.retrain && !r.checkpoint.empty())
-            throw InputError("--train: not with --checkpoint (a checkpoint is read as it is, never trained)");
         Corpus corpus = checked_corpus(r);
         require_reachable(r);
         const Tokenizer characters = char_tokenizer(corpus.text);

@@ -159,11 +159,38 @@ std::size_t parameter_count(const GptConfig& c) {
     return c.vocab * d + c.context * d + c.layers * block + 2 * d;
 }
 
+namespace {
+
+// z_h ← the replacement's rows (one row: every token's), in [z_0 … z_{H−1}] (N × d).
 template <class T>
-void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForward<T>& f) {
+void replace_head(const HeadReplacement<T>& r, std::size_t dh, Mat<T>& heads) {
+    const std::size_t N = heads.shape(0), one = r.rows.shape(0) == 1 ? 0 : 1;
+    for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t col = 0; col < dh; ++col) heads(i, r.head * dh + col) = r.rows(i * one, col);
+}
+
+template <class T>
+void require_replacements(const std::vector<HeadReplacement<T>>& replaced, const GptConfig& c, std::size_t N) {
+    const std::size_t dh = c.d_model / c.heads;
+    for (const HeadReplacement<T>& r : replaced) {
+        if (r.layer >= c.layers || r.head >= c.heads)
+            throw InputError(describe("no head ", r.head, " in block ", r.layer, " of a model of ", c.layers,
+                                      " blocks of ", c.heads, " heads"));
+        if (r.rows.dimension() != 2 || (r.rows.shape(0) != 1 && r.rows.shape(0) != N) || r.rows.shape(1) != dh)
+            throw InputError(describe("a head's replacement of ", r.rows.shape(0), " rows of ", r.rows.shape(1),
+                                      " numbers: 1 or ", N, " rows of d_h = ", dh));
+    }
+}
+
+}  // namespace
+
+template <class T>
+void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForward<T>& f,
+                      const std::vector<HeadReplacement<T>>& replaced) {
     const GptConfig& c = m.config;
     require_tokens(batch, c, "sequences");
     const std::size_t B = batch.size(), n = batch[0].size(), d = c.d_model, N = B * n;
+    require_replacements(replaced, c, N);
     f.batch = B, f.length = n;
     f.blocks.resize(c.layers);
     // 1. x₀ = wte[token] + wpe[position]                             (N × d)
@@ -180,6 +207,8 @@ void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForw
         std::copy(x.begin(), x.end(), bf.x.begin());
         layer_norm(bf.x, block.ln_1_weight, block.ln_1_bias, bf.ln_1, bf.ln_1_stats);
         attention(block, bf, c.heads, B, n);
+        for (const HeadReplacement<T>& r : replaced)
+            if (r.layer == l) replace_head(r, d / c.heads, bf.heads);
         linear(bf.heads, block.attn_proj_weight, block.attn_proj_bias, f.branch);
         add_into(x, f.branch);
         std::copy(x.begin(), x.end(), bf.x_mid.begin());
@@ -197,9 +226,10 @@ void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForw
 }
 
 template <class T>
-GptForward<T> gpt_forward(const Gpt<T>& m, const std::vector<Tokens>& batch) {
+GptForward<T> gpt_forward(const Gpt<T>& m, const std::vector<Tokens>& batch,
+                          const std::vector<HeadReplacement<T>>& replaced) {
     GptForward<T> f;
-    gpt_forward_into(m, batch, f);
+    gpt_forward_into(m, batch, f, replaced);
     return f;
 }
 
@@ -283,8 +313,10 @@ Gpt<T> gpt_backward(const Gpt<T>& m, const std::vector<Tokens>& batch, const Gpt
 
 #define INSTANTIATE(T)                                                                                  \
     template std::vector<NamedParameter<T>> named_parameters(Gpt<T>&);                                  \
-    template GptForward<T> gpt_forward(const Gpt<T>&, const std::vector<Tokens>&);                      \
-    template void gpt_forward_into(const Gpt<T>&, const std::vector<Tokens>&, GptForward<T>&);          \
+    template GptForward<T> gpt_forward(const Gpt<T>&, const std::vector<Tokens>&,                       \
+                                       const std::vector<HeadReplacement<T>>&);                         \
+    template void gpt_forward_into(const Gpt<T>&, const std::vector<Tokens>&, GptForward<T>&,           \
+                                   const std::vector<HeadReplacement<T>>&);                             \
     template double gpt_loss(const GptForward<T>&, const std::vector<Tokens>&, Mat<T>*);                \
     template Gpt<T> gpt_backward(const Gpt<T>&, const std::vector<Tokens>&, const GptForward<T>&,       \
                                  const Mat<T>&);                                                        \

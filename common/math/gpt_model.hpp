@@ -122,14 +122,28 @@ struct GptBackwardBuffers {
     Mat<T> dz, dq, dk, dv;      // (B·T × d_h) one head's
 };
 
-// The forward pass over B sequences of the same length t ≤ T (positions 0 … t−1). An
-// InputError for an empty batch, ragged or too long sequences, tokens outside the vocabulary.
+// One head's output replaced in a forward pass (an intervention, chapter 23): z_h of block l,
+// the columns h·d_h … h·d_h + d_h − 1 of [z_0 … z_{H−1}], set to `rows` before attn.c_proj reads
+// them. One row is every token's (zero: the head removed; its mean over a text); B·t rows are one
+// per token (a patch: the head's output in another run).
 template <class T>
-GptForward<T> gpt_forward(const Gpt<T>& model, const std::vector<Tokens>& batch);
+struct HeadReplacement {
+    std::size_t layer = 0, head = 0;
+    Mat<T> rows;  // (1 × d_h) or (B·t × d_h)
+};
+
+// The forward pass over B sequences of the same length t ≤ T (positions 0 … t−1), with the heads
+// `replaced` (none: the model as it is). An InputError for an empty batch, ragged or too long
+// sequences, tokens outside the vocabulary, a replacement of a head the model lacks or of rows
+// of another shape.
+template <class T>
+GptForward<T> gpt_forward(const Gpt<T>& model, const std::vector<Tokens>& batch,
+                          const std::vector<HeadReplacement<T>>& replaced = {});
 // The same into `forward`, reusing its matrices where their shapes fit: a training loop's steps
 // then ask for no new memory (fresh pages cost a fault each: 8 % of a step).
 template <class T>
-void gpt_forward_into(const Gpt<T>& model, const std::vector<Tokens>& batch, GptForward<T>& forward);
+void gpt_forward_into(const Gpt<T>& model, const std::vector<Tokens>& batch, GptForward<T>& forward,
+                      const std::vector<HeadReplacement<T>>& replaced = {});
 
 // The mean cross-entropy of every position's logits against its target (summed in double),
 // targets as the batch (B × t); fills d_logits (B·t × V) when given. An InputError when the

@@ -1,0 +1,10 @@
+// Chapter 23 · the self-checks: each intervention computed another way.
+#pragma once
+
+#include "chapters/23_inside_the_model/math.hpp"
+#include "common/lesson/language_model.hpp"
+#include "common/lesson/self_check.hpp"
+
+void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,
+                  const Patching& patching, const SentenceLens& lens, const Tokens& clean, const Tokens& corrupt,
+                  const Tokens& sentence);

@@ -1,0 +1,27 @@
+// Chapter 23 · the lesson's inputs: the model's recipe (chapter 22's flags), the sentence read
+// through the logit lens, the two sentences of the patching, the head shown in detail, and how
+// much held-out text the measurements read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "chapters/23_inside_the_model/math.hpp"
+#include "common/lesson/recipe_flags.hpp"
+
+class Lesson;
+
+struct Flags {
+    Recipe recipe = default_recipe();
+    std::string text = "Queequeg and Ahab. Queequeg said, and Ahab";  // --text: through the lens
+    std::string clean = "Then Ahab went to the deck, and Ahab";       // --clean, --corrupt: patching
+    std::string corrupt = "Then Pip went to the deck, and Ahab";
+    std::size_t layer = 0, head = 0;  // --layer, --head: the head shown in detail
+    Probe probe;
+    bool all_held_out = false;        // --all-held-out: every window of the held-out text
+};
+
+void add_flags(Lesson& lesson, Flags& f);
+
+// --layer and --head against the model's sizes (their ranges are the largest a recipe allows).
+void check_head(const Flags& f, const GptConfig& config);

@@ -1,0 +1,330 @@
+// Chapter 23 · Inside the trained model
+//
+// The lesson: chapter 22's GPT, trained on Moby-Dick, taken apart head by head. What each head
+// attends to on held-out text (the previous token, itself, the first token, the token after an
+// earlier copy); what the held-out loss does when a head is removed or replaced by its mean;
+// whether the model copies a repeated passage, and whether it still does without its induction
+// heads; which head carries a word from one sentence into another (activation patching); what
+// the model would say after each block (the logit lens); and the loss along the context.
+#include <malloc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chapters/23_inside_the_model/checks.hpp"
+#include "chapters/23_inside_the_model/inputs.hpp"
+#include "chapters/23_inside_the_model/math.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/lesson/text_table.hpp"
+#include "common/lesson/token_text.hpp"
+#include "common/math/input_error.hpp"
+
+namespace {
+
+std::string three(double x) { return format_number(x, 3); }
+std::string head_name(std::size_t k, std::size_t heads) { return fmt::format("L{} H{}", k / heads, k % heads); }
+
+std::string symbol(const Tokenizer& t, std::size_t id) { return visible_symbol(t.symbol(int(id))); }
+
+// Up to `before` tokens of a window ending at the query, the key in [brackets].
+std::string excerpt(const Tokenizer& t, const Matrix& windows, std::size_t w, std::size_t query, std::size_t key) {
+    const std::size_t before = 7, from = std::min(key, query >= before ? query - before : 0);
+    std::string text;
+    for (std::size_t i = from; i <= query; ++i) {
+        const std::string s = symbol(t, std::size_t(windows(w, i)));
+        text += i == key ? "[" + s + "]" : s;
+    }
+    return (from > 0 ? "…" : "") + text;
+}
+
+void show_model(Lesson& lesson, const LanguageModel& lm, const HeadScores& s, const Probe& probe) {
+    const GptConfig& c = lm.trained.model.config;
+    lesson.say(fmt::format(
+        "Chapter 22's GPT: {} blocks × {} heads, d_model {}, context T = {}, V = {}; held-out loss\n"
+        "{} nats a token. A head reaches the rest of the model only through its output z_h: every\n"
+        "experiment below replaces z_h and runs the model again.",
+        c.layers, c.heads, c.d_model, c.context, c.vocab, three(s.held_out_loss)));
+    const std::size_t all = (lm.held_out_ids.size() - 1) / c.context;
+    lesson.say(fmt::format(
+        "Measured on {} held-out windows of {} tokens ({} of the {}, spread evenly{}),\n"
+        "and on {} random sequences of {} tokens, each repeated.",
+        rows(s.held_out_windows), c.context, rows(s.held_out_windows) == all ? "all" : std::to_string(rows(s.held_out_windows)),
+        all, rows(s.held_out_windows) == all ? "" : "; --all-held-out reads them all", probe.sequences, c.context / 2));
+}
+
+void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    lesson.say(fmt::format(
+        "What each head attends to: its mean weight on the previous token, on itself and on the\n"
+        "first token (queries 2 … T−1 of the held-out windows), and its induction score (on the\n"
+        "repeated random tokens: its weight on the token after the earlier copy). A head is named\n"
+        "by its largest number when that reaches {}; uniform weights would give about {} to one key.",
+        format_number(role_share, 1), format_number(2.0 / double(lm.trained.model.config.context), 2)));
+    std::vector<TextRow> rows_;
+    const std::size_t H = s.heads;
+    for (std::size_t k = 0; k < s.layers * H; ++k) {
+        const std::size_t l = k / H, h = k % H;
+        rows_.push_back({head_name(k, H), three(s.previous_token(l, h)), three(s.self(l, h)), three(s.first_token(l, h)),
+                         three(s.induction(l, h)), role_name(HeadRole(int(s.roles(l, h))))});
+    }
+    lesson.table({"head", "previous", "itself", "first", "induction", "does most"}, rows_, 64);
+    for (const Matrix* m : {&s.previous_token, &s.self, &s.first_token, &s.induction}) lesson.draw(*m);
+    lesson.say("Where each head does it most on the held-out text (the query last, the key it reads in\n[brackets], and that weight):");
+    std::vector<TextRow> where;
+    for (std::size_t k = 0; k < s.layers * H; ++k) {
+        const std::size_t w = std::size_t(s.examples(k, 0)), i = std::size_t(s.examples(k, 1)), j = std::size_t(s.examples(k, 2));
+        where.push_back({head_name(k, H), excerpt(t, s.held_out_windows, w, i, j), format_number(s.example_weights(k, 0), 2)});
+    }
+    lesson.table({"head", "held-out text", "weight"}, where, 64);
+}
+
+void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceLens& s, const Flags& f) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    std::vector<std::size_t> ids;
+    for (std::size_t i = 0; i < cols(s.token_ids); ++i) ids.push_back(std::size_t(s.token_ids(0, i)));
+    lesson.say(fmt::format("Your sentence as tokens: {}", bars(t, TokenIds(ids.begin(), ids.end()))));
+    lesson.say(fmt::format("Head {} of block {} on it (--layer, --head choose; --svg and --html draw all {}):",
+                           f.head, f.layer, s.weights.size()));
+    for (std::size_t k = 0; k < s.weights.size(); ++k) {
+        if (k == f.layer * s.heads + f.head) lesson.heat_map(s.weights[k], Style().decimals(2).svg());
+        else lesson.draw(s.weights[k]);
+    }
+}
+
+void show_removals(Lesson& lesson, const HeadScores& s, const Removals& r) {
+    lesson.say(fmt::format(
+        "Each head removed in turn (z_h ← 0), then replaced by its mean over the held-out tokens\n"
+        "(z_h ← z̄_h): the held-out loss minus the model's ({}), in nats a token:",
+        three(s.held_out_loss)));
+    lesson.show(r.increase_removed, Style().decimals(3));
+    lesson.show(r.increase_mean, Style().decimals(3));
+    const std::size_t H = s.heads, count = std::min<std::size_t>(5, s.layers * H);
+    std::vector<std::size_t> order(s.layers * H);
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return r.increase_removed(a / H, a % H) > r.increase_removed(b / H, b % H);
+    });
+    std::vector<TextRow> top;
+    for (std::size_t j = 0; j < count; ++j) {
+        const std::size_t k = order[j];
+        top.push_back({head_name(k, H), "+" + three(r.increase_removed(k / H, k % H)),
+                       "+" + three(r.increase_mean(k / H, k % H)), role_name(HeadRole(int(s.roles(k / H, k % H))))});
+    }
+    lesson.say(fmt::format("The {} heads the model misses most:", count));
+    lesson.table({"head", "removed", "mean", "does most"}, top, 16);
+}
+
+std::string head_list(const std::vector<std::size_t>& heads, std::size_t H) {
+    std::vector<std::string> names;
+    for (std::size_t k : heads) names.push_back(head_name(k, H));
+    return fmt::format("{}", fmt::join(names, ", "));
+}
+
+void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals& r) {
+    const std::size_t H = s.heads;
+    const std::size_t best = r.induction_heads[0];
+    const bool found = s.induction(best / H, best % H) >= role_share;
+    lesson.say(fmt::format(
+        "Olsson et al.'s test: {} held-out passages of {} tokens, each followed by itself. A model\n"
+        "that copies predicts the second copy far better than the first.",
+        rows(r.repeated_passages), cols(r.repeated_passages) / 2));
+    if (found)
+        lesson.say(fmt::format("Induction heads (score ≥ {}): {}. Removed together, against as many other heads ({}):",
+                               format_number(role_share, 1), head_list(r.induction_heads, H), head_list(r.other_heads, H)));
+    else
+        lesson.say(fmt::format(
+            "No head reaches an induction score of {}: the highest is {} ({}). It is removed, against\n"
+            "the head of the lowest score ({}):",
+            format_number(role_share, 1), head_list(r.induction_heads, H), three(s.induction(best / H, best % H)),
+            head_list(r.other_heads, H)));
+    std::vector<TextRow> rows_;
+    const char* names[] = {"the model", "without the induction heads", "without as many others"};
+    for (std::size_t row = 0; row < 3; ++row)
+        rows_.push_back({names[row], three(r.repeated_losses(row, 0)), three(r.repeated_losses(row, 1)),
+                         three(r.repeated_losses(row, 0) - r.repeated_losses(row, 1))});
+    lesson.table({"run", "first copy", "second copy", "copy's gain"}, rows_, 8);
+    lesson.say_under("(loss in nats a token on tokens 2 … s of each copy: the same tokens, read twice)");
+}
+
+void show_patching(Lesson& lesson, const LanguageModel& lm, const Patching& p) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    const auto sentence = [&](const Matrix& ids) {
+        std::vector<std::size_t> v;
+        for (std::size_t i = 0; i < cols(ids); ++i) v.push_back(std::size_t(ids(0, i)));
+        return bars(t, TokenIds(v.begin(), v.end()));
+    };
+    lesson.say(fmt::format("Clean:   {}\nCorrupt: {}", sentence(p.clean_ids), sentence(p.corrupt_ids)));
+    lesson.say(fmt::format(
+        "After the last token the clean run expects {} (logit {}); the corrupt run gives it {}.\n"
+        "Each head's output copied from the clean run into the corrupt one, at every position:\n"
+        "the change of that logit (and the share of the gap {} it closes):",
+        symbol(t, p.expected), three(p.clean_logit), three(p.corrupt_logit), three(p.clean_logit - p.corrupt_logit)));
+    lesson.show(p.effect, Style().decimals(3));
+    lesson.draw(p.restored);
+    lesson.say("The same, one head at one position at a time (row: a head; column: the position patched):");
+    lesson.heat_map(p.effect_by_position, Style().decimals(2));
+    std::size_t best = 0, at = 0;
+    for (std::size_t k = 0; k < rows(p.effect_by_position); ++k)
+        for (std::size_t i = 0; i < cols(p.effect_by_position); ++i)
+            if (std::abs(p.effect_by_position(k, i)) > std::abs(p.effect_by_position(best, at))) best = k, at = i;
+    const std::size_t H = lm.trained.model.config.heads;
+    lesson.say(fmt::format(
+        "The path: the largest change, {}, comes from {} at position {} ({}): that head, reading\n"
+        "there, carries the difference between the sentences to the last token's prediction.",
+        three(p.effect_by_position(best, at)), head_name(best, H), at, symbol(t, std::size_t(p.corrupt_ids(0, at)))));
+}
+
+void show_lens(Lesson& lesson, const LanguageModel& lm, const SentenceLens& s, const HeadScores& scores) {
+    const Tokenizer& t = lm.trained.tokenizer;
+    const std::size_t n = cols(s.token_ids), L = s.layers;
+    TextRow header{"after"};
+    header.push_back("embeddings");
+    for (std::size_t l = 0; l < L; ++l) header.push_back(fmt::format("block {}", l));
+    std::vector<TextRow> rows_;
+    for (std::size_t i = 0; i < n; ++i) {
+        TextRow row{symbol(t, std::size_t(s.token_ids(0, i)))};
+        for (std::size_t depth = 0; depth <= L; ++depth)
+            row.push_back(fmt::format("{} {}", symbol(t, std::size_t(s.top_ids(depth, i))),
+                                      format_number(s.top_probabilities(depth, i), 2)));
+        rows_.push_back(row);
+    }
+    lesson.say("The logit lens: the output layer, LN(x; ln_f) · wteᵀ, read after each block. Under\n"
+               "each depth, the most likely next token and its probability (the last column is the\n"
+               "model's own prediction):");
+    lesson.table(header, rows_, 64);
+    std::vector<std::string> losses;
+    for (std::size_t depth = 0; depth <= L; ++depth) losses.push_back(three(scores.lens_loss(0, depth)));
+    lesson.say(fmt::format("Held-out loss read at each depth (embeddings, then after each block): {}.", fmt::join(losses, ", ")));
+}
+
+void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
+    const std::size_t T = cols(s.loss_by_position);
+    std::vector<double> x, with, without;
+    for (std::size_t i = 0; i < T; ++i)
+        x.push_back(double(i)), with.push_back(s.loss_by_position(0, i)), without.push_back(r.loss_by_position_without(0, i));
+    ChartOptions chart;
+    chart.width = 60, chart.height = 10, chart.label_width = 7;
+    chart.y_text = [](double v) { return format_number(v, 2); };
+    chart.ticks = {{0.0, "position 0"}, {double(T - 1), fmt::format("position {}", T - 1)}};
+    lesson.chart("loss_by_position", "Held-out loss at each position of the window", {"position", false},
+                 {"loss (nats)", false}, {{"the model", x, with, "m"}, {"without the induction heads", x, without, "w"}},
+                 chart);
+    lesson.say(fmt::format(
+        "In-context learning score (Olsson et al.): the loss over the last {} positions minus the loss\n"
+        "at positions {} … {}: {} for the model, {} without the induction heads (negative: the\n"
+        "context helps).",
+        std::max<std::size_t>(1, T / 8), std::max<std::size_t>(1, T / 16), std::max(std::max<std::size_t>(1, T / 16) + 1, T / 8) - 1,
+        three(r.in_context_scores(0, 0)), three(r.in_context_scores(0, 1))));
+}
+
+// The sentence's tokens, refused in one line when fewer than two or more than the context.
+Tokens sentence_tokens(const std::string& flag, const std::string& text, const Tokenizer& tokenizer,
+                       const Tokenizer& characters, const std::string& corpus_name, std::size_t context) {
+    const Tokens ids = model_tokens(tokenizer, checked_sentence(flag, text, characters, corpus_name));
+    if (ids.size() < 2)
+        throw InputError(fmt::format("{}: one token; a head chooses among the tokens before it: two at least", flag));
+    if (ids.size() > context)
+        throw InputError(fmt::format("{}: {} tokens, more than the {} the model reads at once (--context)", flag,
+                                     ids.size(), context));
+    return ids;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    Lesson lesson("ch23_inside_the_model", "Chapter 23 · Inside the trained model");
+    Flags f;
+    add_flags(lesson, f);
+    return lesson.run(argc, argv, [&] {
+        // Every mistake in the input is found here, before anything prints or trains.
+        Recipe& r = f.recipe;
+        Corpus corpus = checked_corpus(r);
+        require_reachable(r);
+        check_head(f, r.gpt.config);
+        if (f.all_held_out) f.probe.windows = std::size_t(-1);
+        const Tokenizer characters = char_tokenizer(corpus.text);
+        std::optional<TrainedGpt> given;
+        if (!r.checkpoint.empty()) {
+            try {
+                given = load_trained_gpt(r.checkpoint, recipe_text_of(corpus, r), r.gpt.config);
+            } catch (const InputError& e) {
+                throw InputError(std::string("--checkpoint ") + e.what());
+            }
+        }
+        const Tokenizer tokenizer = given ? given->tokenizer : tokenizer_of(corpus, r);
+        const std::size_t T = r.gpt.config.context;
+        const Tokens sentence = sentence_tokens("--text", f.text, tokenizer, characters, corpus.name, T);
+        const Tokens clean = sentence_tokens("--clean", f.clean, tokenizer, characters, corpus.name, T);
+        const Tokens corrupt = sentence_tokens("--corrupt", f.corrupt, tokenizer, characters, corpus.name, T);
+        if (corrupt.size() != clean.size())
+            throw InputError(fmt::format("--corrupt: {} tokens, and --clean {}: patching copies a head's output "
+                                         "token by token, so the two need as many",
+                                         corrupt.size(), clean.size()));
+        if (corrupt == clean) throw InputError("--corrupt: the same tokens as --clean; patching needs a difference");
+        if (corrupt.back() != clean.back() || corrupt.size() < 2)
+            throw InputError("--corrupt: its last token differs from --clean's; the two should differ before it "
+                             "(the prediction after the last token is what patching reads)");
+
+        Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
+            return prepare_language_model(std::move(corpus), r, std::move(given), gpt_progress_bar());
+        });
+        struct Inside {
+            HeadScores scores;
+            Removals removals;
+            Patching patching;
+            SentenceLens lens;
+            MatrixList matrices() const {
+                MatrixList all = scores.matrices();
+                for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices()})
+                    all.insert(all.end(), more.begin(), more.end());
+                return all;
+            }
+        };
+        Part<Inside>& inside = lesson.part<Inside>([&] {
+            const LanguageModel& m = lm();
+            const Gpt<float>& model = m.trained.model;
+            const std::size_t L = model.config.layers, H = model.config.heads;
+            Labels layers, heads, tokens, heads_of_layers, depths{"embeddings"};
+            for (std::size_t l = 0; l < L; ++l) layers.push_back(fmt::format("L{}", l)), depths.push_back(fmt::format("block {}", l));
+            for (std::size_t h = 0; h < H; ++h) heads.push_back(fmt::format("H{}", h));
+            for (std::size_t k = 0; k < L * H; ++k) heads_of_layers.push_back(fmt::format("L{}H{}", k / H, k % H));
+            for (std::size_t id : sentence) tokens.push_back(symbol(m.trained.tokenizer, id));
+            Labels patched;
+            for (std::size_t id : corrupt) patched.push_back(symbol(m.trained.tokenizer, id));
+            lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
+                           {"patched_tokens", patched}, {"depths", depths}});
+            Inside in;
+            in.scores = score_heads(model, m.held_out_ids, f.probe);
+            in.removals = remove_heads(model, in.scores, f.probe, m.held_out_ids);
+            in.patching = patch_heads(model, clean, corrupt);
+            in.lens = read_with_lens(model, sentence);
+            return in;
+        });
+        lesson.step("model", "The model and what is measured",
+                    [&] { show_model(lesson, lm(), inside().scores, f.probe); });
+        lesson.step("scores", "What each head attends to", [&] { show_scores(lesson, lm(), inside().scores); });
+        lesson.step("your-sentence", "Your sentence, head by head", [&] { show_sentence(lesson, lm(), inside().lens, f); });
+        lesson.step("removals", "What breaks without each head",
+                    [&] { show_removals(lesson, inside().scores, inside().removals); });
+        lesson.step("induction", "A repeated passage, with and without the induction heads",
+                    [&] { show_induction_removal(lesson, inside().scores, inside().removals); });
+        lesson.step("patching", "Which head carries the word: activation patching",
+                    [&] { show_patching(lesson, lm(), inside().patching); });
+        lesson.step("logit-lens", "What the model would say after each block",
+                    [&] { show_lens(lesson, lm(), inside().lens, inside().scores); });
+        lesson.step("in-context", "Does it learn in context?",
+                    [&] { show_in_context(lesson, inside().scores, inside().removals); });
+        lesson.step("checks", "Self-checks", [&] {
+            check_inside(lesson.checks(), lm(), inside().scores, inside().removals, inside().patching, inside().lens,
+                         clean, corrupt, sentence);
+        });
+        lesson.present();
+    });
+}

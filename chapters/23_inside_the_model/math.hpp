@@ -1,0 +1,134 @@
+// Chapter 23 · the mathematics: inside the trained model — what each head does, and what breaks
+// without it.
+//
+// The model is chapter 22's GPT (common/math/gpt_model.hpp): L blocks of H heads, and in block l
+//   x += [z_0 … z_{H−1}] · attn.c_projᵀ + b,     z_h = A_h v_h,  A_h = softmax_causal(q_h k_hᵀ / √d_h)
+// so a head reaches the rest of the model only through its output z_h (n × d_h). Every
+// intervention here replaces z_h and runs the model again (gpt_forward's HeadReplacement):
+//   removed:    z_h ← 0                         (zero ablation)
+//   mean:       z_h ← z̄_h, its mean over every held-out token  (1 × d_h)  (mean ablation)
+//   patched:    z_h ← z_h of another run, one row a token       (activation patching)
+//
+// 1. What each head attends to, on W held-out windows of T tokens (query i ≥ 2, where the
+//    three keys below are three different tokens):
+//      previous-token share = mean A_h[i, i−1],  self share = mean A_h[i, i],
+//      first-token share    = mean A_h[i, 0]     (a "sink": weight parked on the first token)
+//    and on R random sequences of s = T/2 tokens repeated twice (n = 2s), as in chapter 16:
+//      induction score      = mean over i ≥ s of A_h[i, i − s + 1]  (the token after the earlier copy)
+//    Uniform attention over i + 1 keys gives 1/(i + 1) to each: about 0.03 for the induction
+//    score at T = 64, which is where a head that does not copy sits.
+// 2. What breaks without it: the held-out loss (mean −log p(next token) over the W windows)
+//    with z_h removed or replaced by its mean, minus the model's.
+//    Olsson et al.'s test: P held-out passages of s tokens repeated twice; the loss on the
+//    second copy (which a copying head can predict) against the first, for the model, without
+//    the induction heads, and without as many other heads.
+// 3. Which head carries a fact: two sentences of n tokens that differ in a word (clean, corrupt);
+//    the expected token e = the clean run's most likely token after the last one. Patch z_h from
+//    the clean run into the corrupt one and read the logit ℓ_e after the last token:
+//      effect(l, h) = ℓ_e(patched) − ℓ_e(corrupt),  restored = effect / (ℓ_e(clean) − ℓ_e(corrupt))
+//    per head at every position at once (L × H) and at one position at a time (L·H × n).
+// 4. The logit lens: the output layer read after each block, LN(x_l; ln_f) · wteᵀ, for
+//    x_0 (the embeddings) … x_L (the model's own logits): the most likely next token at each
+//    depth, and the held-out loss at each depth.
+// 5. In-context learning: the held-out loss at each position 0 … T−1 of the window; the
+//    in-context learning score = mean loss over the last T/8 positions − mean loss over the
+//    positions T/16 … T/8 − 1 (negative: later tokens are predicted better, from the context).
+//
+// Shapes: V vocabulary, T context, L blocks, H heads, d_h = d_model / H, W held-out windows,
+// R random sequences, P repeated passages, n tokens of a sentence.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/math/gpt_model.hpp"
+#include "common/math/matrix.hpp"
+#include "common/math/matrix_list.hpp"
+
+constexpr double role_share = 0.3;  // a head whose share or score is this high does that job
+
+enum class HeadRole { previous_token, self, first_token, induction, spread };
+std::string role_name(HeadRole role);
+
+// What the measurements read: which held-out windows, how many random sequences.
+struct Probe {
+    std::size_t windows = 200;      // at most this many held-out windows, spread evenly
+    std::size_t sequences = 40;     // R random repeated sequences (induction score)
+    std::size_t passages = 40;      // P repeated held-out passages (the induction-removal test)
+    std::uint64_t seed = 1;         // of the random sequences
+};
+
+// Part 1 and the baseline every other part compares with.
+struct HeadScores {
+    std::size_t layers = 0, heads = 0;
+    Matrix held_out_windows;        // (W × T+1) the windows' token ids: input T, target shifted by 1
+    double held_out_loss = 0.0;     // the model's mean loss over them
+    Matrix previous_token, self, first_token, induction;  // (L × H) each
+    Matrix roles;                   // (L × H) HeadRole as a number
+    Matrix examples;                // (L·H × 3) window, query i, key j where the head's role weight is largest
+    Matrix example_weights;         // (L·H × 1) that weight
+    Matrix random_sequences;        // (R × 2s) the repeated random tokens
+    Matrix mean_outputs;            // (L·H × d_h) z̄_h over every held-out token
+    Matrix loss_by_position;        // (1 × T) the held-out loss at each position
+    Matrix lens_loss;               // (1 × L+1) the held-out loss read after each block (0: embeddings)
+
+    MatrixList matrices() const;
+};
+HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Probe& probe);
+
+// Part 2 and 5.
+struct Removals {
+    Matrix increase_removed, increase_mean;  // (L × H) held-out loss without the head − the model's
+    std::vector<std::size_t> induction_heads;  // l·H + h of the heads removed as "induction heads"
+    std::vector<std::size_t> other_heads;      // as many heads of the lowest induction scores
+    Matrix repeated_passages;                  // (P × 2s) held-out passages, each twice
+    Matrix repeated_losses;                    // (3 × 2) first copy, second copy: model, −induction, −others
+    Matrix loss_by_position_without;           // (1 × T) held-out loss by position, induction heads removed
+    Matrix in_context_scores;                  // (1 × 2) model, induction heads removed
+
+    MatrixList matrices() const;
+};
+Removals remove_heads(const Gpt<float>& model, const HeadScores& scores, const Probe& probe, const Tokens& held_out);
+
+// Part 3.
+struct Patching {
+    Matrix clean_ids, corrupt_ids;  // (1 × n)
+    std::size_t expected = 0;       // e: the clean run's most likely next token after the last
+    double clean_logit = 0.0, corrupt_logit = 0.0;  // ℓ_e after the last token
+    Matrix effect;                  // (L × H) ℓ_e(patched at every position) − ℓ_e(corrupt)
+    Matrix restored;                // (L × H) effect / (ℓ_e(clean) − ℓ_e(corrupt))
+    Matrix effect_by_position;      // (L·H × n) the same, patched at one position only
+    Matrix all_patched_logits;      // (1 × V) after the last token, every head patched at once
+    Matrix clean_logits;            // (1 × V) after the last token, the clean run
+
+    MatrixList matrices() const;
+};
+Patching patch_heads(const Gpt<float>& model, const Tokens& clean, const Tokens& corrupt);
+
+// The z_h of every head of a run, and one head patched from `from` at `position` (all: every one).
+constexpr std::size_t every_position = std::size_t(-1);
+HeadReplacement<float> patch_of(const GptForward<float>& from, const GptForward<float>& into, std::size_t layer,
+                                std::size_t head, std::size_t position);
+
+// Part 4 on one sentence, and every head's weights on it.
+struct SentenceLens {
+    Matrix token_ids;               // (1 × n)
+    std::vector<Matrix> weights;    // [l·H + h] (n × n)
+    Matrix top_ids;                 // (L+1 × n) the most likely next token read after block l
+    Matrix top_probabilities;       // (L+1 × n) its probability
+    std::vector<Matrix> lens_logits;  // [L+1] (n × V)
+    Matrix logits;                  // (n × V) the model's own
+    std::size_t layers = 0, heads = 0;
+
+    MatrixList matrices() const;
+};
+SentenceLens read_with_lens(const Gpt<float>& model, const Tokens& ids);
+
+// LN(x; ln_f) · wteᵀ: the output layer on a residual stream x (N × d).
+Matrix lens_logits(const Gpt<float>& model, const Matrix& x);
+// −log softmax(logits row r)[target r] for every row, in double.
+std::vector<double> token_losses(const Matrix& logits, const std::vector<Tokens>& targets);
+// Mean loss over the last T/8 positions − over positions T/16 … T/8 − 1 (at least one each).
+double in_context_score(const Matrix& loss_by_position);

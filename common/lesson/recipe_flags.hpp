@@ -1,0 +1,16 @@
+// The flags of a language model's recipe (common/lesson/language_model.hpp), each with its range,
+// for every chapter that trains or reads chapter 22's GPT; and the refusal of a recipe out of reach.
+#pragma once
+
+#include "common/lesson/language_model.hpp"
+
+class Lesson;  // common/lesson/lesson.hpp: the flags are declared in it
+
+// --tokenizer, --vocab, --layers, --heads, --d-model, --context, --batch, --steps, --lr, --seed,
+// --log-every, --corpus, --checkpoint, --train.
+void add_recipe_flags(Lesson& lesson, Recipe& recipe);
+
+// After checked_corpus (which settles the vocabulary): refuses, in one line naming the flag,
+// --train with --checkpoint, and a recipe whose training would take more time or memory than
+// this machine can give (an estimate from its sizes), before anything is computed.
+void require_reachable(const Recipe& recipe);
