@@ -264,8 +264,8 @@ int main(int argc, char** argv) {
         const Tokens clean = sentence_tokens("--clean", f.clean, tokenizer, characters, corpus.name, T);
         const Tokens corrupt = sentence_tokens("--corrupt", f.corrupt, tokenizer, characters, corpus.name, T);
         if (corrupt.size() != clean.size())
-            throw InputError(fmt::format("--corrupt: {} tokens, and --clean {}: patching copies a head's output "
-                                         "token by token, so the two need as many",
+            throw InputError(fmt::format("--corrupt: {} tokens, --clean {}: patching copies a head's output token "
+                                         "by token (as many tokens)",
                                          corrupt.size(), clean.size()));
         if (corrupt == clean) throw InputError("--corrupt: the same tokens as --clean; patching needs a difference");
         if (corrupt.back() != clean.back() || corrupt.size() < 2)
