@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,24 +23,83 @@ double relative_difference(const Matrix& a, const Mat<double>& b, std::size_t ro
 
 Mat<double> in_double(const Matrix& m) { return xt::cast<double>(m); }
 
-// Every head removed, and replaced by its mean, on the first held-out window: the forward pass
-// of common/math against the loops in double with that head's output replaced the same way.
-void check_removals(SelfChecks& check, const Gpt<float>& model, const HeadScores& s) {
+// −log softmax(logits row i)[targets i], averaged over the rows: the loss of one window in double.
+double loss_by_loops(const Mat<double>& logits, const Tokens& targets) {
+    double total = 0.0;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        double top = logits(i, 0), sum = 0.0;
+        for (std::size_t v = 0; v < cols(logits); ++v) top = std::max(top, logits(i, v));
+        for (std::size_t v = 0; v < cols(logits); ++v) sum += std::exp(logits(i, v) - top);
+        total += std::log(sum) + top - logits(i, targets[i]);
+    }
+    return total / double(targets.size());
+}
+
+// score_heads and remove_heads measure the first held-out window alone; the loops in double
+// read the same numbers off their own weights and logits: the three shares (queries 2 … T−1),
+// the induction score (on the random sequences that measurement drew), the loss read through
+// the lens at each depth, and the loss with each head removed or replaced by its mean (the
+// lesson's mean over every held-out token), whose logits are compared too.
+void check_first_window(SelfChecks& check, const Gpt<float>& model, const HeadScores& s) {
     const std::size_t T = model.config.context, H = model.config.heads, dh = model.config.d_model / H;
-    Tokens window(T);
-    for (std::size_t i = 0; i < T; ++i) window[i] = std::size_t(s.held_out_windows(0, i));
-    double worst = 0.0;
-    for (std::size_t k = 0; k < s.layers * H; ++k)
+    const std::size_t L = s.layers;
+    Tokens text(T + 1);
+    for (std::size_t i = 0; i <= T; ++i) text[i] = std::size_t(s.held_out_windows(0, i));
+    const Tokens window(text.begin(), text.end() - 1), targets(text.begin() + 1, text.end());
+    Probe probe;
+    probe.windows = 1, probe.sequences = 2, probe.passages = 1;
+    HeadScores one = score_heads(model, text, probe);
+    one.mean_outputs = s.mean_outputs;
+    const Removals removed = remove_heads(model, one, probe, text);
+    const GptByLoops loops = gpt_by_loops(model, window);
+
+    double shares = 0.0, induction = 0.0, lens = 0.0, logits = 0.0, losses = 0.0;
+    for (std::size_t k = 0; k < L * H; ++k) {
+        const Mat<double>& A = loops.weights[k];
+        double previous = 0.0, self = 0.0, first = 0.0;
+        for (std::size_t i = 2; i < T; ++i) previous += A(i, i - 1), self += A(i, i), first += A(i, 0);
+        const double queries = double(T - 2);
+        shares = std::max({shares, std::abs(one.previous_token(k / H, k % H) - previous / queries),
+                           std::abs(one.self(k / H, k % H) - self / queries),
+                           std::abs(one.first_token(k / H, k % H) - first / queries)});
+    }
+    const std::size_t half = cols(one.random_sequences) / 2;
+    std::vector<double> scores(L * H, 0.0);
+    for (std::size_t b = 0; b < rows(one.random_sequences); ++b) {
+        Tokens sequence(2 * half);
+        for (std::size_t i = 0; i < 2 * half; ++i) sequence[i] = std::size_t(one.random_sequences(b, i));
+        const GptByLoops repeated = gpt_by_loops(model, sequence);
+        for (std::size_t k = 0; k < L * H; ++k)
+            for (std::size_t i = half; i < 2 * half; ++i) scores[k] += repeated.weights[k](i, i - half + 1);
+    }
+    for (std::size_t k = 0; k < L * H; ++k)
+        induction = std::max(induction, std::abs(one.induction(k / H, k % H) -
+                                                 scores[k] / double(rows(one.random_sequences) * half)));
+    for (std::size_t depth = 0; depth <= L; ++depth)
+        lens = std::max(lens, std::abs(one.lens_loss(0, depth) -
+                                       loss_by_loops(output_layer_by_loops(model, loops.residual[depth]), targets)));
+    const double loss = loss_by_loops(loops.logits, targets);
+    for (std::size_t k = 0; k < L * H; ++k)
         for (const bool mean : {false, true}) {
             Mat<double> rows_ = Mat<double>::from_shape({1, dh});
             for (std::size_t c = 0; c < dh; ++c) rows_(0, c) = mean ? double(s.mean_outputs(k, c)) : 0.0;
             const HeadReplacement<float> fast{k / H, k % H, xt::cast<float>(rows_)};
-            const Matrix logits = gpt_forward(model, {window}, {fast}).logits;
-            worst = std::max(worst, relative_difference(logits, gpt_by_loops(model, window, {{k / H, k % H, rows_}}).logits));
+            const GptByLoops without = gpt_by_loops(model, window, {{k / H, k % H, rows_}});
+            logits = std::max(logits, relative_difference(gpt_forward(model, {window}, {fast}).logits, without.logits));
+            const Matrix& increase = mean ? removed.increase_mean : removed.increase_removed;
+            losses = std::max(losses, std::abs(increase(k / H, k % H) - (loss_by_loops(without.logits, targets) - loss)));
         }
     check.close("every head removed (z_h ← 0) or replaced by its mean = the loops in double doing the same "
                 "(logits, relative)",
-                worst, 1e-5);
+                logits, 1e-5);
+    check.close("on the first held-out window alone, each head's previous-token, self and first-token shares = "
+                "the loops' weights",
+                shares, 1e-5);
+    check.close("each head's induction score = the loops' weights on the repeated random tokens", induction, 1e-5);
+    check.close("the held-out loss read after each block = the loops' (nats, first window)", lens, 1e-4);
+    check.close("the loss without each head, removed and replaced by its mean, minus the model's = the loops' "
+                "(nats, first window)",
+                losses, 1e-4);
 }
 
 void check_patching(SelfChecks& check, const Gpt<float>& model, const Patching& p, const Tokens& clean,
@@ -106,7 +166,7 @@ void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& 
                   const Tokens& sentence) {
     const Gpt<float>& model = lm.trained.model;
     check_scores(check, lm, scores);
-    check_removals(check, model, scores);
+    check_first_window(check, model, scores);
     check_patching(check, model, patching, clean, corrupt);
     check_lens(check, model, lens, sentence, scores);
     const double first = removals.repeated_losses(0, 0), second = removals.repeated_losses(0, 1);

@@ -273,6 +273,7 @@ int main(int argc, char** argv) {
                              "(the prediction after the last token is what patching reads)");
 
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
+            lesson.labels("loss_columns", {"step", "training", "held_out"});
             return prepare_language_model(std::move(corpus), r, std::move(given), gpt_progress_bar());
         });
         struct Inside {

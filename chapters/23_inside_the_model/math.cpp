@@ -52,7 +52,9 @@ double loss_with(const Gpt<float>& model, const Matrix& windows, const std::vect
 }
 
 HeadReplacement<float> removed(std::size_t k, std::size_t heads, std::size_t dh) {
+    // ┌ exercise remove-head
     return {k / heads, k % heads, zeros(1, dh)};
+    // └ stub: (void)k, (void)heads, (void)dh; return {};
 }
 
 // Sequences of s tokens, each followed by itself: (count × 2s).
@@ -146,8 +148,10 @@ double in_context_score(const Matrix& loss_by_position) {
 
 Matrix lens_logits(const Gpt<float>& model, const Matrix& x) {
     Matrix normed, stats, logits;
+    // ┌ exercise logit-lens
     gpt_layers::layer_norm(x, model.ln_f_weight, model.ln_f_bias, normed, stats);  // (N × d)
     gpt_layers::linear(normed, model.wte, zeros(1, model.config.vocab), logits);     // (N × V): · wteᵀ
+    // └ stub: logits = zeros(rows(x), model.config.vocab);
     return logits;
 }
 
@@ -192,7 +196,9 @@ HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Pr
                     const std::size_t r = b * T + i;
                     for (std::size_t col = 0; col < dh; ++col) means[k * dh + col] += z(r, (k % H) * dh + col);
                     if (i < 2) continue;
+                    // ┌ exercise share-keys
                     const std::array<std::size_t, 3> keys{i - 1, i, 0};
+                    // └ stub: const std::array<std::size_t, 3> keys{0, 0, 0};
                     for (std::size_t role = 0; role < 3; ++role) {
                         const double a = A(r, keys[role]);
                         shares[3 * k + role] += a;
@@ -257,9 +263,11 @@ Removals remove_heads(const Gpt<float>& model, const HeadScores& s, const Probe&
     r.increase_removed = zeros(L, H), r.increase_mean = zeros(L, H);
     for (std::size_t k = 0; k < L * H; ++k) {
         const Matrix mean = xt::view(s.mean_outputs, xt::range(k, k + 1), xt::all());
+        // ┌ exercise loss-without-head
         r.increase_removed(k / H, k % H) = float(loss_with(model, s.held_out_windows, {removed(k, H, dh)}) - s.held_out_loss);
         r.increase_mean(k / H, k % H) =
             float(loss_with(model, s.held_out_windows, {{k / H, k % H, mean}}) - s.held_out_loss);
+        // └ stub: (void)mean;
     }
     // 2. The induction heads (score ≥ role_share; when none reaches it, the one of the highest
     //    score), and as many others of the lowest scores.
