@@ -162,11 +162,12 @@
   }
 
   // A cell's tooltip, the same for every drawing of a matrix: its value, its row and column
-  // labels, and the formula that made it.
+  // labels, the formula that made it, and the head it opens (openHeads).
   function cellTip(event, m, decimals) {
     const i = +event.target.dataset.row, j = +event.target.dataset.col;
     showTip(event, [`${m.name}[${i}, ${j}] = ${format(m.values[i][j], decimals)}`,
-      `row ${i}: ${m.rows[i]}`, `column ${j}: ${m.cols[j]}`, m.formula && `${m.name} = ${m.formula}`]);
+      `row ${i}: ${m.rows[i]}`, `column ${j}: ${m.cols[j]}`, m.formula && `${m.name} = ${m.formula}`,
+      event.target.getAttribute('aria-label')]);
   }
 
   // Positions, slots, indices: numbers to read, not amounts to compare, so a table without
@@ -273,6 +274,7 @@
     }
     if (indices) {
       figure.append(numberTable(m, decimals));
+      if (m.opens) openHeads(figure, m);
       return figure;
     }
     const attention = isAttention(m);
@@ -281,6 +283,7 @@
     pair.append(heatMap(m, decimals, attention && !stacked ? Math.max(200, maxWidth - 320) : maxWidth));
     if (attention) pair.append(headView(m, decimals));
     figure.append(pair);
+    if (m.opens) openHeads(figure, m);
     // A large matrix is on the page as its top-left corner, as the terminal elides it.
     const clipped = [];
     if (m.shape[0] > m.rows.length) clipped.push(`rows ${m.rows.length}–${m.shape[0] - 1}`);
@@ -340,6 +343,7 @@
       minis.forEach((cell) => cell.classList.toggle('selected', cell.dataset.member === member));
     }
     show(name);
+    if (!familyViews.has(key)) familyViews.set(key, { view, show });
     return view;
   }
 
@@ -383,6 +387,54 @@
       g.fillRect(j * step, i * step, step + 0.3, step + 0.3);
     }
     return canvas;
+  }
+
+  // ---------------------------------------------------------------- tables that open heads
+  // A (layers × heads) table of one number per head (a score, a loss) opens each head: a click
+  // on its cell (l, h), or Enter, shows the member of layer l, head h of the family it names,
+  // in the first view of that family on the page (as a click on its model view's thumbnail).
+  const familyViews = new Map();  // group key → its first view with buttons: { view, show }
+  function openHeads(figure, m) {
+    const members = groups.get(`family ${m.opens}`) || [];
+    const layers = uniqueSorted(members.map(layerOf)), heads = uniqueSorted(members.map(headOf));
+    if (m.shape[0] !== layers.length || m.shape[1] !== heads.length) return;  // not that family's table
+    for (const cell of figure.querySelectorAll('.cell')) {
+      const layer = layers[cell.dataset.row], head = heads[cell.dataset.col];
+      const member = members.find((n) => layerOf(n) === layer && headOf(n) === head);
+      if (!member) continue;
+      cell.dataset.opens = member;
+      cell.classList.add('opens');
+      Object.entries({ tabindex: 0, role: 'button', 'aria-label': `layer ${layer}, head ${head}: open its map` })
+        .forEach(([k, v]) => cell.setAttribute(k, v));
+    }
+    const open = (e) => {
+      const cell = e.target.closest('.cell[data-opens]');
+      if (!cell) return;
+      e.stopPropagation();  // the step to make current is the head's, not the table's
+      e.preventDefault();   // a space would scroll the page
+      figure.querySelectorAll('.cell.selected').forEach((c) => c.classList.remove('selected'));
+      cell.classList.add('selected');
+      openHead(cell.dataset.opens);
+    };
+    figure.addEventListener('click', open);
+    figure.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') open(e); });
+  }
+  // Shows the member in its family's first view (a family no step shows: its own figure in the
+  // appendix), and brings that on screen: presented, the screen of its step that holds it.
+  function openHead(member) {
+    drawTo(fills.length);  // the view may be in a step not drawn yet
+    const family = familyViews.get(groupKey(member));
+    if (family) family.show(member);
+    const target = family ? family.view : main.querySelector(`figure.matrix[data-matrix="${member}"]`);
+    const s = target.closest('section.step'), n = +s.dataset.step;
+    if (!document.body.classList.contains('presenting') || s.classList.contains('appendix')) {
+      go(n, false);
+      target.scrollIntoView({ block: 'start' });
+      return;
+    }
+    go(n, true, 0);
+    const k = plans.get(s).screens.findIndex((screen) => screen.blocks.some((b) => b.some((e) => e.contains(target))));
+    if (k > 0) go(n, true, k);
   }
 
   // ---------------------------------------------------------------- charts

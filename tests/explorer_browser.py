@@ -23,6 +23,11 @@ from file://. Then:
     every chart of the lesson is drawn, and hovering a point shows its series, x and y;
   - in a head view, hovering a query token leaves only that token's lines, one per key;
     hovering a key token leaves only the lines into it; moving away shows them all again;
+  - a (layers × heads) table that opens heads (chapter 23's scores of each head): its cell (l, h)
+    opens layer l, head h of the family it names; on the first such table, Enter on cell (0, 0)
+    shows layer 0, head 0 in the first view of the family, on screen, and marks the cell; a click
+    on cell (1, 2) then shows layer 1, head 2; presented, a click on a cell shows the screen of
+    its head's view; no console error;
   - → makes the next step the current one and ← the one before; p shows only the current step
     (presentation), Escape leaves it as the page was; presented, → walks every screen of every
     step in order (a step too long for one screen at a readable size is several, "(2/3)" after
@@ -432,6 +437,59 @@ LEFT_ALONE = """return Array.from(document.querySelectorAll('.off-screen, .scale
     + Array.from(document.querySelectorAll('.screen-of')).filter((e) => e.textContent).length;"""
 
 
+# What the first view of a family shows now (the first figure of one of its members: a view
+# shows one at a time), whether it is on screen, and which cells of a table are marked selected.
+OPENED = """const [table, members] = arguments;
+const figure = Array.from(document.querySelectorAll('figure.matrix')).find(f => members.includes(f.dataset.matrix));
+const box = figure && figure.getClientRects().length ? figure.getBoundingClientRect() : {top: -1};
+return [figure ? figure.dataset.matrix : null, box.top >= 0 && box.top < innerHeight,
+        Array.from(document.querySelectorAll(`.cell.selected[data-matrix="${table}"]`), c => [+c.dataset.row, +c.dataset.col])];"""
+# The head each cell of every drawing of a table opens: [row, col, member] (null where none).
+OPENS = """return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`),
+    c => [+c.dataset.row, +c.dataset.col, c.dataset.opens || null]);"""
+
+
+def check_opened_heads(driver, chapter, data):
+    """Every cell (l, h) of a table that opens heads opens the family's member of layer l, head h.
+    On the first such table: Enter or a click on a cell shows that member in the family's first
+    view, scrolled into view, and marks the cell; presented, a click goes to the screen that
+    shows the view. (One table: each click redraws a view, and presenting takes a second.)"""
+    tables = [m for m in data["matrices"] if m["opens"]]
+    for m in tables:
+        members = {(x["layer"], x["head"]): x["name"] for x in data["matrices"] if x["family"] == m["opens"]}
+        wrong = [cell for cell in driver.execute_script(OPENS, m["name"]) if cell[2] != members.get(tuple(cell[:2]))]
+        if wrong:
+            failures.append(f"{chapter}: {len(wrong)} cells of {m['name']} open another head or none: {wrong[:3]}")
+    if tables:
+        m = tables[0]
+        members = {(x["layer"], x["head"]): x["name"] for x in data["matrices"] if x["family"] == m["opens"]}
+        last_layer, last_head = m["shape"][0] - 1, m["shape"][1] - 1
+        # Each opens another head than the one shown before (the last, after check_numbers).
+        for (layer, head), how in (((0, 0), "Enter"), ((min(1, last_layer), min(2, last_head)), "click"),
+                                   ((0, last_head), "presented")):
+            cell = driver.find_element(By.CSS_SELECTOR, f'.cell[data-matrix="{m["name"]}"][data-row="{layer}"]'
+                                                        f'[data-col="{head}"]')
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
+            if how == "click":
+                cell.click()
+            elif how == "Enter":
+                cell.send_keys(Keys.ENTER)
+            else:  # presenting the step of the family's view (the table may be on no screen of it)
+                driver.find_element(By.TAG_NAME, "body").send_keys("p")
+                driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", cell)
+            shown, on_screen, selected = driver.execute_script(OPENED, m["name"], list(members.values()))
+            if how == "presented":
+                driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+            wanted = members.get((layer, head))
+            if shown != wanted or not on_screen or selected != [[layer, head]]:
+                failures.append(f"{chapter}: {how} on {m['name']}[{layer}, {head}] shows {shown} "
+                                f"({'on' if on_screen else 'off'} screen), not {wanted}; cells selected: {selected}")
+    complaints = [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    if complaints:
+        failures.append(f"{chapter}: opening heads, the console says {complaints[:3]}")
+    return f"{len(tables)} tables open heads; " if tables else ""
+
+
 def check_keys(driver, chapter):
     body = driver.find_element(By.TAG_NAME, "body")
     steps = len(driver.find_elements(By.CSS_SELECTOR, "section.step"))
@@ -515,13 +573,15 @@ def check(driver, chapter, written):
         check_indices_and_tokens(driver, chapter, data)
     tips = check_tooltips(driver, chapter, data)
     hover = check_head_view(driver, chapter, data)
+    opened = check_opened_heads(driver, chapter, data)
     keys = check_keys(driver, chapter)
     doc, shown = DOCS / f"{chapter}.md", DOCS / "pictures" / chapter / "explorer.png"
     if doc.exists() and f"](pictures/{chapter}/explorer.png)" not in doc.read_text():
         failures.append(f"{chapter}: docs/{doc.name} does not show the page's screenshot")
     if not shown.exists():
         failures.append(f"{chapter}: no screenshot in {shown.relative_to(DOCS.parent)} (./tutorial bless)")
-    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {readable}; {tips}; {hover}; {keys}; {shot.name}")
+    print(f"{chapter}: {size / 1024:.0f} KiB, {cells} cells = --dump; {readable}; {tips}; {hover}; {opened}"
+          f"{keys}; {shot.name}")
 
 
 # Chapter 18 at its largest sizes (its --help): matrices of up to 4096 columns, which the page

@@ -8,7 +8,8 @@ and its document (common/lesson/run_document.hpp) is checked against the run:
   - its steps (number, name, heading) are what --list-steps prints;
   - every listed matrix is a dumped one and the other way round; its shape is the dump's and
     its values the dump's float32 (its top-left 128 × 128 corner), its labels one per row and
-    column held; its kind is one of the declared kinds, and a matrix of a family has a head;
+    column held; its kind is one of the declared kinds, a matrix of a family has a head, and a
+    table that opens heads opens a family of the list;
   - the self-check lines' statuses agree with their marks and with the summary's counts, and
     the exit code is 1 exactly when one failed;
   - the matrices a step shows are listed.
@@ -59,6 +60,7 @@ def listed_steps(chapter):
 
 def check_matrices(chapter, report, dumps, problems):
     listed = {m["name"]: m for m in report["matrices"]}
+    families = {m["family"] for m in report["matrices"] if m["family"] is not None}
     if set(listed) != set(dumps):
         problems.append(f"listed {sorted(set(listed) - set(dumps))} not dumped, dumped {sorted(set(dumps) - set(listed))} "
                         f"not listed")
@@ -84,6 +86,8 @@ def check_matrices(chapter, report, dumps, problems):
             problems.append(f"{name}: kind {m['kind']!r}")
         if m["family"] is not None and m["head"] is None:
             problems.append(f"{name}: one of the family {m['family']!r} without a head")
+        if m["opens"] is not None and m["opens"] not in families:
+            problems.append(f"{name}: opens the heads of {m['opens']!r}, which is no family of the list")
     shown = {b["name"] for s in report["steps"] for b in s["blocks"] if "name" in b and b["kind"] != "chart"}
     shown |= {x["name"] for s in report["steps"] for b in s["blocks"] if b["kind"] == "side_by_side" for x in b["matrices"]}
     if shown - set(listed):

@@ -377,11 +377,16 @@ SentenceLens read_with_lens(const Gpt<float>& model, const Tokens& ids) {
 MatrixList HeadScores::matrices() const {
     MatrixList list{
         {"held_out_windows", held_out_windows, "W windows of T + 1 held-out token ids", "", "", MatrixKind::indices},
-        ListedMatrix("previous_token_score", previous_token, "mean A_h[i, i−1], held out", "layers", "heads"),
-        ListedMatrix("self_score", self, "mean A_h[i, i], held out", "layers", "heads"),
-        ListedMatrix("first_token_score", first_token, "mean A_h[i, 0], held out", "layers", "heads"),
-        ListedMatrix("induction_score", induction, "mean A_h[i, i − s + 1], random tokens repeated", "layers", "heads"),
-        {"head_roles", roles, "0 previous, 1 itself, 2 first, 3 induction, 4 spread", "layers", "heads", MatrixKind::indices},
+        ListedMatrix("previous_token_score", previous_token, "mean A_h[i, i−1], held out", "layers", "heads")
+            .opens_heads("layer_head_weights"),
+        ListedMatrix("self_score", self, "mean A_h[i, i], held out", "layers", "heads").opens_heads("layer_head_weights"),
+        ListedMatrix("first_token_score", first_token, "mean A_h[i, 0], held out", "layers", "heads")
+            .opens_heads("layer_head_weights"),
+        ListedMatrix("induction_score", induction, "mean A_h[i, i − s + 1], random tokens repeated", "layers", "heads")
+            .opens_heads("layer_head_weights"),
+        ListedMatrix("head_roles", roles, "0 previous, 1 itself, 2 first, 3 induction, 4 spread", "layers", "heads",
+                     MatrixKind::indices)
+            .opens_heads("layer_head_weights"),
         {"head_examples", examples, "window, query, key of each head's largest role weight", "layer_heads", "",
          MatrixKind::indices},
         {"head_example_weights", example_weights, "that weight", "layer_heads"},
@@ -396,9 +401,11 @@ MatrixList HeadScores::matrices() const {
 MatrixList Removals::matrices() const {
     return {
         ListedMatrix("loss_increase_removed", increase_removed, "held-out loss with z_h ← 0, minus the model's", "layers",
-                     "heads"),
+                     "heads")
+            .opens_heads("layer_head_weights"),
         ListedMatrix("loss_increase_mean", increase_mean, "held-out loss with z_h ← z̄_h, minus the model's", "layers",
-                     "heads"),
+                     "heads")
+            .opens_heads("layer_head_weights"),
         {"repeated_passages", repeated_passages, "P held-out passages of s tokens, each twice", "", "", MatrixKind::indices},
         {"repeated_losses", repeated_losses, "rows: model, −induction heads, −others; columns: first, second copy"},
         ListedMatrix("loss_by_position_without_induction", loss_by_position_without,
@@ -412,8 +419,10 @@ MatrixList Patching::matrices() const {
     return {
         {"clean_ids", clean_ids, "the clean sentence's tokens", "", "", MatrixKind::indices},
         {"corrupt_ids", corrupt_ids, "the corrupt sentence's tokens", "", "", MatrixKind::indices},
-        ListedMatrix("patch_effect", effect, "ℓ_e(z_h patched from clean) − ℓ_e(corrupt)", "layers", "heads"),
-        ListedMatrix("patch_restored", restored, "patch_effect / (ℓ_e(clean) − ℓ_e(corrupt))", "layers", "heads"),
+        ListedMatrix("patch_effect", effect, "ℓ_e(z_h patched from clean) − ℓ_e(corrupt)", "layers", "heads")
+            .opens_heads("layer_head_weights"),
+        ListedMatrix("patch_restored", restored, "patch_effect / (ℓ_e(clean) − ℓ_e(corrupt))", "layers", "heads")
+            .opens_heads("layer_head_weights"),
         {"patch_effect_by_position", effect_by_position, "the same, one position patched", "layer_heads",
          "patched_tokens"},
         ListedMatrix("all_patched_logits", all_patched_logits, "after the last token, every head patched").as_vector(),

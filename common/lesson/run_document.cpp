@@ -89,11 +89,11 @@ std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
     rows_text += "]";
     return fmt::format(
         "{{\"name\":{},\"formula\":{},\"shape\":[{},{}],\"kind\":\"{}\",\"family\":{},\"head\":{},"
-        "\"layer\":{},\"rows\":{},\"cols\":{},\"values\":{}}}",
+        "\"layer\":{},\"opens\":{},\"rows\":{},\"cols\":{},\"values\":{}}}",
         quoted(m.name), quoted(m.formula), rows(values), cols(values), kind_name(m.kind),
-        m.family.empty() ? "null" : quoted(m.family), index_or_null(m.head),
-        index_or_null(m.layer), labels(listed.row_labels(m), shown_rows), labels(listed.col_labels(m), shown_cols),
-        rows_text);
+        m.family.empty() ? "null" : quoted(m.family), index_or_null(m.head), index_or_null(m.layer),
+        m.opens.empty() ? "null" : quoted(m.opens), labels(listed.row_labels(m), shown_rows),
+        labels(listed.col_labels(m), shown_cols), rows_text);
 }
 
 std::string summary_json(const RunSummary& s) {

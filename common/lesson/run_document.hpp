@@ -41,6 +41,8 @@
 //     family             the name of the matrices of which it is one per head and layer
 //                        ("head_weights" for head0_weights, head1_weights, …), or null
 //     head, layer        the head and layer it belongs to, or null
+//     opens              for a (layers × heads) table, the family whose member of layer l, head h
+//                        its cell (l, h) opens on the page, or null
 //   summary
 //     self_checks        {passed, failed, not_checked}: counts of the ✓, ✗ and · lines
 //     grading            null, or under ./tutorial check: {compared, differ, matrices: [{name,

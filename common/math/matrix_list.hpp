@@ -19,6 +19,12 @@
 //   {"weights", weights, "softmax(scaled_scores)", "tokens", "tokens", MatrixKind::attention_weights}
 //   list.push_back(ListedMatrix("head0_weights", w0, "", "tokens", "tokens", MatrixKind::attention_weights)
 //                      .in_family("head_weights", 0));
+//
+// A (layers × heads) table of one number per head (a score, a loss) can open each head: on the
+// page a click on its cell (l, h) shows the member of layer l, head h of a family of matrices:
+//
+//   {ListedMatrix("previous_token_score", score, "mean of A_lh[i, i−1]", "layers", "heads")
+//        .opens_heads("layer_head_weights")}
 #pragma once
 
 #include <string>
@@ -46,6 +52,7 @@ struct ListedMatrix {
     int head = -1;       // the head it belongs to, from 0; -1: none
     int layer = -1;      // the layer it belongs to, as the chapter numbers them; -1: none
     bool one_dimensional = false;  // a (1 × n) row that --dump writes as shape (n,), as PyTorch's biases
+    std::string opens;   // the family whose member of layer l, head h its cell (l, h) opens; empty: none
 
     ListedMatrix(std::string name_text, const Matrix& m, std::string formula_text, std::string row_labels = "",
                  std::string col_labels = "", MatrixKind what = MatrixKind::general)
@@ -59,17 +66,24 @@ struct ListedMatrix {
     ListedMatrix(std::string, const Matrix&&, std::string, std::string = "", std::string = "",
                  MatrixKind = MatrixKind::general) = delete;
 
-    // The same matrix as one of a family, one matrix per head (and layer): head0_weights,
-    // head1_weights, … are the family "head_weights". The page switches between its members.
     // The same (1 × n) matrix, written by --dump as a 1-D array of shape (n,).
     ListedMatrix as_vector() const {
         ListedMatrix m = *this;
         m.one_dimensional = true;
         return m;
     }
+    // The same matrix as one of a family, one matrix per head (and layer): head0_weights,
+    // head1_weights, … are the family "head_weights". The page switches between its members.
     ListedMatrix in_family(std::string family_name, int head_index, int layer_index = -1) const {
         ListedMatrix m = *this;
         m.family = std::move(family_name), m.head = head_index, m.layer = layer_index;
+        return m;
+    }
+    // The same matrix as a (layers × heads) table: its cell (l, h) opens the member of
+    // `family` of layer l, head h (on the page, a click on the cell shows that head's map).
+    ListedMatrix opens_heads(std::string family_name) const {
+        ListedMatrix m = *this;
+        m.opens = std::move(family_name);
         return m;
     }
 };
