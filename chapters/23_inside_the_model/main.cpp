@@ -92,10 +92,9 @@ void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceLens& 
                            shown / s.heads,
                            chosen ? "--layer, --head" : "the one whose removal costs most; --layer, --head choose",
                            s.weights.size()));
-    for (std::size_t k = 0; k < s.weights.size(); ++k) {
-        if (k == shown) lesson.heat_map(s.weights[k], Style().decimals(2).svg());
-        else lesson.draw(s.weights[k]);
-    }
+    lesson.heat_map(s.weights[shown], Style().decimals(2).svg());  // first: the page opens on it too
+    for (std::size_t k = 0; k < s.weights.size(); ++k)
+        if (k != shown) lesson.draw(s.weights[k]);
 }
 
 // The head whose removal raises the held-out loss most (l·H + h).
