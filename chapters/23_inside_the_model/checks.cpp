@@ -96,10 +96,10 @@ void check_first_window(SelfChecks& check, const Gpt<float>& model, const HeadSc
                 "the loops' weights",
                 shares, 1e-5);
     check.close("each head's induction score = the loops' weights on the repeated random tokens", induction, 1e-5);
-    check.close("the held-out loss read after each block = the loops' (nats, first window)", lens, 1e-4);
+    check.close("the held-out loss read after each block = the loops' (nats, first window)", lens, 1e-5);
     check.close("the loss without each head, removed and replaced by its mean, minus the model's = the loops' "
                 "(nats, first window)",
-                losses, 1e-4);
+                losses, 1e-5);
 }
 
 void check_patching(SelfChecks& check, const Gpt<float>& model, const Patching& p, const Tokens& clean,
