@@ -51,10 +51,10 @@ void show_model(Lesson& lesson, const LanguageModel& lm, const HeadScores& s, co
         c.layers, c.heads, c.d_model, c.context, c.vocab, three(s.held_out_loss)));
     const std::size_t all = (lm.held_out_ids.size() - 1) / c.context;
     lesson.say(fmt::format(
-        "Measured on {} held-out windows of {} tokens ({} of the {}, spread evenly{}),\n"
-        "and on {} random sequences of {} tokens, each repeated.",
+        "Measured on {} held-out windows of {} tokens ({} of the {}, spread evenly{}) and on\n"
+        "{} random sequences of {} tokens, each repeated.",
         rows(s.held_out_windows), c.context, rows(s.held_out_windows) == all ? "all" : std::to_string(rows(s.held_out_windows)),
-        all, rows(s.held_out_windows) == all ? "" : "; --all-held-out reads them all", probe.sequences, c.context / 2));
+        all, rows(s.held_out_windows) == all ? "" : ";\n--all-held-out reads them all", probe.sequences, c.context / 2));
 }
 
 void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
@@ -266,15 +266,18 @@ int main(int argc, char** argv) {
         }
         const Tokenizer tokenizer = given ? given->tokenizer : tokenizer_of(corpus, r);
         const std::size_t T = r.gpt.config.context;
-        // Your own text may lack a character of the default sentences: then its opening stands in
-        // for --text and --clean, and the opening with its first token changed for --corrupt.
+        // Your own text may lack a character of the default sentences, and another tokenizer may cut
+        // the default pair into different lengths: then the text's opening stands in for --text and
+        // --clean, and the opening with its first token changed for --corrupt.
         const auto known = [&](const std::string& text, const std::string& flag) {
             return all_known(code_points_of(text, flag), characters);
         };
+        const auto length = [&](const std::string& text) { return model_tokens(tokenizer, code_points_of(text, "")).size(); };
         const std::string opening = utf8_of(corpus.text.substr(0, std::min<std::size_t>(T, 32)));
         if (!lesson.given("--text") && !known(f.text, "--text")) f.text = opening;
         const bool own_pair = !lesson.given("--clean") && !lesson.given("--corrupt") &&
-                              (!known(f.clean, "--clean") || !known(f.corrupt, "--corrupt"));
+                              (!known(f.clean, "--clean") || !known(f.corrupt, "--corrupt") ||
+                               length(f.clean) != length(f.corrupt));
         if (own_pair) f.clean = f.corrupt = opening;
         const Tokens sentence = sentence_tokens("--text", f.text, tokenizer, characters, corpus.name, T);
         const Tokens clean = sentence_tokens("--clean", f.clean, tokenizer, characters, corpus.name, T);
