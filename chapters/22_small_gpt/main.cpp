@@ -184,14 +184,8 @@ int main(int argc, char** argv) {
         if (!lesson.given("--prompt") && !all_known(code_points_of(f.prompt, "--prompt"), characters)) f.prompt = opening_of(corpus, 12);
         const std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
         const std::u32string prompt = checked_sentence("--prompt", f.prompt, characters, corpus.name);
-        std::optional<TrainedGpt> given;  // --checkpoint DIR: read now, so that a bad one is refused before any output
-        if (!r.checkpoint.empty()) {
-            try {
-                given = load_trained_gpt(r.checkpoint, recipe_text_of(corpus, r), r.gpt.config);
-            } catch (const InputError& e) {
-                throw InputError(std::string("--checkpoint ") + e.what());
-            }
-        }
+        // --checkpoint DIR: read now, so that a bad one is refused before any output
+        std::optional<TrainedGpt> given = given_checkpoint(corpus, r);
         if (sentence.size() > r.gpt.config.context) {  // it may be more tokens than the model reads at once
             const std::size_t tokens = model_tokens(given ? given->tokenizer : tokenizer_of(corpus, r), sentence).size();
             if (tokens > r.gpt.config.context)

@@ -256,14 +256,8 @@ int main(int argc, char** argv) {
         check_head(f, r.gpt.config);
         if (f.all_held_out) f.probe.windows = std::size_t(-1);
         const Tokenizer characters = char_tokenizer(corpus.text);
-        std::optional<TrainedGpt> given;
-        if (!r.checkpoint.empty()) {
-            try {
-                given = load_trained_gpt(r.checkpoint, recipe_text_of(corpus, r), r.gpt.config);
-            } catch (const InputError& e) {
-                throw InputError(std::string("--checkpoint ") + e.what());
-            }
-        }
+        // --checkpoint DIR: read now, so that a bad one is refused before any output
+        std::optional<TrainedGpt> given = given_checkpoint(corpus, r);
         const Tokenizer tokenizer = given ? given->tokenizer : tokenizer_of(corpus, r);
         const std::size_t T = r.gpt.config.context;
         // Your own text may lack a character of the default sentences, and another tokenizer may cut

@@ -147,6 +147,15 @@ std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
     };
 }
 
+std::optional<TrainedGpt> given_checkpoint(const Corpus& corpus, const Recipe& r) {
+    if (r.checkpoint.empty()) return std::nullopt;
+    try {
+        return load_trained_gpt(r.checkpoint, recipe_text_of(corpus, r), r.gpt.config);
+    } catch (const InputError& e) {
+        throw InputError(std::string("--checkpoint ") + e.what());
+    }
+}
+
 std::optional<TrainedGpt> kept_model(const Corpus& corpus, const Recipe& r) {
     const std::string recipe_text = recipe_text_of(corpus, r);
     const std::string folder = gpt_folder_for(recipe_text);

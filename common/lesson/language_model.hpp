@@ -54,6 +54,10 @@ Corpus checked_corpus(Recipe& recipe);
 LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe, std::optional<TrainedGpt> given,
                                      const std::function<void(std::size_t, std::size_t, double)>& progress);
 
+// The model of --checkpoint DIR, read now: a bad one is refused in one line naming --checkpoint,
+// before any output. Nothing when the recipe names no checkpoint.
+std::optional<TrainedGpt> given_checkpoint(const Corpus& corpus, const Recipe& recipe);
+
 // The model of this recipe that an earlier run kept, when there is one whole (it trains nothing).
 std::optional<TrainedGpt> kept_model(const Corpus& corpus, const Recipe& recipe);
 
