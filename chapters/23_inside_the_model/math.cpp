@@ -42,7 +42,7 @@ double loss_with(const Gpt<float>& model, const Matrix& windows, const std::vect
     for (std::size_t first = 0; first < W; first += windows_per_pass) {
         const std::size_t count = std::min(windows_per_pass, W - first);
         split_windows(windows, first, count, inputs, targets);
-        // the replacement of every token's rows (a patch) would need these windows' rows: here one row each
+        // each replacement is one row (removed, or a mean): the same for every window of the pass
         const std::vector<double> losses = token_losses(gpt_forward(model, inputs, replaced).logits, targets);
         for (std::size_t r = 0; r < losses.size(); ++r) total += losses[r], position[r % T] += losses[r];
     }
@@ -51,6 +51,7 @@ double loss_with(const Gpt<float>& model, const Matrix& windows, const std::vect
     return total / double(W * T);
 }
 
+// Head k = l·H + h removed: z_h ← 0 at every token.
 HeadReplacement<float> removed(std::size_t k, std::size_t heads, std::size_t dh) {
     // ┌ exercise remove-head
     return {k / heads, k % heads, zeros(1, dh)};
