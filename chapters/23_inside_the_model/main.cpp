@@ -50,11 +50,14 @@ void show_model(Lesson& lesson, const LanguageModel& lm, const HeadScores& s, co
         "experiment below replaces z_h and runs the model again.",
         c.layers, c.heads, c.d_model, c.context, c.vocab, three(s.held_out_loss)));
     const std::size_t all = (lm.held_out_ids.size() - 1) / c.context;
-    lesson.say(fmt::format(
-        "Measured on {} held-out windows of {} tokens ({} of the {}, spread evenly{}) and on\n"
-        "{} random sequences of {} tokens, each repeated.",
-        rows(s.held_out_windows), c.context, rows(s.held_out_windows) == all ? "all" : std::to_string(rows(s.held_out_windows)),
-        all, rows(s.held_out_windows) == all ? "" : ";\n--all-held-out reads them all", probe.sequences, c.context / 2));
+    lesson.say(
+        rows(s.held_out_windows) == all
+            ? fmt::format("Measured on all {} held-out windows of {} tokens, and on {} random sequences of {}\n"
+                          "tokens, each repeated.",
+                          all, c.context, probe.sequences, c.context / 2)
+            : fmt::format("Measured on {} held-out windows of {} tokens, spread evenly over the {} there are\n"
+                          "(--all-held-out reads them all), and on {} random sequences of {} tokens, each repeated.",
+                          rows(s.held_out_windows), c.context, all, probe.sequences, c.context / 2));
 }
 
 void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
@@ -254,6 +257,8 @@ int main(int argc, char** argv) {
         Corpus corpus = checked_corpus(r);
         require_reachable(r);
         check_head(f, r.gpt.config);
+        if (f.all_held_out && lesson.given("--windows"))
+            throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
         if (f.all_held_out) f.probe.windows = std::size_t(-1);
         const Tokenizer characters = char_tokenizer(corpus.text);
         // --checkpoint DIR: read now, so that a bad one is refused before any output
