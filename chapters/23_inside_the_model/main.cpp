@@ -272,7 +272,10 @@ int main(int argc, char** argv) {
             return all_known(code_points_of(text, flag), characters);
         };
         const auto length = [&](const std::string& text) { return model_tokens(tokenizer, code_points_of(text, "")).size(); };
-        const std::string opening = utf8_of(corpus.text.substr(0, std::min<std::size_t>(T, 32)));
+        // the opening: the text's first tokens, at most 16 and the context
+        const Tokens start = model_tokens(tokenizer, corpus.text.substr(0, 2000));
+        const std::size_t opening_tokens = std::min<std::size_t>({T, 16, start.size()});
+        const std::string opening = utf8_of(decode(tokenizer, TokenIds(start.begin(), start.begin() + std::ptrdiff_t(opening_tokens))));
         if (!lesson.given("--text") && !known(f.text, "--text")) f.text = opening;
         const bool own_pair = !lesson.given("--clean") && !lesson.given("--corrupt") &&
                               (!known(f.clean, "--clean") || !known(f.corrupt, "--corrupt") ||
