@@ -113,11 +113,14 @@ def check(dump, expect, softmax):
                  d[name], increase, 1e-5)
 
     # 4. Olsson et al.'s test: the induction heads (score ≥ role_share, or else the highest), as
-    #    many others of the lowest scores; each removed, the loss on either copy of each passage.
+    #    many others (of the same blocks first, the lowest scores first); each removed, the loss
+    #    on either copy of each passage.
     scores = d["induction_score"].ravel()
     order = sorted(range(L * H), key=lambda k: -scores[k])  # stable, as the C++'s
     induction_heads = [k for k in order if scores[k] >= ROLE_SHARE] or order[:1]
-    others = [k for k in reversed(order[len(induction_heads):])][:len(induction_heads)]
+    rest = list(reversed(order[len(induction_heads):]))  # the lowest scores first
+    blocks = {k // H for k in induction_heads}
+    others = ([k for k in rest if k // H in blocks] + [k for k in rest if k // H not in blocks])[:len(induction_heads)]
     passages = d["repeated_passages"].astype(int)
     s = passages.shape[1] // 2
     expect(f"{tag}: repeated_passages are s held-out tokens, then the same s again", passages[:, s:],

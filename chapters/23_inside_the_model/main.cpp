@@ -143,12 +143,13 @@ void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals&
         "that copies predicts the second copy far better than the first.",
         rows(r.repeated_passages), cols(r.repeated_passages) / 2));
     if (found)
-        lesson.say(fmt::format("Induction heads (score ≥ {}): {}. Removed together, against as many other heads ({}):",
+        lesson.say(fmt::format("Induction heads (score ≥ {}): {}. Removed together, against as many other heads\n"
+                               "of the same blocks, of the lowest scores ({}):",
                                format_number(role_share, 1), head_list(r.induction_heads, H), head_list(r.other_heads, H)));
     else
         lesson.say(fmt::format(
             "No head reaches an induction score of {}: the highest is {} ({}). It is removed, against\n"
-            "the head of the lowest score ({}):",
+            "the head of its block of the lowest score ({}):",
             format_number(role_share, 1), head_list(r.induction_heads, H), three(s.induction(best / H, best % H)),
             head_list(r.other_heads, H)));
     std::vector<TextRow> rows_;

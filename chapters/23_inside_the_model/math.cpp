@@ -271,15 +271,18 @@ Removals remove_heads(const Gpt<float>& model, const HeadScores& s, const Probe&
         // └ stub: (void)mean;
     }
     // 2. The induction heads (score ≥ role_share; when none reaches it, the one of the highest
-    //    score), and as many others of the lowest scores.
+    //    score), and as many others: of the same blocks first, each from the lowest score.
     std::vector<std::size_t> order(L * H);
     for (std::size_t k = 0; k < L * H; ++k) order[k] = k;
     const auto score = [&](std::size_t k) { return s.induction(k / H, k % H); };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score(a) > score(b); });
     for (std::size_t k : order)
         if (score(k) >= role_share || r.induction_heads.empty()) r.induction_heads.push_back(k);
-    for (std::size_t j = order.size(); j-- > r.induction_heads.size() && r.other_heads.size() < r.induction_heads.size();)
-        r.other_heads.push_back(order[j]);
+    std::vector<std::size_t> rest(order.rbegin(), order.rend() - std::ptrdiff_t(r.induction_heads.size()));
+    std::stable_partition(rest.begin(), rest.end(), [&](std::size_t k) {
+        return std::any_of(r.induction_heads.begin(), r.induction_heads.end(), [&](std::size_t i) { return i / H == k / H; });
+    });
+    r.other_heads.assign(rest.begin(), rest.begin() + std::ptrdiff_t(r.induction_heads.size()));
     const auto without = [&](const std::vector<std::size_t>& heads) {
         std::vector<HeadReplacement<float>> replaced;
         for (std::size_t k : heads) replaced.push_back(removed(k, H, dh));

@@ -21,7 +21,7 @@
 //    with z_h removed or replaced by its mean, minus the model's.
 //    Olsson et al.'s test: P held-out passages of s tokens repeated twice; the loss on the
 //    second copy (which a copying head can predict) against the first, for the model, without
-//    the induction heads, and without as many other heads.
+//    the induction heads, and without as many other heads (of the same blocks first).
 // 3. Which head carries a fact: two sentences of n tokens that differ in a word (clean, corrupt);
 //    the expected token e = the clean run's most likely token after the last one. Patch z_h from
 //    the clean run into the corrupt one and read the logit ℓ_e after the last token:
@@ -82,7 +82,7 @@ HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Pr
 struct Removals {
     Matrix increase_removed, increase_mean;  // (L × H) held-out loss without the head − the model's
     std::vector<std::size_t> induction_heads;  // l·H + h of the heads removed as "induction heads"
-    std::vector<std::size_t> other_heads;      // as many heads of the lowest induction scores
+    std::vector<std::size_t> other_heads;      // as many others: same blocks first, lowest scores first
     Matrix repeated_passages;                  // (P × 2s) held-out passages, each twice
     Matrix repeated_losses;                    // (3 × 2) first copy, second copy: model, −induction, −others
     Matrix loss_by_position_without;           // (1 × T) held-out loss by position, induction heads removed
