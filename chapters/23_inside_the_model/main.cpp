@@ -81,7 +81,10 @@ void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
     std::vector<TextRow> where;
     for (std::size_t k = 0; k < s.layers * H; ++k) {
         const std::size_t w = std::size_t(s.examples(k, 0)), i = std::size_t(s.examples(k, 1)), j = std::size_t(s.examples(k, 2));
-        where.push_back({head_name(k, H), excerpt(t, s.held_out_windows, w, i, j), format_number(s.example_weights(k, 0), 2)});
+        if (s.example_weights(k, 0) < 0)  // an induction head, and no token repeats within a window
+            where.push_back({head_name(k, H), "(no repeated token in these windows)", "—"});
+        else
+            where.push_back({head_name(k, H), excerpt(t, s.held_out_windows, w, i, j), format_number(s.example_weights(k, 0), 2)});
     }
     lesson.table({"head", "held-out text", "weight"}, where, 64);
 }

@@ -68,7 +68,8 @@ struct HeadScores {
     Matrix previous_token, self, first_token, induction;  // (L × H) each
     Matrix roles;                   // (L × H) HeadRole as a number
     Matrix examples;                // (L·H × 3) window, query i, key j where the head's role weight is largest
-    Matrix example_weights;         // (L·H × 1) that weight
+    Matrix example_weights;         // (L·H × 1) that weight; −1 when none was found (an induction head
+                                    // on windows where no token repeats)
     Matrix random_sequences;        // (R × 2s) the repeated random tokens
     Matrix mean_outputs;            // (L·H × d_h) z̄_h over every held-out token
     Matrix loss_by_position;        // (1 × T) the held-out loss at each position
