@@ -174,8 +174,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
-        Corpus corpus = checked_corpus(r);
-        require_reachable(r);
+        Corpus corpus = checked_recipe(r);
         const Tokenizer characters = char_tokenizer(corpus.text);
         // Your own text may lack a character of the default sentence or prompt: then its own start
         // stands in for them (a sentence or prompt you give is checked as it is).

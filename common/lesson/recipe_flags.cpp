@@ -15,6 +15,28 @@ constexpr double slowest_training_hours = 4;
 // whole training step of the default recipe (2,400 steps of 1.4 GFLOP in about 50 s).
 constexpr double assumed_flops = 3e10;
 
+void require_reachable(const Recipe& r) {
+    if (r.retrain && !r.checkpoint.empty())
+        throw InputError("--train: not with --checkpoint (a checkpoint is read as it is, never trained)");
+    const GptConfig& c = r.gpt.config;
+    if (c.d_model % c.heads != 0)
+        throw InputError(fmt::format("--heads {}: d_model = {} does not split into {} heads", c.heads, c.d_model, c.heads));
+    const double d = double(c.d_model), T = double(c.context), L = double(c.layers), V = double(c.vocab);
+    const double tokens = double(r.gpt.batch) * T;
+    // forward and backward: 6 flops per parameter and token, and the attention's 12·L·T·d per token
+    const double flops = tokens * (6.0 * (12.0 * L * d * d + V * d) + 12.0 * L * T * d);
+    const double hours = flops * double(r.gpt.steps) / assumed_flops / 3600.0;
+    if (hours > slowest_training_hours)
+        throw InputError(fmt::format("--steps {}: this recipe would train for about {:.0f} hours on one core; "
+                                     "at most {:.0f} (fewer steps, or a smaller model)",
+                                     r.gpt.steps, hours, slowest_training_hours));
+    // the activations the backward pass reads (per block ≈ 19·d + H·T numbers a token), the
+    // logits twice, and the parameters four times (weights, gradient, AdamW's m and v)
+    const double activations = tokens * (L * (19.0 * d + double(c.heads) * T) + 2.0 * V);
+    const double parameters = 4.0 * (12.0 * L * d * d + (V + T) * d);
+    require_memory("this recipe's training", std::uint64_t(4.0 * (activations + parameters)), memory_limit_bytes());
+}
+
 }  // namespace
 
 void add_recipe_flags(Lesson& lesson, Recipe& r) {
@@ -37,24 +59,8 @@ void add_recipe_flags(Lesson& lesson, Recipe& r) {
     lesson.flag("--train", r.retrain, "train again, even when a model of this recipe is kept");
 }
 
-void require_reachable(const Recipe& r) {
-    if (r.retrain && !r.checkpoint.empty())
-        throw InputError("--train: not with --checkpoint (a checkpoint is read as it is, never trained)");
-    const GptConfig& c = r.gpt.config;
-    if (c.d_model % c.heads != 0)
-        throw InputError(fmt::format("--heads {}: d_model = {} does not split into {} heads", c.heads, c.d_model, c.heads));
-    const double d = double(c.d_model), T = double(c.context), L = double(c.layers), V = double(c.vocab);
-    const double tokens = double(r.gpt.batch) * T;
-    // forward and backward: 6 flops per parameter and token, and the attention's 12·L·T·d per token
-    const double flops = tokens * (6.0 * (12.0 * L * d * d + V * d) + 12.0 * L * T * d);
-    const double hours = flops * double(r.gpt.steps) / assumed_flops / 3600.0;
-    if (hours > slowest_training_hours)
-        throw InputError(fmt::format("--steps {}: this recipe would train for about {:.0f} hours on one core; "
-                                     "at most {:.0f} (fewer steps, or a smaller model)",
-                                     r.gpt.steps, hours, slowest_training_hours));
-    // the activations the backward pass reads (per block ≈ 19·d + H·T numbers a token), the
-    // logits twice, and the parameters four times (weights, gradient, AdamW's m and v)
-    const double activations = tokens * (L * (19.0 * d + double(c.heads) * T) + 2.0 * V);
-    const double parameters = 4.0 * (12.0 * L * d * d + (V + T) * d);
-    require_memory("this recipe's training", std::uint64_t(4.0 * (activations + parameters)), memory_limit_bytes());
+Corpus checked_recipe(Recipe& r) {
+    Corpus corpus = checked_corpus(r);
+    require_reachable(r);
+    return corpus;
 }

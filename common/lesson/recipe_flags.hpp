@@ -10,7 +10,7 @@ class Lesson;  // common/lesson/lesson.hpp: the flags are declared in it
 // --log-every, --corpus, --checkpoint, --train.
 void add_recipe_flags(Lesson& lesson, Recipe& recipe);
 
-// After checked_corpus (which settles the vocabulary): refuses, in one line naming the flag,
-// --train with --checkpoint, and a recipe whose training would take more time or memory than
-// this machine can give (an estimate from its sizes), before anything is computed.
-void require_reachable(const Recipe& recipe);
+// The recipe's text read and its vocabulary settled (checked_corpus), then, in one line naming
+// the flag, --train with --checkpoint refused, and a recipe whose training would take more time
+// or memory than this machine can give (an estimate from its sizes): before anything is computed.
+Corpus checked_recipe(Recipe& recipe);
