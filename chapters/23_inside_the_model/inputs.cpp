@@ -1,8 +1,11 @@
 #include "chapters/23_inside_the_model/inputs.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/token_text.hpp"
 #include "common/math/input_error.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
@@ -30,4 +33,54 @@ void check_head(const Flags& f, const GptConfig& c) {
     if (f.head >= c.heads)
         throw InputError(fmt::format("--head {}: the model has {} head{} a block (0 … {})", f.head, c.heads,
                                      c.heads == 1 ? "" : "s", c.heads - 1));
+}
+
+namespace {
+
+// The sentence's tokens, refused in one line when fewer than two or more than the context.
+Tokens sentence_tokens(const std::string& flag, const std::string& text, const Tokenizer& tokenizer,
+                       const Tokenizer& characters, const std::string& corpus_name, std::size_t context) {
+    const Tokens ids = model_tokens(tokenizer, checked_sentence(flag, text, characters, corpus_name));
+    if (ids.size() < 2)
+        throw InputError(fmt::format("{}: one token; a head chooses among the tokens before it: two at least", flag));
+    if (ids.size() > context)
+        throw InputError(fmt::format("{}: {} tokens, more than the {} the model reads at once (--context)", flag,
+                                     ids.size(), context));
+    return ids;
+}
+
+// The text's first tokens, at most 16 and the context, as text.
+std::string opening_of(const Corpus& corpus, const Tokenizer& tokenizer, std::size_t context) {
+    const Tokens start = model_tokens(tokenizer, corpus.text.substr(0, 2000));
+    const std::size_t count = std::min<std::size_t>({context, 16, start.size()});
+    return utf8_of(decode(tokenizer, TokenIds(start.begin(), start.begin() + std::ptrdiff_t(count))));
+}
+
+}  // namespace
+
+Sentences checked_sentences(const Flags& f, const Lesson& lesson, const Corpus& corpus, const Tokenizer& tokenizer) {
+    const std::size_t T = f.recipe.gpt.config.context;
+    const Tokenizer characters = char_tokenizer(corpus.text);
+    const auto known = [&](const std::string& text, const std::string& flag) {
+        return all_known(code_points_of(text, flag), characters);
+    };
+    const auto length = [&](const std::string& text) { return model_tokens(tokenizer, code_points_of(text, "")).size(); };
+    std::string text = f.text, clean = f.clean, corrupt = f.corrupt;
+    if (!lesson.given("--text") && !known(text, "--text")) text = opening_of(corpus, tokenizer, T);
+    const bool own_pair = !lesson.given("--clean") && !lesson.given("--corrupt") &&
+                          (!known(clean, "--clean") || !known(corrupt, "--corrupt") || length(clean) != length(corrupt));
+    if (own_pair) clean = corrupt = opening_of(corpus, tokenizer, T);
+    Sentences s{sentence_tokens("--text", text, tokenizer, characters, corpus.name, T),
+                sentence_tokens("--clean", clean, tokenizer, characters, corpus.name, T),
+                sentence_tokens("--corrupt", corrupt, tokenizer, characters, corpus.name, T)};
+    if (own_pair) s.corrupt[0] = (s.corrupt[0] + 1) % tokenizer.size();
+    if (s.corrupt.size() != s.clean.size())
+        throw InputError(fmt::format("--corrupt: {} tokens, --clean {}: patching copies a head's output token by "
+                                     "token (as many tokens)",
+                                     s.corrupt.size(), s.clean.size()));
+    if (s.corrupt == s.clean) throw InputError("--corrupt: the same tokens as --clean; patching needs a difference");
+    if (s.corrupt.back() != s.clean.back())
+        throw InputError("--corrupt: its last token differs from --clean's; the two should differ before it "
+                         "(the prediction after the last token is what patching reads)");
+    return s;
 }

@@ -25,3 +25,15 @@ void add_flags(Lesson& lesson, Flags& f);
 
 // --layer and --head against the model's sizes (their ranges are the largest a recipe allows).
 void check_head(const Flags& f, const GptConfig& config);
+
+// The sentences as the model's tokens: --text, and the patching pair --clean, --corrupt.
+struct Sentences {
+    Tokens text, clean, corrupt;
+};
+
+// Each refused in one line naming its flag: a character the text lacks, fewer than two tokens,
+// more than the context; a pair of different lengths, the same tokens, or differing in the last
+// token. Where a learner's text lacks a character of the default sentences, or the tokenizer cuts
+// the default pair into different lengths, the text's first tokens stand in (for --corrupt with
+// its first token changed).
+Sentences checked_sentences(const Flags& f, const Lesson& lesson, const Corpus& corpus, const Tokenizer& tokenizer);

@@ -235,18 +235,6 @@ void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
         three(r.in_context_scores(0, 0)), three(r.in_context_scores(0, 1))));
 }
 
-// The sentence's tokens, refused in one line when fewer than two or more than the context.
-Tokens sentence_tokens(const std::string& flag, const std::string& text, const Tokenizer& tokenizer,
-                       const Tokenizer& characters, const std::string& corpus_name, std::size_t context) {
-    const Tokens ids = model_tokens(tokenizer, checked_sentence(flag, text, characters, corpus_name));
-    if (ids.size() < 2)
-        throw InputError(fmt::format("{}: one token; a head chooses among the tokens before it: two at least", flag));
-    if (ids.size() > context)
-        throw InputError(fmt::format("{}: {} tokens, more than the {} the model reads at once (--context)", flag,
-                                     ids.size(), context));
-    return ids;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -258,45 +246,15 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
-        Corpus corpus = checked_corpus(r);
-        require_reachable(r);
+        Corpus corpus = checked_recipe(r);
         check_head(f, r.gpt.config);
         if (f.all_held_out && lesson.given("--windows"))
             throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
         if (f.all_held_out) f.probe.windows = std::size_t(-1);
-        const Tokenizer characters = char_tokenizer(corpus.text);
         // --checkpoint DIR: read now, so that a bad one is refused before any output
         std::optional<TrainedGpt> given = given_checkpoint(corpus, r);
-        const Tokenizer tokenizer = given ? given->tokenizer : tokenizer_of(corpus, r);
-        const std::size_t T = r.gpt.config.context;
-        // Your own text may lack a character of the default sentences, and another tokenizer may cut
-        // the default pair into different lengths: then the text's opening stands in for --text and
-        // --clean, and the opening with its first token changed for --corrupt.
-        const auto known = [&](const std::string& text, const std::string& flag) {
-            return all_known(code_points_of(text, flag), characters);
-        };
-        const auto length = [&](const std::string& text) { return model_tokens(tokenizer, code_points_of(text, "")).size(); };
-        // the opening: the text's first tokens, at most 16 and the context
-        const Tokens start = model_tokens(tokenizer, corpus.text.substr(0, 2000));
-        const std::size_t opening_tokens = std::min<std::size_t>({T, 16, start.size()});
-        const std::string opening = utf8_of(decode(tokenizer, TokenIds(start.begin(), start.begin() + std::ptrdiff_t(opening_tokens))));
-        if (!lesson.given("--text") && !known(f.text, "--text")) f.text = opening;
-        const bool own_pair = !lesson.given("--clean") && !lesson.given("--corrupt") &&
-                              (!known(f.clean, "--clean") || !known(f.corrupt, "--corrupt") ||
-                               length(f.clean) != length(f.corrupt));
-        if (own_pair) f.clean = f.corrupt = opening;
-        const Tokens sentence = sentence_tokens("--text", f.text, tokenizer, characters, corpus.name, T);
-        const Tokens clean = sentence_tokens("--clean", f.clean, tokenizer, characters, corpus.name, T);
-        Tokens corrupt = sentence_tokens("--corrupt", f.corrupt, tokenizer, characters, corpus.name, T);
-        if (own_pair) corrupt[0] = (corrupt[0] + 1) % tokenizer.size();
-        if (corrupt.size() != clean.size())
-            throw InputError(fmt::format("--corrupt: {} tokens, --clean {}: patching copies a head's output token "
-                                         "by token (as many tokens)",
-                                         corrupt.size(), clean.size()));
-        if (corrupt == clean) throw InputError("--corrupt: the same tokens as --clean; patching needs a difference");
-        if (corrupt.back() != clean.back() || corrupt.size() < 2)
-            throw InputError("--corrupt: its last token differs from --clean's; the two should differ before it "
-                             "(the prediction after the last token is what patching reads)");
+        const Sentences sentences = checked_sentences(f, lesson, corpus, given ? given->tokenizer : tokenizer_of(corpus, r));
+        const Tokens &sentence = sentences.text, &clean = sentences.clean, &corrupt = sentences.corrupt;
 
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});

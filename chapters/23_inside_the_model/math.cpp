@@ -323,7 +323,7 @@ Patching patch_heads(const Gpt<float>& model, const Tokens& clean, const Tokens&
     const GptConfig& c = model.config;
     const std::size_t L = c.layers, H = c.heads, V = c.vocab, n = clean.size();
     if (corrupt.size() != n)
-        throw InputError(describe("--corrupt: ", corrupt.size(), " tokens; the clean sentence has ", n,
+        throw InputError(describe("a corrupt sentence of ", corrupt.size(), " tokens and a clean one of ", n,
                                   " (patching copies a head's output token by token: the same length)"));
     Patching p;
     p.clean_ids = zeros(1, n), p.corrupt_ids = zeros(1, n);
