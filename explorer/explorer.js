@@ -4,11 +4,18 @@
 // Plain DOM plus d3 v5 (inlined before this script): no build step, no network, and it
 // works from file://, so the page can be copied onto a classroom machine as it is.
 'use strict';
-(() => {
+// drawLesson(lesson, { step }) draws the page from a run's document, again after a rerun
+// (explorer/live.js): what an earlier drawing put on the page goes, and its listeners with it.
+let stopListening = null;
+window.drawLesson = (lesson, { step } = {}) => {
+  if (stopListening) stopListening.abort();
+  stopListening = new AbortController();
+  const listening = { signal: stopListening.signal };
+  for (const e of document.querySelectorAll('body > .drawn')) e.remove();
+  delete document.body.dataset.drawn;
   // Every matrix comes with its shape and the corner of it the page holds (all of a small
   // matrix): its values, and one label per row and column of the corner.
   // (The document's members: common/lesson/run_document.hpp.)
-  const lesson = JSON.parse(document.getElementById('lesson').textContent);
   // Labels that repeat (a token that occurs twice: "the" in a sentence, every token of the copy
   // task's second half) do not say which row is which: the page writes the position too,
   // "3: the", as the terminal's heat maps write the index before the label.
@@ -48,7 +55,7 @@
   const widest = (strings, font) => strings.reduce((w, s) => Math.max(w, textWidth(s, font)), 0);
 
   // One tooltip for the whole page, placed next to the pointer.
-  const tooltip = el('div', 'tooltip');
+  const tooltip = el('div', 'tooltip drawn');
   document.body.appendChild(tooltip);
   function showTip(event, lines) {
     tooltip.replaceChildren(...lines.filter((l) => l).map((l, i) => el('div', i ? '' : 'tip-head', l)));
@@ -539,7 +546,7 @@
   }
 
   // ---------------------------------------------------------------- the page
-  const main = el('main');
+  const main = el('main', 'drawn');
   const shown = new Set();  // matrices some step names: the rest go to the appendix
   let modelViewsInStep = new Set();  // groups whose model view this step already has
   const WIDTH = 1180;       // the widest a figure gets: fits a 1280-pixel projector
@@ -607,14 +614,14 @@
     if (filled === fills.length) document.body.dataset.drawn = 'all';  // the tests wait for it
   }
   function drawLater() {
-    if (filled === fills.length) return;
+    if (filled === fills.length || listening.signal.aborted) return;
     drawTo(filled + 1);
     setTimeout(drawLater, 0);
   }
 
   // ---------------------------------------------------------------- navigation
   // A fixed bar: every step by number and heading, and the presentation button.
-  const nav = el('nav', 'stepnav');
+  const nav = el('nav', 'stepnav drawn');
   const sections = [...main.querySelectorAll('section.step')];
   const links = sections.map((s) => {
     const a = el('a', '', s.dataset.step);
@@ -654,7 +661,8 @@
       showScreen(s, plans.get(s), screen);
     }
     // replaceState, not location.hash: a new hash would make its own jump and a history entry per key.
-    const hash = `#step-${current}${screen ? `.${screen + 1}` : ''}`;
+    // (what follows '&' is the run's arguments, explorer/live.js)
+    const hash = `#step-${current}${screen ? `.${screen + 1}` : ''}${location.hash.replace(/^[^&]*/, '')}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
     if (scroll) {
       if (inShow) window.scrollTo(0, 0);
@@ -835,9 +843,9 @@
     if (!document.body.classList.contains('presenting')) return;
     plans.clear();
     go(current, false);
-  });
+  }, listening);
   const fromHash = () => {
-    const [, n, k] = /^#step-(\d+)(?:\.(\d+))?$/.exec(location.hash) || [];
+    const [, n, k] = /^#step-(\d+)(?:\.(\d+))?(?:&.*)?$/.exec(location.hash) || [];
     return [+n || 0, Math.max(0, (+k || 1) - 1)];
   };
   function presenting(on) {
@@ -850,7 +858,7 @@
   present.addEventListener('click', () => presenting(!document.body.classList.contains('presenting')));
   // A click on a step's link goes there even when the hash is already that step's.
   links.forEach((a, i) => a.addEventListener('click', (e) => { e.preventDefault(); go(i + 1, true); }));
-  window.addEventListener('hashchange', () => { const [n, k] = fromHash(); if (n) go(n, true, k); });
+  window.addEventListener('hashchange', () => { const [n, k] = fromHash(); if (n) go(n, true, k); }, listening);
   // A click inside a step makes it the current one, so that ← → continue from there.
   main.addEventListener('click', (e) => { const s = e.target.closest('section.step'); if (s) go(+s.dataset.step, false); });
   document.addEventListener('keydown', (e) => {
@@ -862,7 +870,7 @@
     if (next || prev) { move(next ? 1 : -1); e.preventDefault(); }
     else if (e.key === 'p' || e.key === 'P') presenting(!inShow);
     else if (e.key === 'Escape' && inShow) presenting(false);
-  });
+  }, listening);
   // Scrolling by hand moves the current step too (the step under the bar), so that ← →
   // continue from what is on screen. At the bottom of the page a current step still in view
   // stays: the last steps can be too short to reach the top of the window.
@@ -879,8 +887,10 @@
       const atBottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
       if (n !== current && !(atBottom && top > line && top < window.innerHeight)) go(n, false);
     });
-  });
+  }, listening);
   const [start] = fromHash();
-  go(start || 1, start > 0);
+  go(step || start || 1, !step && start > 0);
   setTimeout(drawLater, 0);
-})();
+  return () => current;  // the step shown, for the next drawing
+};
+window.currentStep = window.drawLesson(JSON.parse(document.getElementById('lesson').textContent));

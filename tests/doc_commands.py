@@ -214,7 +214,9 @@ def scratch_copy(into):
 
 
 def run(doc, written, command, expected, where):
-    env = dict(os.environ, NO_COLOR="1", TUTORIAL_EXERCISE_FILES=str(where / "exercise_files"))
+    # (./tutorial explore writes pages of the run alone here: the WebAssembly build is live_page's)
+    env = dict(os.environ, NO_COLOR="1", TUTORIAL_EXERCISE_FILES=str(where / "exercise_files"),
+               TUTORIAL_PAGES="recorded")
     env.pop("TUTORIAL_RANKS", None)
     # git reads the checkout and writes nothing; the exercise loop builds in the tree's build
     # (its exercise targets) and writes only there and to TUTORIAL_EXERCISE_FILES.

@@ -53,15 +53,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fast_args import FAST_ARGS  # noqa: E402
+from browser_pages import CELLS, browser, open_page, page_cells  # noqa: E402
 from launch import command  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -83,22 +81,6 @@ chosen = args[2:] or chapter_programs()
 failures = []
 
 
-def browser():
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,800", "--force-device-scale-factor=1", "--hide-scrollbars"):
-        options.add_argument(flag)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
-                            options=options)
-
-
-# Every heat-map cell of the page, read in one call: [matrix, row, col, value as written].
-CELLS = """return Array.from(document.querySelectorAll('.cell[data-matrix]'),
-    c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
-
-
 def same_number(written, expected):
     """The page writes a non-finite entry as the data does: "inf", "-inf" or "nan"."""
     value = float(written)  # float() reads those three too
@@ -107,27 +89,8 @@ def same_number(written, expected):
     return np.float32(value) == np.float32(expected)
 
 
-def open_page(driver, page):
-    """Opens the page and waits until every step is drawn (the page draws them after the first)."""
-    driver.get(page.as_uri())
-    WebDriverWait(driver, 20, poll_frequency=0.02).until(lambda d: d.execute_script("return document.body.dataset.drawn === 'all'"))
-
-
-# A matrix a step shows through its group's model view (chapter 16: one view for every head)
-# is drawn when its thumbnail is clicked: click each such one, and read its cells then.
-UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('.cell[data-matrix]'), c => c.dataset.matrix));
-return Array.from(document.querySelectorAll('.model-cell[data-member]'), c => c.dataset.member)
-    .filter(name => !drawn.has(name));"""
-CLICK_MEMBER = """const cell = document.querySelector(`.model-cell[data-member="${arguments[0]}"]`);
-cell.click();
-return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`),
-    c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
-
-
 def check_numbers(driver, chapter, dumps, data):
-    cells = driver.execute_script(CELLS)
-    for member in sorted(set(driver.execute_script(UNDRAWN_MEMBERS))):
-        cells += driver.execute_script(CLICK_MEMBER, member)
+    cells = page_cells(driver)
     check_corners(driver, chapter, dumps, data, cells)
     seen, wrong = set(), []
     for name, i, j, written in cells:

@@ -51,6 +51,8 @@ std::string utf8_of(const std::u32string& text) {
     return out;
 }
 
+std::string default_corpus_file() { return TUTORIAL_CORPUS_FILE; }
+
 Corpus load_corpus(const std::string& path, std::size_t fewest_characters) {
     const bool own = !path.empty();
     const std::string file = own ? path : TUTORIAL_CORPUS_FILE;

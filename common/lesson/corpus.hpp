@@ -22,6 +22,8 @@ struct Corpus {
 // the text is missing (with what to do), empty, binary (NUL bytes), not UTF-8, shorter than
 // `fewest_characters`, or too large for this machine's memory (an estimate, before reading).
 Corpus load_corpus(const std::string& path, std::size_t fewest_characters);
+// Where the Moby-Dick text is (build/corpus/moby_dick.txt of the source tree).
+std::string default_corpus_file();
 
 // UTF-8 to code points; InputError naming `what` and the byte where it is not UTF-8.
 std::u32string code_points_of(const std::string& utf8, const std::string& what);

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,29 @@
 #include "common/math/input_error.hpp"
 
 namespace {
+
+#if defined(__EMSCRIPTEN__)
+// WebAssembly's C++ library has no from_chars for double: strtod, refusing what from_chars
+// would not read (leading space, a '+', hexadecimal). ERANGE is out of range, as there.
+std::from_chars_result number_from_chars(const char* begin, const char* end, double& value) {
+    const std::string text(begin, end);
+    const char* digits = text.c_str() + (text.rfind('-', 0) == 0 ? 1 : 0);
+    if (text.empty() || std::isspace(static_cast<unsigned char>(*digits)) || *digits == '+' ||
+        text.find_first_of("xX") != std::string::npos)
+        return {begin, std::errc::invalid_argument};
+    char* stop = nullptr;
+    errno = 0;
+    const double read = std::strtod(text.c_str(), &stop);
+    if (stop == text.c_str()) return {begin, std::errc::invalid_argument};
+    if (errno == ERANGE) return {begin + (stop - text.c_str()), std::errc::result_out_of_range};
+    value = read;
+    return {begin + (stop - text.c_str()), std::errc()};
+}
+#else
+std::from_chars_result number_from_chars(const char* begin, const char* end, double& value) {
+    return std::from_chars(begin, end, value);
+}
+#endif
 
 constexpr std::uintmax_t max_file_bytes = 64u << 20;  // far more than any lesson needs
 // The largest magnitude a lesson takes. Its products are summed into scores,
@@ -100,7 +126,7 @@ float parse_number(const std::string& cell, const std::string& source, std::size
     // from_chars takes no leading '+'; one sign only ("+-1" is not a number).
     if (*begin == '+' && begin + 1 != end && begin[1] != '-' && begin[1] != '+') ++begin;
     double value = 0.0;
-    const auto result = std::from_chars(begin, end, value);
+    const auto result = number_from_chars(begin, end, value);
     if (result.ec != std::errc() || result.ptr != end) {
         if (result.ec == std::errc::result_out_of_range)
             fail(source, line, fmt::format("{}: {} is out of range for a float", where, shown(cell)));

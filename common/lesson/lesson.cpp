@@ -12,6 +12,7 @@
 #include "common/lesson/elide.hpp"
 #include "common/lesson/fit_width.hpp"
 #include "common/lesson/heat_map_text.hpp"
+#include "common/lesson/page_model.hpp"
 #include "common/lesson/side_by_side.hpp"
 #include "common/lesson/training_memory.hpp"
 
@@ -113,7 +114,7 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     try {
         files_.set_directories(dump_dir_, svg_dir_, html_dir_);
         files_.set_report_file(report_path_);
-        if (files_.paging()) explorer_.start();
+        if (files_.paging()) explorer_.start(program_);
         if (files_.paging() || files_.reporting() || grading_.grading()) document_.start();
         body();
         if (!steps_.empty() && !presented_) throw std::logic_error("the steps were registered but not presented");
@@ -187,7 +188,16 @@ void Lesson::keep_document() {
     RunSummary summary{checks_.passed(), checks_.failed(), checks_.skipped(), grading_.grading(), {}};
     for (const auto& [name, difference] : grading_.verdicts()) summary.compared.push_back({name, difference});
     const std::string json = document_.json(program_, title_, listed_, summary);
-    if (files_.paging()) files_.keep_page(explorer_.html(title_, json));
+    if (files_.paging()) {
+        // A page that computes a sentence reads the trained model beside it.
+        const std::string model =
+            explorer_.computes() && command_line_.declares("--text") ? trained_model_script() : std::string();
+        if (!model.empty()) files_.keep_page_file("trained_model.js", model);
+        const std::string options = command_line_.json();  // {"program": …, "options": […]}
+        const std::string live = fmt::format("{}, \"arguments\": {}, \"model\": {}}}", options.substr(0, options.rfind('}')),
+                                             command_line_.given_json(), model.empty() ? "false" : "true");
+        files_.keep_page(explorer_.html(title_, json, live));
+    }
     if (files_.reporting()) files_.keep_report(json);
 }
 

@@ -32,7 +32,9 @@ Measured run_rounds(const std::function<void()>& work) {
     // 4 KiB, which on a virtual machine can outweigh the arithmetic).
     mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest glibc allows
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#if defined(__GLIBC__)
     malloc_trim(0);  // but not what the parent freed: the first round starts from nothing reusable
+#endif
     reset_peak_resident();
     Measured m;
     const std::uint64_t before = current_resident_bytes();

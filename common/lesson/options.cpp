@@ -97,6 +97,13 @@ Option& CommandLine::add(const std::string& name, std::size_t& value, const std:
     return declared(app_->add_option(name, value, help)->type_name("UINT"), help, range);
 }
 
+#if SIZE_MAX < UINT64_MAX
+Option& CommandLine::add(const std::string& name, std::uint64_t& value, const std::string& help,
+                         std::optional<Range> range) {
+    return declared(app_->add_option(name, value, help)->type_name("UINT"), help, range);
+}
+#endif
+
 Option& CommandLine::add(const std::string& name, float& value, const std::string& help, std::optional<Range> range) {
     return declared(app_->add_option(name, value, help)->type_name("FLOAT"), help, range);
 }
@@ -158,6 +165,24 @@ std::optional<int> CommandLine::parse(int argc, char** argv) {
 }
 
 bool CommandLine::given(const std::string& name) const { return app_->count(name) > 0; }
+
+bool CommandLine::declares(const std::string& name) const {
+    for (const Option& o : options_)
+        if (o.name == name) return true;
+    return false;
+}
+
+std::string CommandLine::given_json() const {
+    std::string words;
+    const auto add = [&](const std::string& word) { words += fmt::format("{}{:?}", words.empty() ? "" : ", ", word); };
+    for (const Option& o : options_) {
+        if (o.frame || app_->count(o.name) == 0) continue;
+        add(o.name);
+        if (o.type != "FLAG")
+            for (const std::string& value : o.cli_->results()) add(value);
+    }
+    return "[" + words + "]";
+}
 
 // One option a line; texts as JSON strings ({:?} escapes quotes, backslashes and line ends).
 std::string CommandLine::json() const {

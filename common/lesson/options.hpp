@@ -79,6 +79,9 @@ public:
 
     Option& add(const std::string& name, int& value, const std::string& help, std::optional<Range> range = {});
     Option& add(const std::string& name, std::size_t& value, const std::string& help, std::optional<Range> range = {});
+#if SIZE_MAX < UINT64_MAX  // WebAssembly: size_t has 32 bits, a seed 64
+    Option& add(const std::string& name, std::uint64_t& value, const std::string& help, std::optional<Range> range = {});
+#endif
     Option& add(const std::string& name, float& value, const std::string& help, std::optional<Range> range = {});
     Option& add(const std::string& name, double& value, const std::string& help, std::optional<Range> range = {});
     Option& add(const std::string& name, int& value, const std::string& help, const Choices& choices);
@@ -97,6 +100,11 @@ public:
     bool given(const std::string& name) const;
     // The chapter's options (not the frame's) as one JSON document, for --list-options.
     std::string json() const;
+    // The chapter's flags (not the frame's) this run was given, as a JSON list of words:
+    // ["--d-k", "8", "--causal"] (the page starts its knobs from them, explorer/live.js).
+    std::string given_json() const;
+    // Whether the chapter declares the flag `name`.
+    bool declares(const std::string& name) const;
 
 private:
     Option& declared(CLI::Option* option, const std::string& help, std::optional<Range> range);

@@ -71,6 +71,8 @@ void RunFiles::write(std::size_t line_width) const {
     OutputFiles files;
     // The page first: with too little room, the one file learners open is the first refused.
     if (paging() && !page_.empty()) files.add(html_dir_ + "/index.html", page_);
+    if (paging())
+        for (const auto& [name, content] : page_files_) files.add(html_dir_ + "/" + name, content);
     if (reporting() && !report_.empty()) files.add(report_path_, report_);
     std::string dumped, drawn;
     for (const auto& [name, m] : matrices_) {

@@ -30,6 +30,8 @@ public:
     void keep_picture(const std::string& name, std::string svg);
     // Keeps the page's HTML for --html.
     void keep_page(std::string html) { page_ = std::move(html); }
+    // Keeps a file the page reads, DIR/<name> beside it (its trained model, common/lesson/page_model.hpp).
+    void keep_page_file(const std::string& name, std::string content) { page_files_.emplace_back(name, std::move(content)); }
     // Keeps the run's document (JSON) for --report.
     void keep_report(std::string json) { report_ = std::move(json); }
     // Writes them all or none, then prints "Wrote …" lines, wrapped to `line_width` columns.
@@ -41,6 +43,7 @@ private:
     std::vector<std::pair<std::string, Matrix>> matrices_;
     std::vector<std::string> one_dimensional_;  // the names of matrices_ written as shape (n,)
     std::vector<std::pair<std::string, std::string>> pictures_;  // name, SVG text
+    std::vector<std::pair<std::string, std::string>> page_files_;  // name, content
 };
 
 // Letters, digits and '_': a name that is also a file name.

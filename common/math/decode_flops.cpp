@@ -14,4 +14,7 @@ DecodeFlops decode_flops(std::uint64_t d_model, const LatentShape& s, std::uint6
     return f;
 }
 
-LatentShape shape_of(const PublishedModel& m) { return {m.h, m.d_h, m.d_c, m.d_cq, m.d_rope}; }
+LatentShape shape_of(const PublishedModel& m) {
+    const auto size = [](std::uint64_t n) { return static_cast<std::size_t>(n); };  // 32 bits in WebAssembly
+    return {size(m.h), size(m.d_h), size(m.d_c), size(m.d_cq), size(m.d_rope)};
+}

@@ -8,6 +8,7 @@
 
 #include <xtensor/xmanipulation.hpp>
 
+#include "common/math/eight_floats.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/matrix.hpp"
 
@@ -23,9 +24,6 @@ namespace {
 // element-wise multiply and add, so each sum still adds its k in turn. In a triangle, the
 // block's rows start (from_i) or stop (up_to_i) at different k: the block's first or last
 // few k add to some of its rows only.
-typedef float eight_floats __attribute__((vector_size(32)));
-// the same eight floats read or written at any float of a matrix (no 32-byte alignment)
-typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));
 template <std::size_t R>
 __attribute__((always_inline)) inline void add_term(eight_floats (&sum)[R], Operand<float> a, const float* b,
                                                     std::size_t m, std::size_t i0, std::size_t j0, std::size_t k,
@@ -70,7 +68,7 @@ __attribute__((always_inline)) inline void blocks(Operand<float> a, const float*
 // The columns [0, m − m mod 8) of c = op(a) · b (n × m) in blocks of 6 × 8. Compiled twice, for
 // AVX2 and for any x86-64, the machine picking at run time: the same sums in the same order
 // either way (no fused multiply-add, which would round once instead of twice).
-__attribute__((target_clones("avx2", "default")))
+COMPILED_FOR_AVX2_AND_ANY_X86_64
 void product_in_blocks(Operand<float> a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m,
                        Terms terms) {
     if (terms == Terms::all) blocks<Terms::all>(a, b, c, n, K, m);
@@ -115,7 +113,7 @@ __attribute__((always_inline)) inline void add_run(const float* __restrict ap, c
     }
 }
 
-__attribute__((target_clones("avx2", "default")))
+COMPILED_FOR_AVX2_AND_ANY_X86_64
 void product_packed(Operand<float> a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m) {
     const std::size_t panels = (m + block_cols - 1) / block_cols;
     // reused from call to call: a fresh large buffer is fresh pages, each a fault to the kernel

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/math/eight_floats.hpp"
 #include "common/math/feed_forward.hpp"
 #include "common/math/fixed_order_product.hpp"
 #include "common/math/layer_norm.hpp"
@@ -126,10 +127,6 @@ void layer_norm_backward(const Mat<T>& x, const Mat<T>& stats, const Mat<T>& gam
 // double (the gradient check) GELU is std::erf's, exactly (feed_forward.hpp).
 namespace {
 
-typedef float eight_floats __attribute__((vector_size(32)));
-typedef int eight_ints __attribute__((vector_size(32)));
-typedef float eight_floats_anywhere __attribute__((vector_size(32), aligned(4), may_alias));
-
 // e^x for x ≤ 0 (down to −87: below that, 2⁻¹²⁶ ≈ 1e-38, which GELU multiplies away), in place:
 // x = n·ln 2 + r with |r| ≤ ln2/2, e^r by its Taylor series to r⁶ (error < 1.2e-7 of e^r),
 // times 2ⁿ written straight into the exponent's bits.
@@ -176,7 +173,7 @@ __attribute__((always_inline)) inline void gelu_eight(const eight_floats& z, eig
 }
 
 // GELU or its slope over `count` numbers: eight at a time, the last few through a buffer.
-__attribute__((target_clones("avx2", "default")))
+COMPILED_FOR_AVX2_AND_ANY_X86_64
 void gelu_floats(const float* z, float* y, std::size_t count, bool slope) {
     std::size_t i = 0;
     for (; i + 8 <= count; i += 8) {

@@ -9,18 +9,46 @@
 
 #include <sys/mman.h>
 
+#if !defined(__EMSCRIPTEN__)
 #include <cblas.h>
+#endif
+#if !defined(__EMSCRIPTEN__)  // xsimd has no WebAssembly target: there the scalar loops below do all
 #include <xsimd/xsimd.hpp>
+#endif
 
 #include "common/math/input_error.hpp"
 #include "common/math/memory_budget.hpp"
 
 namespace {
 
+#if !defined(__EMSCRIPTEN__)
 using Batch = xsimd::batch<float>;  // as many floats as one SIMD register holds
 constexpr std::size_t lanes = Batch::size;
+#endif
 constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 
+#if defined(__EMSCRIPTEN__)
+// WebAssembly has no BLAS: the same products as loops (C is not read when beta is 0, as in BLAS).
+void gemm_abt(std::size_t rows_, std::size_t cols_, std::size_t inner, float alpha, const float* A, const float* B,
+              float beta, float* C) {
+    for (std::size_t i = 0; i < rows_; ++i)
+        for (std::size_t j = 0; j < cols_; ++j) {
+            float sum = 0.0f;
+            for (std::size_t k = 0; k < inner; ++k) sum += A[i * inner + k] * B[j * inner + k];
+            C[i * cols_ + j] = alpha * sum + (beta == 0.0f ? 0.0f : beta * C[i * cols_ + j]);
+        }
+}
+
+void gemm_ab(std::size_t rows_, std::size_t cols_, std::size_t inner, const float* A, const float* B, float beta,
+             float* C) {
+    for (std::size_t i = 0; i < rows_; ++i) {
+        float* c = C + i * cols_;
+        for (std::size_t j = 0; j < cols_; ++j) c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+        for (std::size_t k = 0; k < inner; ++k)
+            for (std::size_t j = 0; j < cols_; ++j) c[j] += A[i * inner + k] * B[k * cols_ + j];
+    }
+}
+#else
 int blas_int(std::size_t n) { return static_cast<int>(n); }
 
 // C (rows × cols) = alpha · A · Bᵀ + beta · C, all row-major and contiguous:
@@ -37,11 +65,13 @@ void gemm_ab(std::size_t rows_, std::size_t cols_, std::size_t inner, const floa
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(rows_), blas_int(cols_), blas_int(inner), 1.0f, A,
                 blas_int(inner), B, blas_int(cols_), beta, C, blas_int(cols_));
 }
+#endif
 
 // max_j x[j], a SIMD register at a time.
 float max_of(const float* x, std::size_t len) {
     float best = minus_infinity;
     std::size_t j = 0;
+#if !defined(__EMSCRIPTEN__)
     if (len >= lanes) {
         Batch b = Batch::load_unaligned(x);
         for (j = lanes; j + lanes <= len; j += lanes) b = xsimd::max(b, Batch::load_unaligned(x + j));
@@ -49,15 +79,19 @@ float max_of(const float* x, std::size_t len) {
         b.store_aligned(lane);
         for (const float v : lane) best = std::max(best, v);
     }
+#endif
     for (; j < len; ++j) best = std::max(best, x[j]);
     return best;
 }
 
 // x[j] ← exp(x[j] − shift) in place; returns Σ_j of the new x[j].
 float exp_shifted_sum(float* x, std::size_t len, float shift) {
+    std::size_t j = 0;
+#if defined(__EMSCRIPTEN__)
+    float sum = 0.0f;
+#else
     const Batch s(shift);
     Batch sum0(0.0f), sum1(0.0f);  // two sums, so two exps are in flight at once
-    std::size_t j = 0;
     for (; j + 2 * lanes <= len; j += 2 * lanes) {
         const Batch e0 = xsimd::exp(Batch::load_unaligned(x + j) - s);
         const Batch e1 = xsimd::exp(Batch::load_unaligned(x + j + lanes) - s);
@@ -67,6 +101,7 @@ float exp_shifted_sum(float* x, std::size_t len, float shift) {
         sum1 += e1;
     }
     float sum = xsimd::hadd(sum0 + sum1);
+#endif
     for (; j < len; ++j) {
         x[j] = std::exp(x[j] - shift);
         sum += x[j];
@@ -75,9 +110,11 @@ float exp_shifted_sum(float* x, std::size_t len, float shift) {
 }
 
 void scale(float* x, std::size_t len, float factor) {
-    const Batch f(factor);
     std::size_t j = 0;
+#if !defined(__EMSCRIPTEN__)
+    const Batch f(factor);
     for (; j + lanes <= len; j += lanes) (Batch::load_unaligned(x + j) * f).store_unaligned(x + j);
+#endif
     for (; j < len; ++j) x[j] *= factor;
 }
 
@@ -338,5 +375,10 @@ std::uint64_t streaming_extra_bytes(std::size_t n, std::size_t d_v, AttentionBlo
     return add_bytes(bytes_of_floats({n, d_v}), tile);
 }
 
+#if defined(__EMSCRIPTEN__)
+void set_blas_threads(int) {}  // one thread, no BLAS
+int blas_threads() { return 1; }
+#else
 void set_blas_threads(int threads) { openblas_set_num_threads(threads); }
 int blas_threads() { return openblas_get_num_threads(); }
+#endif

@@ -3,14 +3,51 @@
 #include <cmath>
 #include <tuple>
 
-#include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xview.hpp>
 
 #include "common/math/input_error.hpp"
+#if defined(__EMSCRIPTEN__)
+#include "common/math/fixed_order_product.hpp"  // WebAssembly has neither BLAS nor LAPACK
+#include "common/math/jacobi_svd.hpp"
+#else
+#include <xtensor-blas/xlinalg.hpp>
+#endif
+
+namespace {
+template <class T>
+Mat<T> product(const Mat<T>& a, const Mat<T>& b) {  // a · b
+#if defined(__EMSCRIPTEN__)
+    return fixed_order::mm(a, b);
+#else
+    return xt::linalg::dot(a, b);
+#endif
+}
+
+template <class T>
+Mat<T> product_transposed(const Mat<T>& a, const Mat<T>& b) {  // a · bᵀ
+#if defined(__EMSCRIPTEN__)
+    return fixed_order::mm_nt(a, b);
+#else
+    return xt::linalg::dot(a, xt::transpose(b));
+#endif
+}
+
+// B = U Σ Vᵀ: (U, σ, Vᵀ), singular values falling
+template <class T>
+std::tuple<Mat<T>, xt::xtensor<T, 1>, Mat<T>> singular_values(const Mat<T>& B) {
+#if defined(__EMSCRIPTEN__)
+    SingularValues<T> r = jacobi_svd(B);
+    return {r.U, r.sigma, r.Vt};
+#else
+    const auto usv = xt::linalg::svd(B, false, true);
+    return {std::get<0>(usv), std::get<1>(usv), std::get<2>(usv)};
+#endif
+}
+}  // namespace
 
 template <class T>
 Mat<T> key_projection(const AttentionOnlyModel<T>& m, std::size_t k) {
-    if (m.variant.latent > 0) return xt::linalg::dot(m.W_DKV[k / m.heads], m.W_UK[k]);  // (d × d_c)(d_c × d_h)
+    if (m.variant.latent > 0) return product(m.W_DKV[k / m.heads], m.W_UK[k]);  // (d × d_c)(d_c × d_h)
     return m.W_K[kv_index(m, k)];
 }
 
@@ -21,11 +58,9 @@ void set_indexer_from_heads(AttentionOnlyModel<T>& m, std::size_t r) {
     m.W_IQ.clear(), m.W_IK.clear();
     for (std::size_t k = 0; k < m.W_Q.size(); ++k) {
         // 1. B = W_Q W_Kᵀ (d × d): the head's score of x_i for x_j is x_i B x_jᵀ
-        const Mat<T> B = xt::linalg::dot(m.W_Q[k], xt::transpose(key_projection(m, k)));
+        const Mat<T> B = product_transposed(m.W_Q[k], key_projection(m, k));
         // 2. B = U Σ Vᵀ, singular values falling
-        const auto usv = xt::linalg::svd(B, false, true);
-        const Mat<T> U = std::get<0>(usv), Vt = std::get<2>(usv);
-        const xt::xtensor<T, 1> sigma = std::get<1>(usv);
+        const auto [U, sigma, Vt] = singular_values(B);
         // 3. W_IQ = U_r Σ_r^{1/2}, W_IK = V_r Σ_r^{1/2} (d × r)
         Mat<T> IQ = Mat<T>::from_shape({d, r}), IK = IQ;
         for (std::size_t c = 0; c < r; ++c) {

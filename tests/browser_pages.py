@@ -1,0 +1,48 @@
+"""What the tests of the pages share: headless Chromium through Selenium, a page opened and drawn,
+and every heat-map cell of it read (tests/explorer_browser.py, tests/live_page.py)."""
+import shutil
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1280,800", "--force-device-scale-factor=1", "--hide-scrollbars"):
+        options.add_argument(flag)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                            options=options)
+
+
+# Every heat-map cell of the page, read in one call: [matrix, row, col, value as written].
+CELLS = """return Array.from(document.querySelectorAll('.cell[data-matrix]'),
+    c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
+
+
+def open_page(driver, page):
+    """Opens the page and waits until every step is drawn (the page draws them after the first)."""
+    driver.get(page.as_uri())
+    WebDriverWait(driver, 20, poll_frequency=0.02).until(lambda d: d.execute_script("return document.body.dataset.drawn === 'all'"))
+
+
+# A matrix a step shows through its group's model view (chapter 16: one view for every head)
+# is drawn when its thumbnail is clicked: click each such one, and read its cells then.
+UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('.cell[data-matrix]'), c => c.dataset.matrix));
+return Array.from(document.querySelectorAll('.model-cell[data-member]'), c => c.dataset.member)
+    .filter(name => !drawn.has(name));"""
+CLICK_MEMBER = """const cell = document.querySelector(`.model-cell[data-member="${arguments[0]}"]`);
+cell.click();
+return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`),
+    c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
+
+
+def page_cells(driver):
+    """Every cell of the page, with those of the heads a model view draws once clicked."""
+    cells = driver.execute_script(CELLS)
+    for member in sorted(set(driver.execute_script(UNDRAWN_MEMBERS))):
+        cells += driver.execute_script(CLICK_MEMBER, member)
+    return cells

@@ -1,0 +1,240 @@
+"""The pages that compute (explorer/live.js), in a real browser: Debian's headless Chromium.
+
+    python3 tests/live_page.py BIN_DIR WASM_DIR OUT_DIR [CHAPTER…]
+    (ctest runs it as live_page, for chapters 01, 05, 07 and 22)
+
+Each chapter's page is written by its native program (--html, default run) with its WebAssembly
+build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
+  - every flag of the chapter's --list-options but its files is a knob (data-flag="--name"),
+    the sentence (--text) the first of them;
+  - a new sentence is typed and a knob changed (a number but on chapter 01): the page reruns the chapter in its
+    worker, and every matrix on the page equals the native program's --dump of the same
+    arguments within 1e-5 (relative to the larger of 1 and the number); the same comparison
+    of a page whose numbers are off by 1e-3 fails (so this test can fail);
+  - the self-checks on the page are those the native run printed (✓ or ✗, in order);
+  - the URL holds the arguments: opening it anew reruns them, and the cells are the same;
+  - an out-of-range value shows the chapter's own message (its native stderr) beside its knob,
+    and the page keeps the last result's cells;
+  - no console error or warning;
+  - on chapter 22, a training (--train) runs in the worker and the stop button stops it; the
+    page keeps its result and the next change computes again.
+"""
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from browser_pages import browser, open_page, page_cells  # noqa: E402
+
+TOLERANCE = 1e-5
+OFF = 1e-3  # a page off by this much must fail the comparison
+SECONDS = 600
+
+# What each chapter's test types and changes: (the sentence, a knob and its new value, a value of
+# that knob the chapter refuses). Chapter 01 has no number flag: its --query names a token.
+CHANGES = {
+    "ch01": ("The whale swam to the ship.", "--query", "he", "dog"),  # its one knob besides: a token
+    "ch05": ("Call me Ishmael.", "--layer", "1", "7"),
+    "ch07": ("The sea was calm that day.", "--heads", "4", "0"),
+    "ch22": ("Ahab looked at the sea.", "--temperature", "1.5", "0"),
+}
+
+
+def native(program, args, out):
+    """The native run of the same arguments: its --dump, its printed checks, its stderr and code."""
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([str(program), "--no-color", *args, "--dump", str(out)], capture_output=True, text=True,
+                       timeout=SECONDS)
+    dumps = {f.stem: np.load(f) for f in out.glob("*.npy")} if p.returncode in (0, 1) else {}
+    checks = [line[0] for line in p.stdout.splitlines() if line[:1] in ("✓", "✗")]
+    return dumps, checks, p.stderr.strip(), p.returncode
+
+
+def compare(cells, dumps):
+    """What differs between the page's cells and the dump: a list of lines, empty when all agree."""
+    wrong, seen = [], set()
+    for name, i, j, written in cells:
+        seen.add(name)
+        if name not in dumps:
+            wrong.append(f"{name}: on the page, not in the dump")
+            continue
+        m = dumps[name]
+        expected = float(m[i, j] if m.ndim == 2 else m[j] if m.ndim == 1 else m)
+        value = float(written)
+        if np.isnan(expected) and np.isnan(value) or expected == value:
+            continue
+        if not abs(value - expected) <= TOLERANCE * max(1.0, abs(expected)):
+            wrong.append(f"{name}[{i}, {j}]: page {written}, native {expected!r}")
+    missing = sorted(set(dumps) - seen)
+    return wrong, missing
+
+
+def page_checks(driver):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('ul.checks li .mark'), m => m.textContent)"
+        ".filter(m => m === '✓' || m === '✗');")
+
+
+def complaints(driver):
+    return [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+
+
+def runs(driver):
+    return int(driver.execute_script("return +(document.body.dataset.runs || 0)"))
+
+
+def wait_run(driver, before):
+    WebDriverWait(driver, SECONDS, poll_frequency=0.05).until(
+        lambda d: runs(d) > before and d.execute_script("return window.liveIdle()"))
+    WebDriverWait(driver, 60, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return document.body.dataset.drawn === 'all'"))
+
+
+def knob(driver, flag):
+    return driver.find_element(By.CSS_SELECTOR, f'form.knobs [data-flag="{flag}"]')
+
+
+def set_knob(driver, flag, value):
+    field = knob(driver, flag)
+    before = runs(driver)
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.DELETE)
+    field.send_keys(value)
+    wait_run(driver, before)
+
+
+def page_arguments(driver):
+    return driver.execute_script("return window.liveArguments()")
+
+
+def check_chapter(driver, program, wasm_dir, out, failures):
+    short = program.name[:4]
+    sentence, flag, value, bad = CHANGES[short]
+    where = out / program.name
+    shutil.rmtree(where, ignore_errors=True)
+    p = subprocess.run([str(program), "--no-color", "--html", str(where)], capture_output=True, text=True,
+                       timeout=SECONDS)
+    if p.returncode != 0:
+        failures.append(f"{program.name} --html: exit {p.returncode} {p.stderr.strip()}")
+        return
+    listed = json.loads(subprocess.run([str(program), "--list-options"], capture_output=True, text=True).stdout)
+    open_page(driver, where / "index.html")
+    driver.get_log("browser")
+    flags = driver.execute_script("return Array.from(document.querySelectorAll('form.knobs [data-flag]'), e => e.dataset.flag)")
+    expected = [o["name"] for o in listed["options"] if o["type"] not in ("PATH", "DIR")]
+    if sorted(flags) != sorted(expected):
+        failures.append(f"{program.name}: knobs {flags}, expected {expected}")
+    if "--text" in expected and flags[0] != "--text":
+        failures.append(f"{program.name}: the first knob is {flags[0]}, not --text")
+
+    # a new sentence, then a number knob: the worker reruns, the numbers are the native ones
+    set_knob(driver, "--text", sentence)
+    set_knob(driver, flag, value)
+    args = page_arguments(driver)
+    if args != ["--text", sentence, flag, value] and sorted(args) != sorted(["--text", sentence, flag, value]):
+        failures.append(f"{program.name}: the page ran {args}")
+    dumps, checks, _, code = native(program, args, out / f"{program.name}.dump")
+    cells = page_cells(driver)
+    wrong, missing = compare(cells, dumps)
+    failures += [f"{program.name} {args}: {w}" for w in wrong[:10]]
+    failures += [f"{program.name} {args}: {name} in the dump, not on the page" for name in missing]
+    if not cells:
+        failures.append(f"{program.name}: no cells on the page")
+    else:  # the same comparison must catch a page off by 1e-3
+        name, i, j, written = next(c for c in cells if float(c[3]) != 0.0)
+        off = [(name, i, j, repr(float(written) * (1 + OFF)))]
+        if not compare(off, {name: dumps[name]})[0]:
+            failures.append(f"{program.name}: a cell off by {OFF} passes the comparison")
+    if page_checks(driver) != checks:
+        failures.append(f"{program.name}: the page's self-checks {page_checks(driver)}, native {checks}")
+    shown = driver.execute_script("return document.body.dataset.runMs")
+    print(f"{program.name}: rerun with {args} in {shown} ms; {len(cells)} cells equal the native --dump")
+
+    # the URL keeps the arguments: the page opened at it computes them again
+    url = driver.current_url
+    driver.get("about:blank")
+    driver.get(url)
+    wait_run(driver, 0)
+    again, _ = compare(page_cells(driver), dumps)
+    if again or page_arguments(driver) != args:
+        failures.append(f"{program.name}: the page opened at {url} ran {page_arguments(driver)}: {again[:3]}")
+
+    # an out-of-range value: the chapter's message beside the knob, the last result kept
+    before_cells = page_cells(driver)
+    bad_args = [a if a != value else bad for a in args]
+    _, _, message, code = native(program, bad_args, out / f"{program.name}.bad")
+    set_knob(driver, flag, bad)
+    shown = driver.execute_script(
+        "return arguments[0].closest('label').querySelector('.knob-error').textContent", knob(driver, flag))
+    if code != 2 or not shown or shown not in message:
+        failures.append(f"{program.name} {flag} {bad}: beside the knob {shown!r}; native (exit {code}) {message!r}")
+    if sorted(map(tuple, page_cells(driver))) != sorted(map(tuple, before_cells)):
+        failures.append(f"{program.name} {flag} {bad}: the page did not keep its last result")
+    failures += [f"{program.name}: console: {c}" for c in complaints(driver)]
+
+
+def program_names():
+    from chapters import chapters  # noqa: E402
+    return [c.program for c in chapters() if c.program[:4] in CHANGES]
+
+
+def check_stop(driver, failures):
+    """Chapter 22's training in the worker: stopped by its button, the page goes on."""
+    set_knob(driver, "--temperature", "1.2")  # a good value again after the refused one
+    field = knob(driver, "--train")
+    before = driver.execute_script("return document.querySelectorAll('.cell[data-matrix]').length")
+    field.click()
+    WebDriverWait(driver, 60, poll_frequency=0.05).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "form.knobs .live-stop").is_displayed())
+    time.sleep(1)
+    driver.find_element(By.CSS_SELECTOR, "form.knobs .live-stop").click()
+    stopped = driver.execute_script("return document.body.dataset.stopped === 'yes' && document.body.dataset.running === 'no'")
+    after = driver.execute_script("return document.querySelectorAll('.cell[data-matrix]').length")
+    if not stopped or after != before:
+        failures.append(f"ch22 --train: the stop button left running={stopped}, cells {before} → {after}")
+    field.click()  # off again: the next change computes with a new worker
+    set_knob(driver, "--temperature", "0.9")
+    if driver.execute_script("return document.body.dataset.running") != "no":
+        failures.append("ch22: after the stop, a change did not compute")
+    failures += [f"ch22: console: {c}" for c in complaints(driver)]
+
+
+def main():
+    if sys.argv[1:] == ["--chapters"]:  # what ./tutorial test builds for the browser
+        print(" ".join(program_names()))
+        return 0
+    bin_dir, wasm_dir, out = (Path(a).resolve() for a in sys.argv[1:4])
+    wanted = sys.argv[4:] or sorted(CHANGES)
+    # chapter 22 first: its run trains the model (when none is kept) that the others' sentences go through
+    programs = sorted((p for p in bin_dir.iterdir() if p.name[:4] in wanted and p.suffix == ""),
+                      key=lambda p: (not p.name.startswith("ch22"), p.name))
+    out.mkdir(parents=True, exist_ok=True)
+    failures = []
+    for program in programs:
+        if not (wasm_dir / f"{program.name}.pack").is_file():
+            failures.append(f"{program.name}: no WebAssembly build in {wasm_dir} (cmake --preset wasm)")
+    driver = browser()
+    try:
+        for program in programs:
+            check_chapter(driver, program, wasm_dir, out, failures)
+            if program.name.startswith("ch22"):
+                check_stop(driver, failures)
+    finally:
+        driver.quit()
+    for f in failures:
+        print(f"✗ {f}")
+    print(f"{len(programs)} pages, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
