@@ -61,10 +61,15 @@ void set_indexer_from_heads(AttentionOnlyModel<T>& m, std::size_t r) {
         const Mat<T> B = product_transposed(m.W_Q[k], key_projection(m, k));
         // 2. B = U Σ Vᵀ, singular values falling
         const auto [U, sigma, Vt] = singular_values(B);
-        // 3. W_IQ = U_r Σ_r^{1/2}, W_IK = V_r Σ_r^{1/2} (d × r)
+        // 3. W_IQ = U_r Σ_r^{1/2}, W_IK = V_r Σ_r^{1/2} (d × r); u_c and v_c may both change sign
+        //    (B stays the same): each pair is turned so that the largest entry of u_c is positive,
+        //    whichever SVD found it (LAPACK's natively, jacobi_svd in WebAssembly)
         Mat<T> IQ = Mat<T>::from_shape({d, r}), IK = IQ;
         for (std::size_t c = 0; c < r; ++c) {
-            const T root = std::sqrt(sigma(c));
+            std::size_t largest = 0;
+            for (std::size_t i = 1; i < d; ++i)
+                if (std::abs(U(i, c)) > std::abs(U(largest, c))) largest = i;
+            const T root = std::sqrt(sigma(c)) * (U(largest, c) < 0 ? T(-1) : T(1));
             for (std::size_t i = 0; i < d; ++i) IQ(i, c) = U(i, c) * root, IK(i, c) = Vt(c, i) * root;
         }
         m.W_IQ.push_back(IQ), m.W_IK.push_back(IK);
