@@ -108,7 +108,8 @@
   knobs.addEventListener('submit', (e) => e.preventDefault());
   const fields = new Map();  // flag → its input
   const errorOf = new Map();  // flag → the element beside it that says what is wrong
-  const shownOptions = live.options.filter((o) => o.type !== 'PATH' && o.type !== 'DIR');
+  // (a file stays in the terminal; a chapter that refuses --text says so in its --help)
+  const shownOptions = live.options.filter((o) => o.type !== 'PATH' && o.type !== 'DIR' && (o.name !== '--text' || live.text));
   // --text first: the sentence is what a learner changes most
   shownOptions.sort((a, b) => (b.name === '--text') - (a.name === '--text'));
   for (const o of shownOptions) {

@@ -130,7 +130,7 @@ def check_chapter(driver, program, wasm_dir, out, failures):
     open_page(driver, where / "index.html")
     driver.get_log("browser")
     flags = driver.execute_script("return Array.from(document.querySelectorAll('form.knobs [data-flag]'), e => e.dataset.flag)")
-    expected = [o["name"] for o in listed["options"] if o["type"] not in ("PATH", "DIR")]
+    expected = [o["name"] for o in listed["options"] if o["type"] not in ("PATH", "DIR")]  # (all four take --text)
     if sorted(flags) != sorted(expected):
         failures.append(f"{program.name}: knobs {flags}, expected {expected}")
     if "--text" in expected and flags[0] != "--text":

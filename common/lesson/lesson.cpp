@@ -190,12 +190,14 @@ void Lesson::keep_document() {
     const std::string json = document_.json(program_, title_, listed_, summary);
     if (files_.paging()) {
         // A page that computes a sentence reads the trained model beside it.
-        const std::string model =
-            explorer_.computes() && command_line_.declares("--text") ? trained_model_script() : std::string();
+        // (A chapter that refuses --text has no such knob.)
+        const bool takes_text = command_line_.declares("--text") && text_refused_.empty();
+        const std::string model = explorer_.computes() && takes_text ? trained_model_script() : std::string();
         if (!model.empty()) files_.keep_page_file("trained_model.js", model);
         const std::string options = command_line_.json();  // {"program": …, "options": […]}
-        const std::string live = fmt::format("{}, \"arguments\": {}, \"model\": {}}}", options.substr(0, options.rfind('}')),
-                                             command_line_.given_json(), model.empty() ? "false" : "true");
+        const std::string live = fmt::format("{}, \"arguments\": {}, \"model\": {}, \"text\": {}}}",
+                                             options.substr(0, options.rfind('}')), command_line_.given_json(),
+                                             model.empty() ? "false" : "true", takes_text ? "true" : "false");
         files_.keep_page(explorer_.html(title_, json, live));
     }
     if (files_.reporting()) files_.keep_report(json);
