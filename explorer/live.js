@@ -31,7 +31,7 @@
       return new Uint8Array(await new Response(stream).arrayBuffer());
     };
     const run = async ({ args, report }) => {
-      const printed = [], errors = [];
+      const errors = [];
       let exitCode = null;
       let lastProgress = 0;
       const progressed = (line) => {
@@ -40,7 +40,7 @@
       };
       const module = await self.createChapter({
         // what it prints while it runs is its progress (a training's step N/M), at most ten lines a second
-        print: (line) => { printed.push(line); progressed(line); },
+        print: progressed,
         printErr: (line) => { errors.push(line); progressed(line); },
         instantiateWasm: (imports, done) => {
           WebAssembly.instantiate(compiled, imports).then((instance) => done(instance));
@@ -73,7 +73,7 @@
       }
       const ms = performance.now() - started;
       const reported = module.FS.analyzePath(report).exists ? module.FS.readFile(report, { encoding: 'utf8' }) : null;
-      postMessage({ exitCode, report: reported, errors, printed: printed.slice(-3), ms });
+      postMessage({ exitCode, report: reported, errors, ms });
     };
     // one message after the other: a run waits for the program to be compiled
     let queue = Promise.resolve();
@@ -198,13 +198,12 @@
 
   // ------------------------------------------------------------ running
   let worker = null, busy = false, pending = null, runs = 0, lastGood = live.arguments, stopLater = null;
-  const filesFor = () => (window.tutorialTrainedModel && fields.has('--text') ? window.tutorialTrainedModel : null);
   function startWorker() {
     const source = `'use strict';\n(${workerMain.toString()})();`;
     worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
     worker.postMessage(packed);
-    const files = filesFor();
-    if (files) worker.postMessage({ files });
+    // the model beside the page, when its script has loaded (else it is sent once it has)
+    if (window.tutorialTrainedModel) worker.postMessage({ files: window.tutorialTrainedModel });
     worker.onmessage = ({ data }) => finished(data);
     worker.onerror = (e) => finished({ crashed: e.message || 'the worker stopped' });
   }

@@ -9,10 +9,8 @@
 
 #include <sys/mman.h>
 
-#if !defined(__EMSCRIPTEN__)
+#if !defined(__EMSCRIPTEN__)  // WebAssembly has neither BLAS nor xsimd: there the loops below do all
 #include <cblas.h>
-#endif
-#if !defined(__EMSCRIPTEN__)  // xsimd has no WebAssembly target: there the scalar loops below do all
 #include <xsimd/xsimd.hpp>
 #endif
 
