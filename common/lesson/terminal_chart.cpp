@@ -11,7 +11,7 @@
 namespace {
 
 // Where a value falls on an axis of `cells` cells, 0 … cells − 1.
-struct Scale {
+struct CellScale {
     bool log = false;
     double low = 0.0, high = 0.0;
     double at(double v) const { return log ? std::log10(v) : v; }
@@ -33,8 +33,8 @@ void cut_trailing_spaces(std::string& line) {
 }  // namespace
 
 std::string terminal_chart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
-    Scale sx{o.log_x, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
-    Scale sy{o.log_y, sx.low, sx.high};
+    CellScale sx{o.log_x, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    CellScale sy{o.log_y, sx.low, sx.high};
     for (const ChartSeries& s : series)
         for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
             if (drawable(s.x[i], s.y[i], o)) {

@@ -422,3 +422,4 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
                                                   const ModelForward<T>&, const Mat<T>&, const std::vector<bool>&);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE

@@ -15,7 +15,7 @@
 namespace fixed_order {
 
 template <class T>
-using Mat = xt::xtensor<T, 2>;
+using MatrixOf = xt::xtensor<T, 2>;
 
 namespace {
 
@@ -188,33 +188,34 @@ __attribute__((noinline)) void product_into(Operand<T> a, const T* b, T* c, std:
 
 namespace {
 template <class T>
-Mat<T> product(bool ta, bool tb, const Mat<T>& a_in, const Mat<T>& b_in) {
+MatrixOf<T> product(bool ta, bool tb, const MatrixOf<T>& a_in, const MatrixOf<T>& b_in) {
     const std::size_t inner_a = ta ? rows(a_in) : cols(a_in), inner_b = tb ? cols(b_in) : rows(b_in);
     if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
     // A transposed b is copied once (it is a small weight matrix), so that b is read by rows.
-    const Mat<T> b_t = tb ? Mat<T>(xt::transpose(b_in)) : Mat<T>();
-    const Mat<T>& b = tb ? b_t : b_in;  // (K × m)
+    const MatrixOf<T> b_t = tb ? MatrixOf<T>(xt::transpose(b_in)) : MatrixOf<T>();
+    const MatrixOf<T>& b = tb ? b_t : b_in;  // (K × m)
     const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = cols(b);
     const std::size_t row_step = ta ? 1 : K, k_step = ta ? cols(a_in) : 1;  // op(a)(i, k) = a[i·row_step + k·k_step]
-    Mat<T> c = Mat<T>::from_shape({n, m});
+    MatrixOf<T> c = MatrixOf<T>::from_shape({n, m});
     product_into(Operand<T>{a_in.data(), row_step, k_step}, b.data(), c.data(), n, K, m);
     return c;
 }
 }  // namespace
 
 template <class T>
-Mat<T> mm(const Mat<T>& a, const Mat<T>& b) { return product(false, false, a, b); }  // a · b
+MatrixOf<T> mm(const MatrixOf<T>& a, const MatrixOf<T>& b) { return product(false, false, a, b); }  // a · b
 template <class T>
-Mat<T> mm_tn(const Mat<T>& a, const Mat<T>& b) { return product(true, false, a, b); }  // aᵀ · b
+MatrixOf<T> mm_tn(const MatrixOf<T>& a, const MatrixOf<T>& b) { return product(true, false, a, b); }  // aᵀ · b
 template <class T>
-Mat<T> mm_nt(const Mat<T>& a, const Mat<T>& b) { return product(false, true, a, b); }  // a · bᵀ
+MatrixOf<T> mm_nt(const MatrixOf<T>& a, const MatrixOf<T>& b) { return product(false, true, a, b); }  // a · bᵀ
 
 #define INSTANTIATE(T)                                                                                \
     template void product_into(Operand<T>, const T*, T*, std::size_t, std::size_t, std::size_t, Terms); \
-    template Mat<T> mm(const Mat<T>&, const Mat<T>&);                                                 \
-    template Mat<T> mm_tn(const Mat<T>&, const Mat<T>&);                                              \
-    template Mat<T> mm_nt(const Mat<T>&, const Mat<T>&);
+    template MatrixOf<T> mm(const MatrixOf<T>&, const MatrixOf<T>&);                                                 \
+    template MatrixOf<T> mm_tn(const MatrixOf<T>&, const MatrixOf<T>&);                                              \
+    template MatrixOf<T> mm_nt(const MatrixOf<T>&, const MatrixOf<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE
 
 }  // namespace fixed_order

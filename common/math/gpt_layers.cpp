@@ -227,5 +227,6 @@ void add_into(Mat<T>& x, const Mat<T>& a) {
     template void add_into(Mat<T>&, const Mat<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE
 
 }  // namespace gpt_layers

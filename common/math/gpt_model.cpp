@@ -324,3 +324,4 @@ Gpt<T> gpt_backward(const Gpt<T>& m, const std::vector<Tokens>& batch, const Gpt
                                     const Mat<T>&, Gpt<T>&, GptBackwardBuffers<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE

@@ -333,5 +333,6 @@ void delta_rule_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, cons
                                       Mat<T>&, Mat<T>*, std::size_t, std::size_t);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE
 
 }  // namespace token_mixers

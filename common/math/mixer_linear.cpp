@@ -74,5 +74,6 @@ void linear_attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& phi_
                                          Mat<T>&, std::size_t, std::size_t);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE
 
 }  // namespace token_mixers

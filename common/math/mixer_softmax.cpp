@@ -140,5 +140,6 @@ Mat<T> indexer_scores(const Mat<T>& IQ, const Mat<T>& IK, std::size_t B, std::si
     template Mat<T> indexer_scores(const Mat<T>&, const Mat<T>&, std::size_t, std::size_t);
 INSTANTIATE(float)
 INSTANTIATE(double)
+#undef INSTANTIATE
 
 }  // namespace token_mixers
