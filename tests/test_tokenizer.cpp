@@ -79,6 +79,23 @@ TEST_CASE("characters: the distinct code points, sorted") {
     CHECK(t.merges.empty());
 }
 
+TEST_CASE("characters: random texts over every plane, and values past U+10FFFF, give a sorted copy's distinct values") {
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 20; ++trial) {
+        std::u32string text(std::size_t(rng() % 300), U' ');
+        for (char32_t& c : text) {
+            const std::uint32_t pick = rng() % 10;
+            c = pick < 6 ? char32_t(rng() % 128) : pick < 9 ? char32_t(rng() % 0x110000) : char32_t(0x110000 + rng() % 4);
+        }
+        std::u32string expected = text;  // the definition, by sorting
+        std::sort(expected.begin(), expected.end());
+        expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+        const Tokenizer t = char_tokenizer(text);
+        REQUIRE(t.size() == expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) CHECK(t.symbol(int(i)) == std::u32string(1, expected[i]));
+    }
+}
+
 TEST_CASE("learn_bpe gives the merges and counts of a recount of every pair before each merge") {
     const Tokenizer characters = char_tokenizer(paragraph);
     const Tokenizer t = learn_bpe(characters, paragraph, characters.size() + 60);

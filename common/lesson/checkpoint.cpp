@@ -4,14 +4,13 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "common/lesson/output_files.hpp"
+#include "common/lesson/whole_file.hpp"
 #include "common/math/input_error.hpp"
 
 namespace {
@@ -28,10 +27,9 @@ std::string recipe_file(const Checkpoint& c) { return first_line + "\ncode " + c
 
 // The whole file, or false when it cannot be read.
 bool read_whole(const fs::path& path, std::string& bytes) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    return !in.bad();
+    std::optional<std::string> read = whole_file(path);
+    if (read) bytes = std::move(*read);
+    return read.has_value();
 }
 
 }  // namespace

@@ -2,14 +2,13 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <utf8proc.h>
 
 #include "common/lesson/machine_memory.hpp"
+#include "common/lesson/whole_file.hpp"
 #include "common/math/input_error.hpp"
 
 namespace {
@@ -66,9 +65,9 @@ Corpus load_corpus(const std::string& path, std::size_t fewest_characters) {
     const std::uint64_t bytes = std::filesystem::file_size(file, error);
     if (error) throw InputError(fmt::format("{}: cannot read it ({})", what, error.message()));
     require_memory(what, bytes * bytes_per_character, memory_limit_bytes());
-    std::ifstream in(file, std::ios::binary);
-    std::string utf8((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) throw InputError(fmt::format("{}: cannot read it", what));
+    const std::optional<std::string> read = whole_file(file);
+    if (!read) throw InputError(fmt::format("{}: cannot read it", what));
+    const std::string& utf8 = *read;
     if (utf8.empty()) throw InputError(fmt::format("{}: the file is empty (expected a UTF-8 text)", what));
     const std::size_t nul = utf8.find('\0');
     if (nul != std::string::npos)

@@ -1,8 +1,6 @@
 #include "common/lesson/page_model.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 #include <fmt/format.h>
@@ -10,16 +8,10 @@
 #include "common/lesson/corpus.hpp"
 #include "common/lesson/language_model.hpp"
 #include "common/lesson/trained_gpt.hpp"
+#include "common/lesson/whole_file.hpp"
 #include "common/math/input_error.hpp"
 
 namespace {
-
-std::optional<std::string> bytes_of(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) return std::nullopt;
-    return bytes;
-}
 
 std::string base64(const std::string& bytes) {
     static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -48,7 +40,7 @@ std::string trained_model_script() {
     if (folder.empty() || !kept_model(corpus, recipe)) return {};
     std::string entries;
     const auto add = [&](const std::string& name, const std::filesystem::path& file) {
-        const std::optional<std::string> bytes = bytes_of(file);
+        const std::optional<std::string> bytes = whole_file(file);
         if (!bytes) throw InputError(fmt::format("--html: cannot read {}", file.string()));
         entries += fmt::format("{}\n  {:?}: \"{}\"", entries.empty() ? "" : ",", name, base64(*bytes));
     };

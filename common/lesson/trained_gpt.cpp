@@ -2,14 +2,13 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "common/lesson/checkpoint.hpp"
 #include "common/lesson/training_memory.hpp"
+#include "common/lesson/whole_file.hpp"
 #include "common/math/input_error.hpp"
 
 #ifndef TUTORIAL_GPT_CODE
@@ -84,9 +83,9 @@ TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_te
     TrainedGpt t;
     // The tokenizer first: its size is the model's vocabulary (a small text may give fewer than
     // asked). When it is missing, load_checkpoint says so, after what it checks before.
-    if (std::ifstream in{std::filesystem::path(dir) / tokenizer_file}) {
+    if (const std::optional<std::string> text = whole_file(std::filesystem::path(dir) / tokenizer_file)) {
         try {
-            t.tokenizer = read_tokenizer(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+            t.tokenizer = read_tokenizer(*text);
         } catch (const InputError& e) {
             throw InputError(dir + "/" + tokenizer_file + ": " + e.what());
         }

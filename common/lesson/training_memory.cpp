@@ -7,10 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "common/lesson/whole_file.hpp"
 
 namespace {
 
@@ -22,9 +23,8 @@ const std::string header = "attention-step-by-step trained copy-task model, vers
 // tests' copy of a chapter without 1/√d_k) is never read back. Empty when they cannot be read.
 const std::string& program_fingerprint() {
     static const std::string fingerprint = [] {
-        std::ifstream in("/proc/self/exe", std::ios::binary);
-        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        return in.bad() || bytes.empty() ? std::string() : fmt::format("program {:016x}", fnv1a(bytes));
+        const std::optional<std::string> bytes = whole_file("/proc/self/exe");
+        return !bytes || bytes->empty() ? std::string() : fmt::format("program {:016x}", fnv1a(*bytes));
     }();
     return fingerprint;
 }
@@ -108,9 +108,9 @@ bool TrainedOnDisk::recall(const CopyTaskSettings& s, TrainedModel& model) {
         }
     const std::string file = file_for(s);
     if (file.empty()) return false;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return false;
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::optional<std::string> read = whole_file(file);
+    if (!read) return false;
+    const std::string& text = *read;
     const std::string head = header + key_of(s);
     constexpr std::size_t sum_size = sizeof(std::uint64_t);
     if (text.size() < head.size() + sum_size || text.compare(0, head.size(), head) != 0) return false;

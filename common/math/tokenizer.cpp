@@ -112,9 +112,20 @@ std::vector<std::u32string> split_words(const std::u32string& text) {
 }
 
 Tokenizer char_tokenizer(const std::u32string& text) {
-    std::u32string distinct = text;
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    // One pass marks the code points that occur (sorting a copy of a whole book took n log n).
+    constexpr char32_t code_points = 0x110000;
+    std::vector<bool> seen(code_points);
+    std::u32string beyond;  // values past U+10FFFF, which decoded UTF-8 never holds
+    for (char32_t c : text) {
+        if (c < code_points) seen[c] = true;
+        else beyond.push_back(c);
+    }
+    std::u32string distinct;
+    for (char32_t c = 0; c < code_points; ++c)
+        if (seen[c]) distinct.push_back(c);
+    std::sort(beyond.begin(), beyond.end());
+    beyond.erase(std::unique(beyond.begin(), beyond.end()), beyond.end());
+    distinct += beyond;
     Tokenizer t;
     for (char32_t c : distinct) t.symbols.push_back(std::u32string(1, c));
     return t;
