@@ -231,10 +231,19 @@ def report(chapter, case, problems, answer):
     results.append((chapter, case, outcome))
 
 
+GOLDEN = {c.program: c.golden for c in chapters()}
+
+
 def default_line_count(chapter, cache={}):
+    """The default run's lines: its golden output, which the suite checks it prints (a measured
+    chapter, which has none, is run: under the sanitizers chapter 19's default run takes 20 s)."""
     if chapter not in cache:
-        code, out, _ = run(command(BIN / chapter, "--no-color"))
-        cache[chapter] = out.count("\n")
+        golden = GOLDEN.get(chapter)
+        if golden and golden.is_file():
+            cache[chapter] = golden.read_text(encoding="utf-8").count("\n")
+        else:
+            code, out, _ = run(command(BIN / chapter, "--no-color"))
+            cache[chapter] = out.count("\n")
     return cache[chapter]
 
 

@@ -1,10 +1,11 @@
 #include "common/lesson/explorer_page.hpp"
 
 #include <fstream>
-#include <sstream>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "common/lesson/whole_file.hpp"
 #include "common/math/input_error.hpp"
 
 namespace {
@@ -18,12 +19,10 @@ const std::string live_style_path = std::string(TUTORIAL_EXPLORER_DIR) + "/live.
 const std::string wasm_dir = TUTORIAL_WASM_DIR;
 
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) throw InputError(fmt::format("--html: cannot read {}{}", path,
-                                          path == d3_path ? " (Debian's node-d3: ./tutorial run installs it)" : ""));
-    return text.str();
+    std::optional<std::string> text = whole_file(path);
+    if (!text) throw InputError(fmt::format("--html: cannot read {}{}", path,
+                                            path == d3_path ? " (Debian's node-d3: ./tutorial run installs it)" : ""));
+    return std::move(*text);
 }
 
 }  // namespace
