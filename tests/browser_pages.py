@@ -1,6 +1,9 @@
 """What the tests of the pages share: headless Chromium through Selenium, a page opened and drawn,
-and every heat-map cell of it read (tests/explorer_browser.py, tests/live_page.py)."""
+every heat-map cell of it read, and the cells held against a --dump (tests/explorer_browser.py,
+tests/live_page.py)."""
 import shutil
+
+import numpy as np
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -46,3 +49,20 @@ def page_cells(driver):
     for member in sorted(set(driver.execute_script(UNDRAWN_MEMBERS))):
         cells += driver.execute_script(CLICK_MEMBER, member)
     return cells
+
+
+def cells_against_dump(cells, dumps, same):
+    """Where the page's cells and the --dump disagree: a line for each cell that differs (same(written,
+    expected) compares one number), and the dumped matrices with no cell on the page. A 1-D array
+    (n,), as PyTorch dumps a bias, is the page's (1 × n) row."""
+    wrong, seen = [], set()
+    for name, i, j, written in cells:
+        seen.add(name)
+        if name not in dumps:
+            wrong.append(f"{name}: on the page, not in the dump")
+            continue
+        m = np.atleast_2d(dumps[name])
+        inside = i < m.shape[0] and j < m.shape[1]
+        if not inside or not same(written, m[i, j]):
+            wrong.append(f"{name}[{i}, {j}]: {written} on the page, {m[i, j] if inside else 'outside'} in the dump")
+    return wrong, sorted(set(dumps) - seen)

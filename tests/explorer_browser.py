@@ -59,7 +59,7 @@ from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fast_args import FAST_ARGS  # noqa: E402
-from browser_pages import CELLS, browser, open_page, page_cells  # noqa: E402
+from browser_pages import CELLS, browser, cells_against_dump, open_page, page_cells  # noqa: E402
 from launch import command  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -92,17 +92,7 @@ def same_number(written, expected):
 def check_numbers(driver, chapter, dumps, data):
     cells = page_cells(driver)
     check_corners(driver, chapter, dumps, data, cells)
-    seen, wrong = set(), []
-    for name, i, j, written in cells:
-        seen.add(name)
-        if name not in dumps:
-            wrong.append(f"{name}: not a dumped matrix")
-            continue
-        m = dumps[name]
-        if i >= m.shape[0] or j >= m.shape[1] or not same_number(written, m[i, j]):
-            wrong.append(f"{name}[{i}, {j}] = {written} on the page, "
-                         f"{m[i, j] if i < m.shape[0] and j < m.shape[1] else 'outside'} in the dump")
-    missing = sorted(set(dumps) - seen)
+    wrong, missing = cells_against_dump(cells, dumps, same_number)
     if missing:
         failures.append(f"{chapter}: matrices with no cell on the page: {missing}")
     if wrong:

@@ -33,7 +33,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from browser_pages import browser, open_page, page_cells  # noqa: E402
+from browser_pages import browser, cells_against_dump, open_page, page_cells  # noqa: E402
 
 TOLERANCE = 1e-5
 OFF = 1e-3  # a page off by this much must fail the comparison
@@ -59,23 +59,15 @@ def native(program, args, out):
     return dumps, checks, p.stderr.strip(), p.returncode
 
 
+def same_number(written, expected):
+    value = float(written)
+    return value == expected or np.isnan(expected) and np.isnan(value) or \
+        abs(value - expected) <= TOLERANCE * max(1.0, abs(expected))
+
+
 def compare(cells, dumps):
-    """What differs between the page's cells and the dump: a list of lines, empty when all agree."""
-    wrong, seen = [], set()
-    for name, i, j, written in cells:
-        seen.add(name)
-        if name not in dumps:
-            wrong.append(f"{name}: on the page, not in the dump")
-            continue
-        m = dumps[name]
-        expected = float(m[i, j] if m.ndim == 2 else m[j] if m.ndim == 1 else m)
-        value = float(written)
-        if np.isnan(expected) and np.isnan(value) or expected == value:
-            continue
-        if not abs(value - expected) <= TOLERANCE * max(1.0, abs(expected)):
-            wrong.append(f"{name}[{i}, {j}]: page {written}, native {expected!r}")
-    missing = sorted(set(dumps) - seen)
-    return wrong, missing
+    """What differs between the page's cells and the dump: (lines, matrices with no cell), empty when all agree."""
+    return cells_against_dump(cells, dumps, same_number)
 
 
 def page_checks(driver):
