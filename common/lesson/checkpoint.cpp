@@ -25,11 +25,11 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 
 std::string recipe_file(const Checkpoint& c) { return first_line + "\ncode " + c.code + "\n" + c.recipe; }
 
-// The whole file, or false when it cannot be read.
-bool read_whole(const fs::path& path, std::string& bytes) {
-    std::optional<std::string> read = whole_file(path);
-    if (read) bytes = std::move(*read);
-    return read.has_value();
+// The whole file; when it cannot be read, an InputError that says what is missing.
+std::string whole_or_missing(const fs::path& path, const std::string& missing) {
+    std::optional<std::string> bytes = whole_file(path);
+    if (!bytes) throw InputError(missing);
+    return std::move(*bytes);
 }
 
 }  // namespace
@@ -92,9 +92,8 @@ void save_checkpoint(const std::string& dir, const Checkpoint& c) {
 Checkpoint load_checkpoint(const std::string& dir, const std::string& code, const std::string& recipe,
                            const std::vector<NamedTensor>& expected, const std::vector<std::string>& text_names) {
     const fs::path folder(dir);
-    std::string head;
     if (!fs::is_directory(folder)) throw InputError(dir + ": no checkpoint there (not a folder)");
-    if (!read_whole(folder / "recipe.txt", head)) throw InputError(dir + ": no recipe.txt (not a checkpoint)");
+    const std::string head = whole_or_missing(folder / "recipe.txt", dir + ": no recipe.txt (not a checkpoint)");
     Checkpoint c;
     const std::string code_line = "code ";
     const std::size_t end_first = head.find('\n'), end_code = head.find('\n', end_first + 1);
@@ -120,14 +119,11 @@ Checkpoint load_checkpoint(const std::string& dir, const std::string& code, cons
     }
     for (const NamedTensor& want : expected) {
         const fs::path file = folder / (want.name + ".npy");
-        std::string bytes;
-        if (!read_whole(file, bytes)) throw InputError(dir + ": " + want.name + ".npy is missing");
+        const std::string bytes = whole_or_missing(file, dir + ": " + want.name + ".npy is missing");
         c.tensors.push_back({want.name, want.shape, read_npy(bytes, file.string(), want.shape)});
     }
     for (const std::string& name : text_names) {
-        std::string text;
-        if (!read_whole(folder / name, text)) throw InputError(dir + ": " + name + " is missing");
-        c.texts.emplace_back(name, std::move(text));
+        c.texts.emplace_back(name, whole_or_missing(folder / name, dir + ": " + name + " is missing"));
     }
     return c;
 }

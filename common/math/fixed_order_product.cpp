@@ -209,10 +209,10 @@ MatrixOf<T> mm_tn(const MatrixOf<T>& a, const MatrixOf<T>& b) { return product(t
 template <class T>
 MatrixOf<T> mm_nt(const MatrixOf<T>& a, const MatrixOf<T>& b) { return product(false, true, a, b); }  // a · bᵀ
 
-#define INSTANTIATE(T)                                                                                \
+#define INSTANTIATE(T)                                                                                  \
     template void product_into(Operand<T>, const T*, T*, std::size_t, std::size_t, std::size_t, Terms); \
-    template MatrixOf<T> mm(const MatrixOf<T>&, const MatrixOf<T>&);                                                 \
-    template MatrixOf<T> mm_tn(const MatrixOf<T>&, const MatrixOf<T>&);                                              \
+    template MatrixOf<T> mm(const MatrixOf<T>&, const MatrixOf<T>&);                                    \
+    template MatrixOf<T> mm_tn(const MatrixOf<T>&, const MatrixOf<T>&);                                 \
     template MatrixOf<T> mm_nt(const MatrixOf<T>&, const MatrixOf<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)
