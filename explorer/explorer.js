@@ -261,6 +261,28 @@ window.drawLesson = (lesson, { step } = {}) => {
   // ---------------------------------------------------------------- one matrix, with its group
   // Title, heat map, clipping caption, and the head view for attention weights.
   // stacked: the head view goes under the heat map (side by side, where width is short).
+  function matrixTitle(m) {
+    const title = el('figcaption', 'matrix-title'), words = el('span', 'title-text');
+    words.append(el('span', 'matrix-name', m.name));
+    if (m.formula) words.append(` = ${m.formula}`);
+    words.append(el('span', 'shape', `(${m.shape[0]} × ${m.shape[1]})`));
+    title.append(words);
+    return title;
+  }
+  // A large matrix that no step shows (chapter 22's parameters: 26 of up to 128 × 128) is drawn
+  // when asked: all of them would hold the page for seconds after every run.
+  const LATER_CELLS = 64 * 64;
+  function drawnWhenAsked(m) {
+    const rows = m.values.length, cols = rows ? m.values[0].length : 0;
+    if (rows * cols <= LATER_CELLS) return matrixView(m.name, 3, WIDTH, false);
+    const figure = el('figure', 'matrix-later');
+    figure.dataset.later = m.name;
+    const button = el('button', 'draw-later', `Draw its heat map (${rows} × ${cols} cells)`);
+    button.type = 'button';
+    button.addEventListener('click', () => figure.replaceWith(matrixView(m.name, 3, WIDTH, false)));
+    figure.append(matrixTitle(m), button);
+    return figure;
+  }
   function drawMatrix(name, decimals, maxWidth, stacked, indices) {
     const m = matrices.get(name);
     const figure = el('figure', 'matrix');
@@ -269,12 +291,7 @@ window.drawLesson = (lesson, { step } = {}) => {
       figure.append(el('p', 'missing', `(matrix "${name}" is not in the lesson's list)`));
       return figure;
     }
-    const title = el('figcaption', 'matrix-title'), words = el('span', 'title-text');
-    words.append(el('span', 'matrix-name', m.name));
-    if (m.formula) words.append(` = ${m.formula}`);
-    words.append(el('span', 'shape', `(${m.shape[0]} × ${m.shape[1]})`));
-    title.append(words);
-    figure.append(title);
+    figure.append(matrixTitle(m));
     if (!m.shape[0] || !m.shape[1]) {
       figure.append(el('p', 'caption', 'empty: no values'));
       return figure;
@@ -606,7 +623,7 @@ window.drawLesson = (lesson, { step } = {}) => {
     appendix.append(el('p', 'text', rest.length
       ? 'The matrices of the chapter\'s list that no step shows, in the list\'s order.'
       : 'Every matrix of the chapter\'s list is shown in a step above.'));
-    for (const m of rest) appendix.append(matrixView(m.name, 3, WIDTH, false));
+    for (const m of rest) appendix.append(drawnWhenAsked(m));
   });
   let filled = 0;
   function drawTo(n) {

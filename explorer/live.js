@@ -4,6 +4,12 @@
 // new run's document in place of the old (drawLesson, explorer.js). The page never waits for a
 // run: a long one (a training) shows its last printed line and a stop button.
 //
+// A chapter whose last run took longer than SLOW_MS (chapter 22 reads the whole book and
+// checks the model on it) runs twice for a change: first the step in view alone (--step: the
+// program computes only what that step reads, and reports its matrices), drawn at once in
+// place of the old while the other steps, dimmed, keep the last run's; then the whole run,
+// which draws every step again.
+//
 // The page inlines what it needs (it opens from file://, where a browser fetches nothing): the
 // program as gzip in base64 (<script id="wasm-glue">, <script id="wasm-binary">), the flags
 // (<script id="live">). The worker is made from a Blob of this file's workerMain.
@@ -17,6 +23,7 @@
     wasm: document.getElementById('wasm-binary').textContent.trim(),
   };
   const REPORT = '/run/report.json';
+  const SLOW_MS = 300;
 
   // ------------------------------------------------------------ the worker
   // It unpacks and compiles the program once, then runs it once per message, each run in a
@@ -197,7 +204,9 @@
   }
 
   // ------------------------------------------------------------ running
-  let worker = null, busy = false, pending = null, runs = 0, lastGood = live.arguments, stopLater = null;
+  let worker = null, busy = false, pending = null, runs = 0, stepRuns = 0, lastGood = live.arguments, stopLater = null;
+  // the last whole run's document (at first the recorded one) and how long it took (ms)
+  let lastDocument = JSON.parse(document.getElementById('lesson').textContent), lastMs = null;
   function startWorker() {
     const source = `'use strict';\n(${workerMain.toString()})();`;
     worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
@@ -225,11 +234,28 @@
     document.body.dataset.running = 'yes';
     status.firstChild.textContent = 'Computing…';
     if (!worker) startWorker();
-    worker.postMessage({ args: [...args, '--no-color', '--report', REPORT], report: REPORT });
-    worker.current = args;
+    const inView = window.currentStep ? window.currentStep() : 1;
+    send(args, lastMs > SLOW_MS && inView <= lastDocument.steps.length ? inView : null);
     // a run that takes longer than half a second (a training) can be stopped
     clearTimeout(stopLater);
     stopLater = setTimeout(() => { if (busy) stop.hidden = false; }, 500);
+  }
+  // The whole run (step null), or one step of it.
+  function send(args, step) {
+    const one = step ? ['--step', String(step)] : [];
+    worker.postMessage({ args: [...args, ...one, '--no-color', '--report', REPORT], report: REPORT });
+    worker.current = { args, step };
+  }
+  // The last whole run's document with one step, and the matrices it shows, from a run of that step.
+  function withStep(last, one) {
+    const [shown] = one.steps;
+    const fresh = new Map(one.matrices.map((m) => [m.name, m]));
+    const names = new Set(last.matrices.map((m) => m.name));
+    return {
+      ...last,
+      steps: last.steps.map((s) => (s.number === shown.number ? shown : s)),
+      matrices: [...last.matrices.map((m) => fresh.get(m.name) || m), ...one.matrices.filter((m) => !names.has(m.name))],
+    };
   }
   function finished(data) {
     if (data.ready) return;
@@ -241,10 +267,26 @@
       if (total) { bar.max = +total; bar.value = +done; } else bar.removeAttribute('value');
       return;
     }
-    const args = worker.current;
-    busy = false;
+    const { args, step } = worker.current;
     bar.hidden = true;
     stop.hidden = true;
+    if (step && !data.crashed && data.exitCode !== 2 && data.report) {
+      // the step in view, drawn now; the whole run follows (unless the learner has typed on)
+      showError('');
+      window.currentStep = window.drawLesson(withStep(lastDocument, JSON.parse(data.report)), { step: window.currentStep() });
+      for (const s of document.querySelectorAll('section.step')) s.classList.toggle('stale', +s.dataset.step !== step);
+      status.firstChild.textContent = `Step ${step} computed in ${Math.round(data.ms)} ms; the other steps follow…`;
+      document.body.dataset.stepMs = String(Math.round(data.ms));
+      document.body.dataset.stepRuns = String(++stepRuns);
+      if (pending) {
+        busy = false;
+        run(pending);
+      } else {
+        send(args, null);
+      }
+      return;
+    }
+    busy = false;
     if (data.crashed) {
       showError(`the program stopped: ${data.crashed}`);
       status.firstChild.textContent = 'The last result stays.';
@@ -261,8 +303,10 @@
     } else {
       showError('');
       lastGood = args;
-      const step = window.currentStep ? window.currentStep() : 1;
-      window.currentStep = window.drawLesson(JSON.parse(data.report), { step });
+      lastDocument = JSON.parse(data.report);
+      lastMs = data.ms;
+      const inView = window.currentStep ? window.currentStep() : 1;
+      window.currentStep = window.drawLesson(lastDocument, { step: inView });
       status.firstChild.textContent = `Computed in ${Math.round(data.ms)} ms${data.exitCode === 1 ? ' (a self-check failed: see the last step)' : ''}.`;
       document.body.dataset.runMs = String(Math.round(data.ms));
     }

@@ -43,8 +43,14 @@ return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"
     c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
 
 
+# A large matrix of the appendix is drawn when its button is clicked: click them all.
+DRAW_LATER = """for (const b of document.querySelectorAll('figure.matrix-later button.draw-later')) b.click();"""
+
+
 def page_cells(driver):
-    """Every cell of the page, with those of the heads a model view draws once clicked."""
+    """Every cell of the page, with those of the large matrices of the appendix and of the heads a
+    model view draws once clicked."""
+    driver.execute_script(DRAW_LATER)
     cells = driver.execute_script(CELLS)
     for member in sorted(set(driver.execute_script(UNDRAWN_MEMBERS))):
         cells += driver.execute_script(CLICK_MEMBER, member)

@@ -17,7 +17,10 @@ build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
     and the page keeps the last result's cells;
   - no console error or warning;
   - on chapter 22, a training (--train) runs in the worker and the stop button stops it; the
-    page keeps its result and the next change computes again.
+    page keeps its result and the next change computes again;
+  - on chapter 22, whose runs are slow, a new sentence draws the step in view first, from a run
+    of that step alone: its cells equal the native --dump, the other steps are dimmed until the
+    whole run has drawn them again.
 """
 import json
 import shutil
@@ -200,6 +203,47 @@ def check_stop(driver, failures):
     failures += [f"ch22: console: {c}" for c in complaints(driver)]
 
 
+# A new sentence; then, as soon as the page has drawn the step in view (arguments[1]) from a
+# run of that step alone, its cells, and which steps are dimmed (the whole run is still computing).
+STEP_FIRST = """const done = arguments[arguments.length - 1], [sentence, step] = arguments;
+const before = +(document.body.dataset.stepRuns || 0);
+const field = document.querySelector('form.knobs [data-flag="--text"]');
+field.value = sentence;
+field.dispatchEvent(new Event('change', {bubbles: true}));
+const wait = () => {
+  if (+(document.body.dataset.stepRuns || 0) === before) { setTimeout(wait, 2); return; }
+  const inView = document.querySelector(`section.step[data-step="${step}"]`);
+  done({cells: Array.from(inView.querySelectorAll('.cell[data-matrix]'),
+                          c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]),
+        dimmed: Array.from(document.querySelectorAll('section.step'), s => s.classList.contains('stale'))});
+};
+wait();"""
+
+
+def check_step_first(driver, program, out, failures):
+    """Chapter 22: the step in view is drawn from a run of it alone, then the whole run."""
+    listed = subprocess.run([str(program), "--list-steps"], capture_output=True, text=True).stdout
+    step = next(int(words[0]) for words in map(str.split, listed.splitlines()) if words[1:2] == ["your-sentence"])
+    driver.execute_script(f"location.hash = '#step-{step}' + location.hash.replace(/^[^&]*/, '')")
+    before = runs(driver)
+    seen = driver.execute_async_script(STEP_FIRST, "Queequeg smoked his pipe.", step)
+    wait_run(driver, before)
+    args = page_arguments(driver)
+    dumps, _, _, _ = native(program, args, out / f"{program.name}.step")
+    wrong, _ = compare(seen["cells"], dumps)
+    failures += [f"{program.name} {args}, step {step} drawn first: {w}" for w in wrong[:10]]
+    if not seen["cells"]:
+        failures.append(f"{program.name}: step {step} drawn first has no cells")
+    expected = [k + 1 != step for k in range(len(seen["dimmed"]))]
+    if seen["dimmed"] != expected:
+        failures.append(f"{program.name}: while the whole run computed, dimmed {seen['dimmed']}, expected {expected}")
+    if driver.execute_script("return document.querySelectorAll('section.step.stale').length"):
+        failures.append(f"{program.name}: steps still dimmed after the whole run")
+    print(f"{program.name}: step {step} drawn first in {driver.execute_script('return document.body.dataset.stepMs')} ms"
+          f" ({len(seen['cells'])} cells equal the native --dump), the whole run in"
+          f" {driver.execute_script('return document.body.dataset.runMs')} ms")
+
+
 def main():
     if sys.argv[1:] == ["--chapters"]:  # what ./tutorial test builds for the browser
         print(" ".join(program_names()))
@@ -220,6 +264,7 @@ def main():
             check_chapter(driver, program, wasm_dir, out, failures)
             if program.name.startswith("ch22"):
                 check_stop(driver, failures)
+                check_step_first(driver, program, out, failures)
     finally:
         driver.quit()
     for f in failures:

@@ -13,6 +13,10 @@ and its document (common/lesson/run_document.hpp) is checked against the run:
   - the self-check lines' statuses agree with their marks and with the summary's counts, and
     the exit code is 1 exactly when one failed;
   - the matrices a step shows are listed.
+For chapters 07, 16 and 22, one step alone (--step N, the first that shows a head of a family)
+with --report: its document holds that step as the whole run's holds it, and the matrices it
+shows with the other members of their families (and those a table of them opens), each as the
+whole run's holds it; no other.
 Then the report is all or nothing, like the other files of a run: a directory given as the file,
 a file in a directory that does not exist or cannot be written (/proc), a file that is not an
 earlier report (a learner's CSV: it would be overwritten), is refused before the
@@ -128,7 +132,47 @@ def check(chapter):
         problems.append(f"steps {steps[:3]}… are not --list-steps' {listed_steps(chapter)[:3]}…")
     check_matrices(chapter, report, dumps, problems)
     count = check_checks(report, run.returncode, problems)
+    if chapter[:4] in ONE_STEP:
+        problems += check_one_step(chapter, report)
     return chapter, problems, f"{len(steps)} steps, {len(report['matrices'])} matrices, {count} self-check lines"
+
+
+ONE_STEP = ("ch07", "ch16", "ch22")
+
+
+def shown_in(step):
+    names = set()
+    for b in step["blocks"]:
+        if "name" in b and b["kind"] in ("matrix", "heat_map", "indices"):
+            names.add(b["name"])
+        names.update(m["name"] for m in b.get("matrices", []))
+    return names
+
+
+def check_one_step(chapter, whole):
+    """The report of one step against the whole run's (the page draws the step in view from it first)."""
+    families = {m["name"]: m["family"] for m in whole["matrices"]}
+    step = next((s for s in whole["steps"] if any(families.get(n) for n in shown_in(s))), None)
+    if step is None:
+        return [f"no step shows a head of a family"]
+    shown = shown_in(step)
+    kept = {families[n] for n in shown if families.get(n)} | {m["opens"] for m in whole["matrices"]
+                                                               if m["name"] in shown and m["opens"]}
+    expected = [m for m in whole["matrices"] if m["name"] in shown or m["family"] in kept]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "step.json"
+        run = subprocess.run(command(BIN / chapter, *FAST_ARGS.get(chapter, []), "--no-color", "--step",
+                                     str(step["number"]), "--report", path), capture_output=True, text=True, timeout=600)
+        if run.returncode not in (0, 1) or not path.exists():
+            return [f"--step {step['number']} --report: exit {run.returncode} {run.stderr[-200:]!r}"]
+        one = json.loads(path.read_text())
+    problems = []
+    if one["steps"] != [step]:
+        problems.append(f"--step {step['number']}: its steps are not the whole run's step {step['number']}")
+    if one["matrices"] != expected:
+        problems.append(f"--step {step['number']}: matrices {[m['name'] for m in one['matrices']][:6]}…, expected "
+                        f"{[m['name'] for m in expected][:6]}… as the whole run's")
+    return problems
 
 
 def refused(chapter, path, why):

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/lesson/corpus.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/tokenizer.hpp"
 
@@ -84,7 +85,7 @@ TEST_CASE("characters: random texts over every plane, and values past U+10FFFF, 
     for (int trial = 0; trial < 20; ++trial) {
         std::u32string text(std::size_t(rng() % 300), U' ');
         for (char32_t& c : text) {
-            const std::uint32_t pick = rng() % 10;
+            const auto pick = std::uint32_t(rng() % 10);
             c = pick < 6 ? char32_t(rng() % 128) : pick < 9 ? char32_t(rng() % 0x110000) : char32_t(0x110000 + rng() % 4);
         }
         std::u32string expected = text;  // the definition, by sorting
@@ -93,6 +94,34 @@ TEST_CASE("characters: random texts over every plane, and values past U+10FFFF, 
         const Tokenizer t = char_tokenizer(text);
         REQUIRE(t.size() == expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i) CHECK(t.symbol(int(i)) == std::u32string(1, expected[i]));
+    }
+}
+
+// UTF-8 by its definition: 1 byte below U+80, 2 below U+800, 3 below U+10000, else 4.
+std::string utf8_by_hand(const std::u32string& text) {
+    std::string out;
+    for (const char32_t c : text) {
+        const auto byte = [&](std::uint32_t b) { out.push_back(char(b)); };
+        if (c < 0x80) byte(c);
+        else if (c < 0x800) byte(0xC0 | c >> 6), byte(0x80 | (c & 0x3F));
+        else if (c < 0x10000) byte(0xE0 | c >> 12), byte(0x80 | (c >> 6 & 0x3F)), byte(0x80 | (c & 0x3F));
+        else byte(0xF0 | c >> 18), byte(0x80 | (c >> 12 & 0x3F)), byte(0x80 | (c >> 6 & 0x3F)), byte(0x80 | (c & 0x3F));
+    }
+    return out;
+}
+
+TEST_CASE("code points: random UTF-8 texts, mostly ASCII, read back; a byte that is not UTF-8 is named by its place") {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 20; ++trial) {
+        std::u32string text(std::size_t(rng() % 300), U' ');
+        for (char32_t& c : text) {
+            const auto pick = std::uint32_t(rng() % 10);
+            do c = pick < 7 ? char32_t(rng() % 128) : char32_t(rng() % 0x110000);
+            while (c >= 0xD800 && c <= 0xDFFF);  // surrogates are no code points of UTF-8
+        }
+        REQUIRE(code_points_of(utf8_by_hand(text), "t") == text);
+        CHECK_THROWS_WITH_AS(code_points_of("abc\xff" + utf8_by_hand(text), "f.txt"),
+                             "f.txt: not UTF-8 text (at byte 3)", InputError);
     }
 }
 

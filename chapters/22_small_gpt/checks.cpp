@@ -105,7 +105,7 @@ void check_language_model(SelfChecks& check, const LanguageModel& lm, const Sent
         check.skip("training lowered the held-out loss",
                    fmt::format("{} steps: fewer than {}, the loss may not have moved yet", log.back().step,
                                fewest_steps_to_learn));
-    const double now = held_out_loss(lm.trained.model, lm.held_out_ids);
+    const double now = held_out_loss(lm.trained.model, lm.held_out_ids());
     check.close(fmt::format("the model's held-out loss now = the one logged after training ({:.4f}, relative)",
                             log.back().held_out),
                 std::abs(now - log.back().held_out) / log.back().held_out, 1e-6);

@@ -55,15 +55,15 @@ void show_text(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
         "Training text: {} tokens ({} characters a token). Held-out text: {} tokens.",
         r.tokenizer == "bpe" ? "chapter 21's byte-pair encoding" : "single characters", t.size(),
         r.tokenizer == "bpe" ? fmt::format(" ({} characters and {} merges)", t.characters(), t.merges.size()) : "",
-        with_commas(lm.train_ids.size()), format_number(double(lm.corpus.training_size()) / double(lm.train_ids.size()), 2),
-        with_commas(lm.held_out_ids.size())));
+        with_commas(lm.train_ids().size()), format_number(double(lm.corpus.training_size()) / double(lm.train_ids().size()), 2),
+        with_commas(lm.held_out_ids().size())));
     lesson.say(fmt::format("A model that knows nothing gives every token 1/V: its loss is ln V = {} nats a token,\n"
                            "where the training curve starts.",
                            three(std::log(double(t.size())))));
 }
 
 void show_model(Lesson& lesson, const LanguageModel& lm) {
-    const GptConfig& c = lm.fresh.config;
+    const GptConfig& c = lm.trained.model.config;
     lesson.say(fmt::format(
         "nanoGPT's GPT (GPT-2's architecture): V = {}, context T = {}, L = {} blocks of H = {}\n"
         "heads, d_model = {} (d_h = {}). Each block: x += attn(ln_1(x)), x += mlp(ln_2(x)); the\n"
@@ -71,7 +71,7 @@ void show_model(Lesson& lesson, const LanguageModel& lm) {
         "writes each as <name>.npy; the doc loads them into PyTorch):",
         c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, with_commas(parameter_count(c))));
     std::vector<TextRow> rows;
-    Gpt<float> shapes = lm.fresh;
+    Gpt<float> shapes = lm.trained.model;
     for (const NamedParameter<float>& p : named_parameters(shapes)) {
         if (p.name.rfind("transformer.h.", 0) == 0 && p.name.rfind("transformer.h.0.", 0) != 0) continue;
         const std::string shape = p.vector ? fmt::format("({})", p.tensor->size())
@@ -102,11 +102,11 @@ void show_training(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
         steps.push_back(double(l.step)), train.push_back(l.train), held.push_back(l.held_out);
     }
     lesson.table({"step", "training loss", "held-out loss"}, rows, 12);
-    const double characters_a_token = double(lm.corpus.held_out().size()) / double(lm.held_out_ids.size());
+    const double characters_a_token = double(lm.corpus.held_out().size()) / double(lm.held_out_ids().size());
     lesson.say_under(fmt::format("(training loss: the mean of the batches since the row before; held-out loss: {} windows\n"
                                  "of held-out text. {} nats a token is about {} nats a character: a held-out token is {}\n"
                                  "characters)",
-                                 std::min(held_out_windows, (lm.held_out_ids.size() - 1) / r.gpt.config.context),
+                                 std::min(held_out_windows, (lm.held_out_ids().size() - 1) / r.gpt.config.context),
                                  three(log.back().held_out), format_number(log.back().held_out / characters_a_token, 2),
                                  format_number(characters_a_token, 2)));
     ChartOptions chart;
@@ -196,42 +196,42 @@ int main(int argc, char** argv) {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
             return prepare_language_model(std::move(corpus), r, std::move(given), gpt_progress_bar());
         });
-        struct Reading {
-            SentenceRead sentence;
-            std::string before, after;
-            MatrixList matrices() const { return sentence.matrices(); }
-        };
-        Part<Reading>& read = lesson.part<Reading>([&] {
+        Part<SentenceRead>& read = lesson.part<SentenceRead>([&] {
             const LanguageModel& m = lm();
-            Reading rd;
             const Tokens ids = model_tokens(m.trained.tokenizer, sentence);
-            rd.sentence = read_sentence(m.trained.model, ids);
+            SentenceRead s = read_sentence(m.trained.model, ids);
             Labels tokens;
             for (std::size_t id : ids) tokens.push_back(visible_symbol(m.trained.tokenizer.symbol(int(id))));
             Labels heads;
-            for (std::size_t k = 0; k < rd.sentence.weights.size(); ++k)
+            for (std::size_t k = 0; k < s.weights.size(); ++k)
                 heads.push_back(fmt::format("L{}H{}", k / r.gpt.config.heads, k % r.gpt.config.heads));
             lesson.labels({{"tokens", tokens}, {"heads", heads}});
-            rd.before = sample_text(m, m.fresh, f, prompt);
-            rd.after = sample_text(m, m.trained.model, f, prompt);
-            return rd;
+            return s;
+        });
+        struct Samples {
+            std::string before, after;
+            MatrixList matrices() const { return {}; }
+        };
+        Part<Samples>& samples = lesson.part<Samples>([&] {
+            const LanguageModel& m = lm();
+            return Samples{sample_text(m, m.fresh(), f, prompt), sample_text(m, m.trained.model, f, prompt)};
         });
         lesson.step("text", "The text and its tokens", [&] { show_text(lesson, lm(), r); });
         lesson.step("model", "The model: nanoGPT's GPT", [&] { show_model(lesson, lm()); });
         lesson.step("before", "Text from the untrained model",
-                    [&] { show_sample(lesson, "Sampled from the model before training", read().before); });
+                    [&] { show_sample(lesson, "Sampled from the model before training", samples().before); });
         lesson.step("training", "Training: the loss from ln V down", [&] { show_training(lesson, lm(), r); });
         lesson.step("after", "Text from the trained model", [&] {
             show_sample(lesson,
                         fmt::format("Sampled after training, τ = {}, top k = {}", format_number(f.temperature, 2), f.top_k),
-                        read().after);
+                        samples().after);
         });
         lesson.step("your-sentence", "Your sentence: every head's attention",
-                    [&] { show_sentence(lesson, lm(), read().sentence); });
-        lesson.step("model-view", "Where each head looks", [&] { show_model_view(lesson, lm(), read().sentence); });
+                    [&] { show_sentence(lesson, lm(), read()); });
+        lesson.step("model-view", "Where each head looks", [&] { show_model_view(lesson, lm(), read()); });
         lesson.step("next-tokens", "What comes next, after each token",
-                    [&] { show_predictions(lesson, lm(), read().sentence); });
-        lesson.step("checks", "Self-checks", [&] { check_language_model(lesson.checks(), lm(), read().sentence, sentence); });
+                    [&] { show_predictions(lesson, lm(), read()); });
+        lesson.step("checks", "Self-checks", [&] { check_language_model(lesson.checks(), lm(), read(), sentence); });
         lesson.present();
     });
 }

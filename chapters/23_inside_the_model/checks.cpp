@@ -158,7 +158,7 @@ void check_scores(SelfChecks& check, const LanguageModel& lm, const HeadScores& 
     mean /= double(cols(s.loss_by_position));
     check.close("the loss by position averages to the held-out loss (relative)",
                 std::abs(mean - s.held_out_loss) / s.held_out_loss, 1e-5);
-    const std::size_t T = lm.trained.model.config.context, all = (lm.held_out_ids.size() - 1) / T;
+    const std::size_t T = lm.trained.model.config.context, all = (lm.held_out_ids().size() - 1) / T;
     if (rows(s.held_out_windows) == std::min(all, held_out_windows))
         check.close(fmt::format("the held-out loss = the one chapter 22 logged after training ({:.4f}, relative)",
                                 lm.trained.log.back().held_out),

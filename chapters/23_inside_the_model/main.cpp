@@ -49,7 +49,7 @@ void show_model(Lesson& lesson, const LanguageModel& lm, const HeadScores& s, co
         "{} nats a token. A head reaches the rest of the model only through its output z_h: every\n"
         "experiment below replaces z_h and runs the model again.",
         c.layers, c.heads, c.d_model, c.context, c.vocab, three(s.held_out_loss)));
-    const std::size_t all = (lm.held_out_ids.size() - 1) / c.context;
+    const std::size_t all = (lm.held_out_ids().size() - 1) / c.context;
     lesson.say(
         rows(s.held_out_windows) == all
             ? fmt::format("Measured on all {} held-out windows of {} tokens, and on {} random sequences of {}\n"
@@ -286,8 +286,8 @@ int main(int argc, char** argv) {
             lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
                            {"patched_tokens", patched}, {"depths", depths}});
             Inside in;
-            in.scores = score_heads(model, m.held_out_ids, f.probe);
-            in.removals = remove_heads(model, in.scores, f.probe, m.held_out_ids);
+            in.scores = score_heads(model, m.held_out_ids(), f.probe);
+            in.removals = remove_heads(model, in.scores, f.probe, m.held_out_ids());
             in.patching = patch_heads(model, clean, corrupt);
             in.lens = read_with_lens(model, sentence);
             return in;

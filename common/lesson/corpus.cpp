@@ -30,6 +30,10 @@ std::u32string code_points_of(const std::string& utf8, const std::string& what) 
     const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
     const auto size = static_cast<utf8proc_ssize_t>(utf8.size());
     for (utf8proc_ssize_t i = 0; i < size;) {
+        if (bytes[i] < 0x80) {  // ASCII, most of an English text: one byte, one code point
+            out.push_back(char32_t(bytes[i++]));
+            continue;
+        }
         utf8proc_int32_t code = 0;
         const utf8proc_ssize_t length = utf8proc_iterate(bytes + i, size - i, &code);
         if (length <= 0) throw InputError(fmt::format("{}: not UTF-8 text (at byte {})", what, i));

@@ -34,9 +34,9 @@ Tokenizer learn_tokenizer(const Corpus& corpus, const Recipe& r) {
 // Trains the fresh model by the recipe, then keeps it (when it can: else says why in not_kept).
 void train_and_keep(LanguageModel& lm, const GptRecipe& recipe, std::size_t log_every,
                     const std::function<void(std::size_t, std::size_t, double)>& progress) {
-    lm.trained.model = lm.fresh;
+    lm.trained.model = lm.fresh();
     const auto start = std::chrono::steady_clock::now();
-    lm.trained.log = train_gpt(lm.trained.model, recipe, lm.train_ids, lm.held_out_ids, log_every,
+    lm.trained.log = train_gpt(lm.trained.model, recipe, lm.train_ids(), lm.held_out_ids(), log_every,
                                [&](std::size_t step, double loss) { progress(step, recipe.steps, loss); });
     lm.trained.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (lm.folder.empty()) {
@@ -56,6 +56,13 @@ Tokens model_tokens(const Tokenizer& tokenizer, const std::u32string& text) {
     const TokenIds ids = encode(tokenizer, text);
     return Tokens(ids.begin(), ids.end());
 }
+
+const BookTokens& LanguageModel::book() const {
+    if (!book_) book_ = BookTokens{model_tokens(trained.tokenizer, corpus.training()), model_tokens(trained.tokenizer, corpus.held_out())};
+    return *book_;
+}
+
+Gpt<float> LanguageModel::fresh() const { return fresh_gpt(trained.model.config, seed); }
 
 MatrixList LanguageModel::matrices() const {
     MatrixList list;
@@ -94,19 +101,21 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::option
     if (!given && !lm.folder.empty()) lock.emplace(lm.folder + ".lock");
     if (!given && !r.retrain) given = kept_model(lm.corpus, r);
     lm.read_back = given.has_value();
-    lm.trained.tokenizer = given ? given->tokenizer : learn_tokenizer(lm.corpus, r);
-    GptRecipe recipe = r.gpt;
-    recipe.config.vocab = lm.trained.tokenizer.size();  // a small text may run out of pairs to merge
-    lm.fresh = fresh_gpt(recipe.config, recipe.seed);
-    lm.train_ids = model_tokens(lm.trained.tokenizer, lm.corpus.training());
-    lm.held_out_ids = model_tokens(lm.trained.tokenizer, lm.corpus.held_out());
-    const std::size_t window = recipe.config.context + 1;
-    if (lm.train_ids.size() < window || lm.held_out_ids.size() < window)
-        throw InputError(fmt::format("{}: {} training and {} held-out tokens; a context of {} needs at least {} of each",
-                                     lm.corpus.name, lm.train_ids.size(), lm.held_out_ids.size(),
-                                     recipe.config.context, window));
-    if (given) lm.trained = std::move(*given);
-    else train_and_keep(lm, recipe, r.log_every, progress);
+    lm.seed = r.gpt.seed;
+    if (given) {
+        lm.trained = std::move(*given);
+    } else {
+        lm.trained.tokenizer = learn_tokenizer(lm.corpus, r);
+        GptRecipe recipe = r.gpt;
+        recipe.config.vocab = lm.trained.tokenizer.size();  // a small text may run out of pairs to merge
+        lm.trained.model.config = recipe.config;
+        const std::size_t window = recipe.config.context + 1;
+        if (lm.train_ids().size() < window || lm.held_out_ids().size() < window)
+            throw InputError(fmt::format("{}: {} training and {} held-out tokens; a context of {} needs at least {} of each",
+                                         lm.corpus.name, lm.train_ids().size(), lm.held_out_ids().size(),
+                                         recipe.config.context, window));
+        train_and_keep(lm, recipe, r.log_every, progress);
+    }
     lm.loss_log = Matrix::from_shape({lm.trained.log.size(), 3});
     for (std::size_t i = 0; i < lm.trained.log.size(); ++i) {
         const LoggedLoss& l = lm.trained.log[i];

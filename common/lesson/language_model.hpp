@@ -26,12 +26,16 @@ struct Recipe {
     bool retrain = false;           // --train: train even when a checkpoint is kept
 };
 
+// The book as the model's tokens: the first 90 % of its characters, and the rest.
+struct BookTokens {
+    Tokens training, held_out;
+};
+
 struct LanguageModel {
     Corpus corpus;
     std::size_t characters = 0;       // distinct characters of the text
-    Tokens train_ids, held_out_ids;   // the first 90 % of the characters, and the rest, as tokens
     TrainedGpt trained;               // model, tokenizer, log, seconds
-    Gpt<float> fresh;                 // the model before training (the recipe's seed)
+    std::uint64_t seed = 0;           // the recipe's: fresh() draws the model before training again
     std::string recipe_text;          // what the checkpoint is kept under
     std::string folder;               // where it was read from or written to (empty: none)
     bool read_back = false;           // true: an earlier run trained it
@@ -41,6 +45,17 @@ struct LanguageModel {
     // The trained parameters under nanoGPT's names (transformer.wte.weight, …; the 1-D ones
     // written as shape (n,)), then loss_log.
     MatrixList matrices() const;
+
+    // The book as tokens, tokenized when first asked for: a model read back reads a sentence
+    // without them (the whole book is a tenth of a second in the browser).
+    const Tokens& train_ids() const { return book().training; }
+    const Tokens& held_out_ids() const { return book().held_out; }
+    // The model before training, drawn again from the recipe's seed.
+    Gpt<float> fresh() const;
+
+private:
+    const BookTokens& book() const;
+    mutable std::optional<BookTokens> book_;
 };
 
 // Chapter 22's default: what every chapter's --text reads (docs/ch22_small_gpt.md says why).

@@ -161,8 +161,12 @@ void Lesson::present() {
         for (std::size_t i = 0; i < all.size(); ++i) fmt::print("{:>2}  {:<16} {}\n", i + 1, all[i].name, all[i].heading);
         return;
     }
-    // The dumps, the page and the grading hold every listed matrix, shown or not.
-    if (files_.dumping() || document_.recording()) compute_parts();
+    // The dumps, the page and the grading hold every listed matrix, shown or not; the report of
+    // one step (--step and --report: a page that computes draws the step in view first) holds
+    // what that step computed.
+    const bool one_step_report = files_.reporting() && chosen != all.size() && !files_.paging() && !grading_.grading();
+    if (files_.dumping() || (document_.recording() && !one_step_report)) compute_parts();
+    if (one_step_report) document_.hold_only_shown();
     keep_listed();
     const bool can_pause = pause_ && isatty(STDIN_FILENO);
     for (std::size_t i = 0; i < all.size(); ++i) {

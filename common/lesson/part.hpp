@@ -1,7 +1,8 @@
 // A part of a chapter's computation that the lesson does only when something needs it:
 // the first step that reads it, or the dumps, the page and the grading, which hold every
 // listed matrix. So --list-steps computes nothing, and --step NAME only what that step
-// reads: a step that trains nothing does not wait for a training.
+// reads (--report then holds that step alone): a step that trains nothing does not wait for
+// a training.
 //
 //   Part<SideBySide>& trained = lesson.part<SideBySide>([&] { return train_side_by_side(s); });
 //   lesson.step("trained", "Trained side by side", [&] { show_trained(lesson, trained()); });

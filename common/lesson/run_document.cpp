@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -29,12 +31,12 @@ std::string quoted_list(const std::vector<std::string>& words) {
     return out + "]";
 }
 
-// The shortest text that reads back as the same float; JSON has no infinity or NaN, so
-// those are the strings "inf", "-inf" and "nan".
-std::string number(float value) {
-    if (std::isnan(value)) return "\"nan\"";
-    if (std::isinf(value)) return value > 0 ? "\"inf\"" : "\"-inf\"";
-    return fmt::format("{}", value);
+// The shortest text that reads back as the same float, added to `out`; JSON has no infinity
+// or NaN, so those are the strings "inf", "-inf" and "nan".
+void add_number(std::string& out, float value) {
+    if (std::isnan(value)) out += "\"nan\"";
+    else if (std::isinf(value)) out += value > 0 ? "\"inf\"" : "\"-inf\"";
+    else fmt::format_to(std::back_inserter(out), "{}", value);
 }
 
 // A curve's coordinate: null where it cannot be drawn.
@@ -81,9 +83,13 @@ std::string matrix_data(const ListedMatrix& m, const ListedMatrices& listed) {
     const Matrix& values = *m.matrix;
     const std::size_t shown_rows = std::min(rows(values), corner), shown_cols = std::min(cols(values), corner);
     std::string rows_text = "[";
+    rows_text.reserve(shown_rows * shown_cols * 12);  // "-0.012345678," is the longest
     for (std::size_t i = 0; i < shown_rows; ++i) {
         rows_text += i ? ",[" : "[";
-        for (std::size_t j = 0; j < shown_cols; ++j) rows_text += (j ? "," : "") + number(values(i, j));
+        for (std::size_t j = 0; j < shown_cols; ++j) {
+            if (j) rows_text += ',';
+            add_number(rows_text, values(i, j));
+        }
         rows_text += "]";
     }
     rows_text += "]";
@@ -136,11 +142,13 @@ void RunDocument::caption(const std::string& text) {
 }
 
 void RunDocument::matrix(const std::string& shown_as, const std::string& name, int decimals) {
+    shown_.insert(name);
     block(fmt::format("{{\"kind\":{},\"name\":{},\"decimals\":{}}}", quoted(shown_as), quoted(name), decimals));
 }
 
 void RunDocument::side_by_side(const std::vector<std::pair<std::string, int>>& names_and_decimals) {
     std::string list = "[";
+    for (const auto& [name, decimals] : names_and_decimals) shown_.insert(name);
     for (std::size_t i = 0; i < names_and_decimals.size(); ++i)
         list += fmt::format("{}{{\"name\":{},\"decimals\":{}}}", i ? "," : "", quoted(names_and_decimals[i].first),
                             names_and_decimals[i].second);
@@ -189,7 +197,20 @@ std::string RunDocument::json(const std::string& program, const std::string& tit
         data += "]}";
     }
     data += "],\n\"matrices\":[";
-    for (std::size_t i = 0; i < listed.all().size(); ++i)
-        data += (i ? ",\n" : "\n") + matrix_data(listed.all()[i], listed);
+    // The families of the matrices shown (and those a shown table opens): the page switches
+    // between a family's heads and layers.
+    std::set<std::string> families;
+    for (const ListedMatrix& m : listed.all())
+        if (shown_.count(m.name)) families.insert({m.family, m.opens});
+    const auto holds = [&](const ListedMatrix& m) {
+        return !only_shown_ || shown_.count(m.name) || (!m.family.empty() && families.count(m.family));
+    };
+    bool first = true;
+    for (const ListedMatrix& m : listed.all()) {
+        if (!holds(m)) continue;
+        data += first ? "\n" : ",\n";
+        data += matrix_data(m, listed);
+        first = false;
+    }
     return data + "],\n\"summary\":" + summary_json(summary) + "}";
 }

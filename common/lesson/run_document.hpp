@@ -29,7 +29,8 @@
 //                 (a coordinate that cannot be drawn is null)
 //       checks    {lines: [{mark, status, text}]}  self-check lines in a row: mark ✓ ✗ or ·,
 //                 status "passed", "failed" or "not checked", text as printed (unwrapped)
-//   matrices   every listed matrix, shown or not, in the list's order:
+//   matrices   every listed matrix, shown or not, in the list's order (the document of one
+//              step: the matrices it shows, with their families):
 //     name, formula      as printed ("" when none)
 //     shape              [rows, columns] of the whole matrix
 //     rows, cols         the labels (words) of the rows and columns held; "0", "1", … when unnamed
@@ -50,6 +51,7 @@
 //                        list's order; difference (when not equal) as the verdict prints it
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +76,9 @@ public:
     // document pays nothing.
     void start() { started_ = true; }
     bool recording() const { return started_; }
+    // The document of one step (--step and --report) holds the matrices it shows, each with
+    // the other heads and layers of its family, not every listed one.
+    void hold_only_shown() { only_shown_ = true; }
 
     // A step's heading; what is recorded next belongs to it.
     void step(int number, const std::string& name, const std::string& heading);
@@ -101,7 +106,8 @@ private:
         std::string head;                 // "number", "name", "heading" as JSON members
         std::vector<std::string> blocks;  // each a JSON object
     };
-    bool started_ = false;
+    bool started_ = false, only_shown_ = false;
+    std::set<std::string> shown_;  // the names of the matrices the steps showed
     std::vector<Step> steps_;
     std::vector<std::string> checks_;  // the self-check lines not yet in a block
 };

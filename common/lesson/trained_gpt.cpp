@@ -91,7 +91,7 @@ TrainedGpt load_trained_gpt(const std::string& dir, const std::string& recipe_te
         }
         config.vocab = t.tokenizer.size();
     }
-    t.model = fresh_gpt(config, 0);  // the shapes; every number is then read from the files
+    t.model = zero_gpt(config);  // the shapes; every number is then read from the files
     const Checkpoint c = load_checkpoint(dir, gpt_code_version(), recipe_text, tensors_of(t.model, false),
                                          {tokenizer_file, log_file});
     std::size_t k = 0;

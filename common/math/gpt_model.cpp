@@ -112,7 +112,7 @@ std::vector<NamedParameter<T>> named_parameters(Gpt<T>& m) {
     return p;
 }
 
-Gpt<float> fresh_gpt(const GptConfig& c, std::uint64_t seed) {
+Gpt<float> zero_gpt(const GptConfig& c) {
     require_config(c);
     const std::size_t d = c.d_model;
     Gpt<float> m;
@@ -129,6 +129,12 @@ Gpt<float> fresh_gpt(const GptConfig& c, std::uint64_t seed) {
         m.h.push_back(b);
     }
     m.ln_f_weight = m.ln_f_bias = Mat<float>::from_shape({1, d});
+    for (NamedParameter<float>& p : named_parameters(m)) p.tensor->fill(0.0f);
+    return m;
+}
+
+Gpt<float> fresh_gpt(const GptConfig& c, std::uint64_t seed) {
+    Gpt<float> m = zero_gpt(c);
     // GPT-2's residual projections start smaller: L blocks each add two of them to the stream
     const float std_all = 0.02f, std_proj = 0.02f / std::sqrt(2.0f * float(c.layers));
     Random rng(seed);

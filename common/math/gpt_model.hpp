@@ -82,6 +82,9 @@ std::vector<NamedParameter<T>> named_parameters(Gpt<T>& model);
 // does not split into the heads.
 Gpt<float> fresh_gpt(const GptConfig& config, std::uint64_t seed);
 
+// A model of the configuration's shapes, every number 0 (a checkpoint's are read into it).
+Gpt<float> zero_gpt(const GptConfig& config);
+
 // The same numbers in double (for the gradient check).
 Gpt<double> gpt_in_double(const Gpt<float>& model);
 
