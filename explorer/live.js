@@ -8,7 +8,9 @@
 // checks the model on it) runs twice for a change: first the step in view alone (--step: the
 // program computes only what that step reads, and reports its matrices), drawn at once in
 // place of the old while the other steps, dimmed, keep the last run's; then the whole run,
-// which draws every step again.
+// which draws every step again. Not when a training is what takes the time (its lines say
+// "step N/M"): after a run that trained, or as soon as the step alone starts one, the whole
+// run goes alone, so that nothing trains twice; nor for a step that took half the whole run.
 //
 // The page inlines what it needs (it opens from file://, where a browser fetches nothing): the
 // program as gzip in base64 (<script id="wasm-glue">, <script id="wasm-binary">), the flags
@@ -205,8 +207,11 @@
 
   // ------------------------------------------------------------ running
   let worker = null, busy = false, pending = null, runs = 0, stepRuns = 0, lastGood = live.arguments, stopLater = null;
-  // the last whole run's document (at first the recorded one) and how long it took (ms)
-  let lastDocument = JSON.parse(document.getElementById('lesson').textContent), lastMs = null;
+  // the last whole run's document (at first the recorded one), how long it took (ms), whether it trained
+  let lastDocument = JSON.parse(document.getElementById('lesson').textContent), lastMs = null, lastTrained = false;
+  let training = false;  // the run now in the worker has printed a training's "step N/M"
+  const stepMs = new Map();  // step → how long it took alone, the last time
+  const TRAINING = /\bstep \d+\/\d+/;
   function startWorker() {
     const source = `'use strict';\n(${workerMain.toString()})();`;
     worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
@@ -235,7 +240,9 @@
     status.firstChild.textContent = 'Computing…';
     if (!worker) startWorker();
     const inView = window.currentStep ? window.currentStep() : 1;
-    send(args, lastMs > SLOW_MS && inView <= lastDocument.steps.length ? inView : null);
+    // (a step that costs about the whole run, chapter 03's first, is not worth a run of its own)
+    const worth = lastMs > SLOW_MS && !lastTrained && !(stepMs.get(inView) > lastMs / 2);
+    send(args, worth && inView <= lastDocument.steps.length ? inView : null);
     // a run that takes longer than half a second (a training) can be stopped
     clearTimeout(stopLater);
     stopLater = setTimeout(() => { if (busy) stop.hidden = false; }, 500);
@@ -245,6 +252,7 @@
     const one = step ? ['--step', String(step)] : [];
     worker.postMessage({ args: [...args, ...one, '--no-color', '--report', REPORT], report: REPORT });
     worker.current = { args, step };
+    training = false;
   }
   // The last whole run's document with one step, and the matrices it shows, from a run of that step.
   function withStep(last, one) {
@@ -260,6 +268,15 @@
   function finished(data) {
     if (data.ready) return;
     if (data.progress !== undefined) {
+      training = training || TRAINING.test(data.progress);
+      if (training && worker.current.step) {  // the step alone trains: the whole run instead, training once
+        const { args } = worker.current;
+        worker.terminate();
+        startWorker();
+        send(args, null);
+        training = true;
+        return;
+      }
       status.firstChild.textContent = data.progress;
       bar.hidden = false;
       stop.hidden = false;
@@ -277,6 +294,7 @@
       for (const s of document.querySelectorAll('section.step')) s.classList.toggle('stale', +s.dataset.step !== step);
       status.firstChild.textContent = `Step ${step} computed in ${Math.round(data.ms)} ms; the other steps follow…`;
       document.body.dataset.stepMs = String(Math.round(data.ms));
+      stepMs.set(step, data.ms);
       document.body.dataset.stepRuns = String(++stepRuns);
       if (pending) {
         busy = false;
@@ -305,6 +323,7 @@
       lastGood = args;
       lastDocument = JSON.parse(data.report);
       lastMs = data.ms;
+      lastTrained = training;
       const inView = window.currentStep ? window.currentStep() : 1;
       window.currentStep = window.drawLesson(lastDocument, { step: inView });
       status.firstChild.textContent = `Computed in ${Math.round(data.ms)} ms${data.exitCode === 1 ? ' (a self-check failed: see the last step)' : ''}.`;

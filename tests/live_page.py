@@ -20,7 +20,7 @@ build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
     page keeps its result and the next change computes again;
   - on chapter 22, whose runs are slow, a new sentence draws the step in view first, from a run
     of that step alone: its cells equal the native --dump, the other steps are dimmed until the
-    whole run has drawn them again.
+    whole run has drawn them again; a recipe that trains is run whole at once (no step first).
 """
 import json
 import shutil
@@ -242,6 +242,12 @@ def check_step_first(driver, program, out, failures):
     print(f"{program.name}: step {step} drawn first in {driver.execute_script('return document.body.dataset.stepMs')} ms"
           f" ({len(seen['cells'])} cells equal the native --dump), the whole run in"
           f" {driver.execute_script('return document.body.dataset.runMs')} ms")
+    # a recipe of its own trains: the step alone gives way to the whole run, which trains it once
+    step_runs = "return +(document.body.dataset.stepRuns || 0)"
+    drawn_first = driver.execute_script(step_runs)
+    set_knob(driver, "--steps", "20")
+    if driver.execute_script(step_runs) != drawn_first:
+        failures.append(f"{program.name} --steps 20: the step alone was drawn first, training the model twice")
 
 
 def main():
