@@ -29,10 +29,32 @@
 
   // ------------------------------------------------------------ the worker
   // It unpacks and compiles the program once, then runs it once per message, each run in a
-  // fresh instance (a chapter's main() runs once per process, as in the terminal).
+  // fresh instance (a chapter's main() runs once per process, as in the terminal). What a run
+  // trained and kept under /trained is written into the next runs' file systems, as the
+  // terminal's trained/ folder is read back: a model is trained once while the page is open.
   function workerMain() {
-    let compiled = null;
+    let compiled = null, fingerprint = '';
     const files = new Map();  // path → bytes, written into every run's file system
+    const KEPT_AT_MOST = 256 * 1024 * 1024;  // bytes of trained models kept, at most
+    let kept = 0;
+    const keepTrained = (FS, dir) => {
+      if (!FS.analyzePath(dir).exists) return;
+      for (const name of FS.readdir(dir)) {
+        const path = `${dir}/${name}`;
+        if (name === '.' || name === '..' || files.has(path)) continue;
+        if (FS.isDir(FS.stat(path).mode)) { keepTrained(FS, path); continue; }
+        const bytes = FS.readFile(path);
+        if (kept + bytes.length > KEPT_AT_MOST) continue;
+        files.set(path, bytes);
+        kept += bytes.length;
+      }
+    };
+    // FNV-1a of the program's bytes: a model is read back only by the program that trained it
+    const hashOf = (bytes) => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < bytes.length; ++i) h = Math.imul(h ^ bytes[i], 0x01000193);
+      return `${(h >>> 0).toString(16)}-${bytes.length}`;
+    };
     const bytesOf = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
     const unpack = async (base64) => {
       const bytes = bytesOf(base64);
@@ -57,6 +79,7 @@
         },
         preRun: [(m) => {
           m.ENV.TUTORIAL_TRAINED = '/trained';
+          m.ENV.TUTORIAL_PROGRAM_FINGERPRINT = fingerprint;
           for (const [path, bytes] of files) {
             const folders = path.split('/').slice(1, -1);
             folders.reduce((at, folder) => {
@@ -81,6 +104,7 @@
         }
       }
       const ms = performance.now() - started;
+      if (exitCode === 0 || exitCode === 1) keepTrained(module.FS, '/trained');
       const reported = module.FS.analyzePath(report).exists ? module.FS.readFile(report, { encoding: 'utf8' }) : null;
       postMessage({ exitCode, report: reported, errors, ms });
     };
@@ -93,7 +117,9 @@
       if (data.glue) {
         const glue = new TextDecoder().decode(await unpack(data.glue));
         (0, eval)(`${glue}\n;self.createChapter = createChapter;`);
-        compiled = await WebAssembly.compile(await unpack(data.wasm));
+        const wasm = await unpack(data.wasm);
+        fingerprint = hashOf(wasm);
+        compiled = await WebAssembly.compile(wasm);
         postMessage({ ready: true });
       } else if (data.files) {
         for (const [path, base64] of Object.entries(data.files)) files.set(path, bytesOf(base64));
@@ -324,6 +350,7 @@
       lastDocument = JSON.parse(data.report);
       lastMs = data.ms;
       lastTrained = training;
+      document.body.dataset.trained = training ? 'yes' : 'no';
       const inView = window.currentStep ? window.currentStep() : 1;
       window.currentStep = window.drawLesson(lastDocument, { step: inView });
       status.firstChild.textContent = `Computed in ${Math.round(data.ms)} ms${data.exitCode === 1 ? ' (a self-check failed: see the last step)' : ''}.`;

@@ -20,7 +20,8 @@ build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
     page keeps its result and the next change computes again;
   - on chapter 22, whose runs are slow, a new sentence draws the step in view first, from a run
     of that step alone: its cells equal the native --dump, the other steps are dimmed until the
-    whole run has drawn them again; a recipe that trains is run whole at once (no step first).
+    whole run has drawn them again; a recipe that trains is run whole at once (no step first),
+    and the model it trained is read back by the next change, not trained again.
 """
 import json
 import shutil
@@ -248,6 +249,13 @@ def check_step_first(driver, program, out, failures):
     set_knob(driver, "--steps", "20")
     if driver.execute_script(step_runs) != drawn_first:
         failures.append(f"{program.name} --steps 20: the step alone was drawn first, training the model twice")
+    # what the page trained is kept while it is open: a change that keeps the recipe reads it back
+    trained = "return document.body.dataset.trained"
+    if driver.execute_script(trained) != "yes":
+        failures.append(f"{program.name} --steps 20: the page did not say it trained")
+    set_knob(driver, "--sample-seed", "2")
+    if driver.execute_script(trained) != "no":
+        failures.append(f"{program.name} --steps 20, then --sample-seed 2: trained again, not read back")
 
 
 def main():

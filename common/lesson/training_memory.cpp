@@ -20,11 +20,15 @@ namespace fs = std::filesystem;
 const std::string header = "attention-step-by-step trained copy-task model, version 1\n";
 
 // The program's own bytes, hashed once: a model trained by other code (an edited mathematics, the
-// tests' copy of a chapter without 1/√d_k) is never read back. Empty when they cannot be read.
+// tests' copy of a chapter without 1/√d_k) is never read back. In the browser, which has no
+// /proc/self/exe, the page's worker hashes the WebAssembly it runs and says so in
+// $TUTORIAL_PROGRAM_FINGERPRINT (explorer/live.js). Empty when neither is there.
 const std::string& program_fingerprint() {
     static const std::string fingerprint = [] {
         const std::optional<std::string> bytes = whole_file("/proc/self/exe");
-        return !bytes || bytes->empty() ? std::string() : fmt::format("program {:016x}", fnv1a(*bytes));
+        if (bytes && !bytes->empty()) return fmt::format("program {:016x}", fnv1a(*bytes));
+        const char* given = std::getenv("TUTORIAL_PROGRAM_FINGERPRINT");
+        return given && *given ? fmt::format("program {}", given) : std::string();
     }();
     return fingerprint;
 }
