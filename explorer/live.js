@@ -32,22 +32,28 @@
   // fresh instance (a chapter's main() runs once per process, as in the terminal). What a run
   // trained and kept under /trained is written into the next runs' file systems, as the
   // terminal's trained/ folder is read back: a model is trained once while the page is open.
+  // The page holds a copy, for the worker that replaces this one (after a stop).
   function workerMain() {
     let compiled = null, fingerprint = '';
     const files = new Map();  // path → bytes, written into every run's file system
     const KEPT_AT_MOST = 256 * 1024 * 1024;  // bytes of trained models kept, at most
     let kept = 0;
-    const keepTrained = (FS, dir) => {
-      if (!FS.analyzePath(dir).exists) return;
+    const keep = (path, bytes) => {
+      if (kept + bytes.length > KEPT_AT_MOST) return false;
+      files.set(path, bytes);
+      kept += bytes.length;
+      return true;
+    };
+    // what the run wrote under `dir` that no run had: kept, and returned as {path: bytes}
+    const keepTrained = (FS, dir, added = {}) => {
+      if (!FS.analyzePath(dir).exists) return added;
       for (const name of FS.readdir(dir)) {
         const path = `${dir}/${name}`;
         if (name === '.' || name === '..' || files.has(path)) continue;
-        if (FS.isDir(FS.stat(path).mode)) { keepTrained(FS, path); continue; }
-        const bytes = FS.readFile(path);
-        if (kept + bytes.length > KEPT_AT_MOST) continue;
-        files.set(path, bytes);
-        kept += bytes.length;
+        if (FS.isDir(FS.stat(path).mode)) keepTrained(FS, path, added);
+        else if (keep(path, FS.readFile(path))) added[path] = files.get(path);
       }
+      return added;
     };
     // FNV-1a of the program's bytes: a model is read back only by the program that trained it
     const hashOf = (bytes) => {
@@ -104,9 +110,9 @@
         }
       }
       const ms = performance.now() - started;
-      if (exitCode === 0 || exitCode === 1) keepTrained(module.FS, '/trained');
+      const trained = exitCode === 0 || exitCode === 1 ? keepTrained(module.FS, '/trained') : {};
       const reported = module.FS.analyzePath(report).exists ? module.FS.readFile(report, { encoding: 'utf8' }) : null;
-      postMessage({ exitCode, report: reported, errors, ms });
+      postMessage({ exitCode, report: reported, errors, ms, trained });
     };
     // one message after the other: a run waits for the program to be compiled
     let queue = Promise.resolve();
@@ -123,6 +129,8 @@
         postMessage({ ready: true });
       } else if (data.files) {
         for (const [path, base64] of Object.entries(data.files)) files.set(path, bytesOf(base64));
+      } else if (data.trained) {  // what the worker before this one kept
+        for (const [path, bytes] of Object.entries(data.trained)) keep(path, bytes);
       } else if (data.args) {
         await run(data);
       }
@@ -237,6 +245,7 @@
   let lastDocument = JSON.parse(document.getElementById('lesson').textContent), lastMs = null, lastTrained = false;
   let training = false;  // the run now in the worker has printed a training's "step N/M"
   const stepMs = new Map();  // step → how long it took alone, the last time
+  const trainedFiles = {};  // path → bytes: what the runs kept under /trained, for a new worker
   const TRAINING = /\bstep \d+\/\d+/;
   function startWorker() {
     const source = `'use strict';\n(${workerMain.toString()})();`;
@@ -244,6 +253,7 @@
     worker.postMessage(packed);
     // the model beside the page, when its script has loaded (else it is sent once it has)
     if (window.tutorialTrainedModel) worker.postMessage({ files: window.tutorialTrainedModel });
+    if (Object.keys(trainedFiles).length) worker.postMessage({ trained: trainedFiles });
     worker.onmessage = ({ data }) => finished(data);
     worker.onerror = (e) => finished({ crashed: e.message || 'the worker stopped' });
   }
@@ -310,6 +320,7 @@
       if (total) { bar.max = +total; bar.value = +done; } else bar.removeAttribute('value');
       return;
     }
+    Object.assign(trainedFiles, data.trained);
     const { args, step } = worker.current;
     bar.hidden = true;
     stop.hidden = true;

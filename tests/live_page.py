@@ -21,7 +21,8 @@ build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
   - on chapter 22, whose runs are slow, a new sentence draws the step in view first, from a run
     of that step alone: its cells equal the native --dump, the other steps are dimmed until the
     whole run has drawn them again; a recipe that trains is run whole at once (no step first),
-    and the model it trained is read back by the next change, not trained again.
+    and the model it trained is read back by the next change, not trained again (also after a
+    stopped training, by the worker that replaces the stopped one).
 """
 import json
 import shutil
@@ -256,6 +257,15 @@ def check_step_first(driver, program, out, failures):
     set_knob(driver, "--sample-seed", "2")
     if driver.execute_script(trained) != "no":
         failures.append(f"{program.name} --steps 20, then --sample-seed 2: trained again, not read back")
+    # a training stopped: the worker that replaces the stopped one gets what the page kept
+    driver.execute_script("const k = document.querySelector('form.knobs [data-flag=\"--steps\"]');"
+                          "k.value = '300'; k.dispatchEvent(new Event('change', {bubbles: true}));")
+    WebDriverWait(driver, 60, poll_frequency=0.05).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "form.knobs .live-stop").is_displayed())
+    driver.find_element(By.CSS_SELECTOR, "form.knobs .live-stop").click()
+    set_knob(driver, "--steps", "20")
+    if driver.execute_script(trained) != "no":
+        failures.append(f"{program.name} --steps 20 after a stopped training: trained again, not read back")
 
 
 def main():
