@@ -21,9 +21,10 @@ def browser():
                             options=options)
 
 
-# Every heat-map cell of the page, read in one call: [matrix, row, col, value as written].
-CELLS = """return Array.from(document.querySelectorAll('.cell[data-matrix]'),
-    c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
+# A heat-map cell as the tests read it: [matrix, row, col, value as written] (JavaScript).
+CELL = "c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]"
+# Every heat-map cell of the page, read in one call.
+CELLS = f"""return Array.from(document.querySelectorAll('.cell[data-matrix]'), {CELL});"""
 
 
 def open_page(driver, page):
@@ -39,8 +40,7 @@ return Array.from(document.querySelectorAll('.model-cell[data-member]'), c => c.
     .filter(name => !drawn.has(name));"""
 CLICK_MEMBER = """const cell = document.querySelector(`.model-cell[data-member="${arguments[0]}"]`);
 cell.click();
-return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`),
-    c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);"""
+return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`), """ + CELL + ");"
 
 
 # A large matrix of the appendix is drawn when its button is clicked: click them all.

@@ -38,7 +38,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from browser_pages import browser, cells_against_dump, open_page, page_cells  # noqa: E402
+from browser_pages import CELL, browser, cells_against_dump, open_page, page_cells  # noqa: E402
 
 TOLERANCE = 1e-5
 OFF = 1e-3  # a page off by this much must fail the comparison
@@ -215,8 +215,7 @@ field.dispatchEvent(new Event('change', {bubbles: true}));
 const wait = () => {
   if (+(document.body.dataset.stepRuns || 0) === before) { setTimeout(wait, 2); return; }
   const inView = document.querySelector(`section.step[data-step="${step}"]`);
-  done({cells: Array.from(inView.querySelectorAll('.cell[data-matrix]'),
-                          c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]),
+  done({cells: Array.from(inView.querySelectorAll('.cell[data-matrix]'), """ + CELL + """),
         dimmed: Array.from(document.querySelectorAll('section.step'), s => s.classList.contains('stale'))});
 };
 wait();"""

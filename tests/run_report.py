@@ -62,6 +62,16 @@ def listed_steps(chapter):
     return steps
 
 
+def shown_in(step):
+    """The names of the matrices a step shows: as numbers, a heat map, indices or side by side."""
+    names = set()
+    for b in step["blocks"]:
+        if "name" in b and b["kind"] in ("matrix", "heat_map", "indices"):
+            names.add(b["name"])
+        names.update(m["name"] for m in b.get("matrices", []))
+    return names
+
+
 def check_matrices(chapter, report, dumps, problems):
     listed = {m["name"]: m for m in report["matrices"]}
     families = {m["family"] for m in report["matrices"] if m["family"] is not None}
@@ -92,8 +102,7 @@ def check_matrices(chapter, report, dumps, problems):
             problems.append(f"{name}: one of the family {m['family']!r} without a head")
         if m["opens"] is not None and m["opens"] not in families:
             problems.append(f"{name}: opens the heads of {m['opens']!r}, which is no family of the list")
-    shown = {b["name"] for s in report["steps"] for b in s["blocks"] if "name" in b and b["kind"] != "chart"}
-    shown |= {x["name"] for s in report["steps"] for b in s["blocks"] if b["kind"] == "side_by_side" for x in b["matrices"]}
+    shown = set().union(*map(shown_in, report["steps"]))
     if shown - set(listed):
         problems.append(f"steps show matrices that are not listed: {sorted(shown - set(listed))}")
 
@@ -140,21 +149,12 @@ def check(chapter):
 ONE_STEP = ("ch07", "ch16", "ch22")
 
 
-def shown_in(step):
-    names = set()
-    for b in step["blocks"]:
-        if "name" in b and b["kind"] in ("matrix", "heat_map", "indices"):
-            names.add(b["name"])
-        names.update(m["name"] for m in b.get("matrices", []))
-    return names
-
-
 def check_one_step(chapter, whole):
     """The report of one step against the whole run's (the page draws the step in view from it first)."""
     families = {m["name"]: m["family"] for m in whole["matrices"]}
     step = next((s for s in whole["steps"] if any(families.get(n) for n in shown_in(s))), None)
     if step is None:
-        return [f"no step shows a head of a family"]
+        return ["no step shows a head of a family"]
     shown = shown_in(step)
     kept = {families[n] for n in shown if families.get(n)} | {m["opens"] for m in whole["matrices"]
                                                                if m["name"] in shown and m["opens"]}
