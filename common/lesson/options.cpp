@@ -35,6 +35,35 @@ bool in_range(double value, const Range& r, const std::string& type) {
     return above_low && value <= high;
 }
 
+// --help, written here rather than by CLI11, so that it reads the same whichever CLI11 the
+// system has (the docs show it): CLI11 2.1–2.3 write a default as "UINT=0", 2.4 as "UINT [0] ".
+// The layout is CLI11's own: the title, the usage, then a line per flag, its help from column 31.
+std::string help_text(const CLI::App& app) {
+    constexpr std::size_t help_column = 30;
+    std::string out = fmt::format("{}\nUsage: {} [OPTIONS]\n\nOptions:\n", app.get_description(), app.get_name());
+    for (const CLI::Option* option : app.get_options()) {
+        std::string left = "  " + option->get_name(false, true);
+        if (option->get_type_size() != 0) {
+            if (!option->get_type_name().empty()) left += " " + option->get_type_name();
+            if (!option->get_default_str().empty()) left += "=" + option->get_default_str();
+            if (option->get_expected_max() > 1) left += " ...";  // a flag that takes several words
+        }
+        if (!option->get_excludes().empty()) {
+            left += " Excludes:";
+            for (const CLI::Option* other : option->get_excludes()) left += " " + other->get_name();
+        }
+        out += left;
+        const std::string help = option->get_description();
+        if (!help.empty()) {
+            out += left.size() < help_column ? std::string(help_column - left.size(), ' ')
+                                             : "\n" + std::string(help_column, ' ');
+            for (const char c : help) out += c == '\n' ? "\n" + std::string(help_column, ' ') : std::string(1, c);
+        }
+        out += '\n';
+    }
+    return out + '\n';
+}
+
 }  // namespace
 
 Option& Option::without_default() {
@@ -151,7 +180,10 @@ std::optional<int> CommandLine::parse(int argc, char** argv) {
         for (const std::string& arg : args) pointers.push_back(arg.c_str());
         app_->parse(int(pointers.size()), pointers.data());
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app_->exit(e);  // --help
+        if (e.get_exit_code() == 0) {  // --help
+            fmt::print("{}", help_text(*app_));
+            return 0;
+        }
         std::string message = e.what();
         std::replace(message.begin(), message.end(), '\n', ' ');
         // A flag CLI11 does not know is often a near-miss of one it does (--head for --heads).

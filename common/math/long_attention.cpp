@@ -98,7 +98,12 @@ float exp_shifted_sum(float* x, std::size_t len, float shift) {
         sum0 += e0;
         sum1 += e1;
     }
-    float sum = xsimd::hadd(sum0 + sum1);
+    // The lanes summed in order by hand: xsimd's horizontal sum was renamed between versions
+    // (hadd in xsimd 8, reduce_add from 9 on), and an order of our own is the same on both.
+    alignas(64) float lane[lanes];
+    (sum0 + sum1).store_aligned(lane);
+    float sum = 0.0f;
+    for (const float v : lane) sum += v;
 #endif
     for (; j < len; ++j) {
         x[j] = std::exp(x[j] - shift);
