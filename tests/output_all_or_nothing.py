@@ -12,6 +12,7 @@ For every chapter:
     the one refused).
 """
 import concurrent.futures
+import re
 import resource
 import signal
 import subprocess
@@ -38,6 +39,12 @@ def small_files():
 # mpirun: mpirun writes files of its own (PMIx's shared store) that 100 bytes cannot hold.
 LIMIT_THEN_RUN = ("import os, resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
                   "resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100)); os.execv(sys.argv[1], sys.argv[1:])")
+
+
+# Open MPI 5 keeps its shared memory in a file, which the limit (unlike a full disk, which leaves
+# /dev/shm alone) stops growing: its mpirun then says so between two rulers of dashes and the
+# processes talk through the loopback instead. That notice is the test's doing, not the chapter's.
+OPEN_MPI_NOTICE = re.compile(r"^-{20,}\n.*?^-{20,}\n\n?", re.MULTILINE | re.DOTALL)
 
 
 def on_a_full_disk(program, *args):
@@ -70,7 +77,7 @@ def check(chapter):
         if run.returncode != 2:
             problems.append(f"exit {run.returncode}")
         # A chapter that trains first says so (its trainings ran); then one line of complaint.
-        complaint = complaints(run.stderr)
+        complaint = complaints(OPEN_MPI_NOTICE.sub("", run.stderr) if launcher(BIN / chapter) else run.stderr)
         if complaint.count("\n") != 1 or "cannot write" not in complaint or "index.html" not in complaint:
             problems.append(f"stderr {run.stderr[:200]!r}")
         if "Wrote" in run.stdout:

@@ -61,7 +61,7 @@ with tempfile.TemporaryDirectory() as scratch:
     fake = scratch / "bin"
     fake.mkdir()
     # (The launcher asks mpirun --version which flags it takes: not a start.)
-    (fake / "mpirun").write_text('#!/bin/sh\n[ "$1" = --version ] && exit 0\necho "$@" >>"$MPIRUN_STARTS"\n')
+    (fake / "mpirun").write_text('#!/bin/sh\n[ "$1" = --version ] && exit 0\nprintf "%s\\n" "$*" >>"$MPIRUN_STARTS"\n')
     (fake / "mpirun").chmod(stat.S_IRWXU)
     starts = scratch / "starts"
 
@@ -136,7 +136,7 @@ with tempfile.TemporaryDirectory() as scratch:
     # Open MPI 5's refuses -q and frames a banner of its own between lines of dashes.
     open_mpi_4 = "(Open MPI) 4." in subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
     mpirun = ["mpirun", *(["-q"] if open_mpi_4 else []), "-n", "2", "--oversubscribe", "--bind-to", "none",
-              "--mca", "btl", "^tcp", "--mca", "btl_vader_single_copy_mechanism", "none"]
+              "--mca", "btl_tcp_if_include", "lo", "--mca", "btl_vader_single_copy_mechanism", "none"]
     env_root = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     code, out, err = run(mpirun + [str(PROGRAM), "--d", "0"], env_root)
     if not open_mpi_4:  # the program's own lines, without Open MPI 5's framed banner

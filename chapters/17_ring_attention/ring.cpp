@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -49,6 +51,33 @@ void redirect(int fd, const std::string& path) {
     ::close(to);
 }
 
+#if defined(__GLIBC__)
+// Rank 0's stdout once it writes to a pipe itself: what a write cannot deliver because the reader
+// has gone (| head) is dropped, and the run goes on to its end. Dying of SIGPIPE instead would
+// leave the other ranks waiting in the ring, and Open MPI 5's mpirun (whose -q is gone) would
+// frame a banner about the signal on stderr.
+ssize_t write_or_drop(void* /*cookie*/, const char* data, std::size_t size) {
+    static bool reader_gone = false;
+    for (std::size_t done = 0; done < size && !reader_gone;) {
+        const ssize_t n = ::write(STDOUT_FILENO, data + done, size - done);
+        if (n >= 0) done += std::size_t(n);
+        else if (errno == EPIPE) reader_gone = true;
+        else if (errno != EINTR) return -1;
+    }
+    return ssize_t(size);
+}
+
+void drop_what_a_gone_reader_misses() {
+    std::signal(SIGPIPE, SIG_IGN);  // a write to the gone reader's pipe fails with EPIPE instead
+    FILE* pipe_out = ::fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write_or_drop, nullptr, nullptr});
+    if (!pipe_out) return;
+    std::fflush(stdout);
+    stdout = pipe_out;
+}
+#else
+void drop_what_a_gone_reader_misses() {}
+#endif
+
 }  // namespace
 
 void Mpi::print_on_rank_0_only() {
@@ -73,7 +102,10 @@ void Mpi::print_on_rank_0_only() {
     const std::string launcher_stdout = launcher ? fmt::format("/proc/{}/fd/1", launcher) : "";
     struct stat target {};
     if (!launcher || std::to_string(::getppid()) != launcher || ::stat(launcher_stdout.c_str(), &target) != 0) return;
-    if (!S_ISREG(target.st_mode)) redirect(STDOUT_FILENO, launcher_stdout);
+    if (!S_ISREG(target.st_mode)) {
+        redirect(STDOUT_FILENO, launcher_stdout);
+        if (S_ISFIFO(target.st_mode)) drop_what_a_gone_reader_misses();
+    }
     // mpirun hands rank 0 a terminal of its own (a pty) to read from; what reads it is a file:
     // no colour unless asked (--color always).
     else setenv("NO_COLOR", "1", 0);

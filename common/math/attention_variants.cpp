@@ -150,8 +150,8 @@ std::vector<VariantRow> variant_table(const std::vector<VariantRun>& runs, const
     return table;
 }
 
-const VariantRun& run_named(const std::vector<VariantRun>& runs, const std::string& name) {
+const VariantRun& run_named(const std::vector<VariantRun>& runs, const char* name) {
     for (const VariantRun& run : runs)
         if (run.name == name) return run;
-    throw InputError("no run of the variant " + name);
+    throw InputError(std::string("no run of the variant ") + name);
 }

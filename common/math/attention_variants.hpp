@@ -116,4 +116,4 @@ std::vector<VariantRun> variant_runs(const CopyTaskSettings& base, const CopySca
 // The table: variant_costs with each run's second-half accuracy (runs from variant_runs).
 std::vector<VariantRow> variant_table(const std::vector<VariantRun>& runs, const VariantShapes& shapes = {});
 // The run of the row `name` ("MHA", "top-k", …); an InputError when there is none.
-const VariantRun& run_named(const std::vector<VariantRun>& runs, const std::string& name);
+const VariantRun& run_named(const std::vector<VariantRun>& runs, const char* name);

@@ -53,7 +53,10 @@ add_link_options(-msimd128)
 # How each chapter program is linked: a factory (createChapter) that the page's worker calls
 # once a run, with the chapter's arguments (callMain); its files in memory (FS), data/ inside.
 # -O1 at the link: binaryen's -O3 passes took 9 s a chapter for a 10 % smaller file (0.9 s at -O1).
-set(WASM_PROGRAM_OPTIONS -O1
+# TOTAL_STACK: 5 MiB, emscripten 3.1.6's default (Debian 12). From 3.1.27 on the default is 64 KiB
+# (Debian 13's 3.1.69), which the lessons overflow: a WebAssembly stack has no guard page, so the
+# overflow wrote over the heap and the next malloc failed ("memory access out of bounds").
+set(WASM_PROGRAM_OPTIONS -O1 -sTOTAL_STACK=5242880
   -sMODULARIZE=1 -sEXPORT_NAME=createChapter -sINVOKE_RUN=0 -sEXIT_RUNTIME=1
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sFORCE_FILESYSTEM=1 -sENVIRONMENT=worker,node
   "-sEXPORTED_RUNTIME_METHODS=['callMain','FS','ENV']"
