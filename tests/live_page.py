@@ -103,9 +103,10 @@ def knob(driver, flag):
 def set_knob(driver, flag, value):
     field = knob(driver, flag)
     before = runs(driver)
-    field.send_keys(Keys.CONTROL, "a")
-    field.send_keys(Keys.DELETE)
-    field.send_keys(value)
+    # One call: the old value selected, then replaced as the first key lands. (Emptied first, in
+    # calls of their own, the field could sit empty past the page's 250 ms pause on a loaded
+    # machine, and the page computed the default in between: a bad value then "kept" that.)
+    field.send_keys(Keys.CONTROL, "a", Keys.NULL, value)
     wait_run(driver, before)
 
 
