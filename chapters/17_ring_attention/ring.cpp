@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -90,6 +91,12 @@ void Mpi::print_on_rank_0_only() {
         // A bad flag would be said by every rank: until join(), rank 0 says it alone.
         stderr_before_join = ::dup(STDERR_FILENO);
         redirect(STDERR_FILENO, "/dev/null");
+        // A rank that stops before join() (a bad flag given to mpirun directly) leaves a moment
+        // first: Open MPI 5's mpirun stops the other ranks as soon as one exits non-zero, and
+        // rank 0 could be stopped before its line is out.
+        std::atexit([] {
+            if (stderr_before_join >= 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        });
         return;
     }
     // mpirun passes on what its processes print; when its own reader goes away (| head) it
