@@ -57,7 +57,10 @@ std::string help_text(const CLI::App& app) {
         if (!help.empty()) {
             out += left.size() < help_column ? std::string(help_column - left.size(), ' ')
                                              : "\n" + std::string(help_column, ' ');
-            for (const char c : help) out += c == '\n' ? "\n" + std::string(help_column, ' ') : std::string(1, c);
+            for (const char c : help) {  // a help of several lines keeps its column
+                out += c;
+                if (c == '\n') out.append(help_column, ' ');
+            }
         }
         out += '\n';
     }
