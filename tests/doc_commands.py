@@ -60,9 +60,9 @@ NOT_RUN = {
     "mpirun --hostfile hosts -n 16 build/release/bin/ch17_ring_attention --n 16384 --d 64 --measure":
         "needs the two machines of its host file",
     "./tutorial run 10 --max-n 65536 --budget-s 60": "a measurement of up to a minute",
-    './tutorial new 21 tokens "From text to tokens"': "writes a chapter and builds it (a minute; the test "
+    './tutorial new 90 my_heads "Heads of my own"': "writes a chapter and builds it (a minute; the test "
                                                       "new_chapter writes one into a copy of the project)",
-    "./tutorial run 21": "runs the chapter that ./tutorial new 21 … writes",
+    "./tutorial run 90": "runs the chapter that ./tutorial new 90 … writes",
     "./tutorial new": "the command's name: it needs a number, a name and a title (as above)",
     "./tutorial run 17 --ranks P --n 16384 --d 64 [--causal] --measure --step measured":
         "a measurement: about 1 GB (chapter 10's reference at n = 16 384) and tens of seconds per run",
@@ -74,7 +74,7 @@ EXPECTED = {
     # ch05: "which self-check fails?"
     "./tutorial run 05 --w-q my_W_Q.csv": (1, "self-checks failed"),
     # ch05: "two self-checks fail, exit code 1"
-    "./tutorial run 05 --w-k data/projections/W_Q.csv": (1, "2 of 8 self-checks failed"),
+    "./tutorial run 05 --w-k data/projections/W_Q.csv": (1, "2 of 9 self-checks failed"),
     # exercises.md: check exits 1 on a file that does not pass, here the file as given
     "./tutorial check 01": (1, "✗ not yet"),
     "./tutorial check [NAME]": (1, "✗ not yet"),

@@ -20,6 +20,18 @@ Matrix causal_map(std::size_t n, float w) {
 
 }  // namespace
 
+TEST_CASE("a heat map of both signs is centred on 0: a digit above, a subscript digit below") {
+    Matrix m = Matrix::from_shape({1, 6});
+    m(0, 0) = 0.0f, m(0, 1) = 0.01f, m(0, 2) = -0.01f, m(0, 3) = 0.5f, m(0, 4) = -0.25f, m(0, 5) = -0.5f;
+    CHECK(heat_map_text("effect", "", m, {"x"}, 2, 100) ==
+          "effect   (1 × 6)\n"
+          "       0\n"
+          "       012345\n"
+          "0  x    ··#₅=\n"
+          "each cell: how many tenths of the way from 0 to ±0.50 its value is\n"
+          "(· 0; above 0: 1 … 9, # 10; below 0: ₁ … ₉, = 10); blank: exactly 0\n");
+}
+
 TEST_CASE("a heat map of text: one character per entry, rows labelled, columns numbered, a legend") {
     Matrix m = causal_map(12, 0.7f);
     m(11, 0) = 0.02f;  // near 0 but not 0: "·", unlike the blank of an exact 0

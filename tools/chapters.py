@@ -28,7 +28,6 @@ Used as a program by ./tutorial and CMake:
 
     python3 tools/chapters.py list               NN  chNN_name  Chapter NN · title
     python3 tools/chapters.py names              chNN_name, one a line
-    python3 tools/chapters.py launched           those that start through a launcher
     python3 tools/chapters.py field NN KEY       one field (program, title, heading, idea, pages, …)
     python3 tools/chapters.py fields KEY…        those fields of every chapter, a line each, tab-separated
     python3 tools/chapters.py cmake FILE         the build's add_chapter() calls
@@ -262,10 +261,6 @@ def main(argv):
     elif command == "names":
         for c in chapters():
             print(c.program)
-    elif command == "launched":
-        for c in chapters():
-            if c.launcher:
-                print(c.program)
     elif command == "field" and len(argv) == 3:
         c = by_number(argv[1])
         if c is None:

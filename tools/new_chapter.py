@@ -27,10 +27,10 @@ def refuse(text):
 def new_chapter(number, name, title, root=ROOT):
     """Writes the chapter; returns its program name (chNN_name)."""
     if not re.fullmatch(r"\d{2}", number) or number == "00":
-        refuse(f"the number '{number}' should be two digits, 01 to 99 (./tutorial new 21 tokens \"From text to tokens\")")
+        refuse(f"the number '{number}' should be two digits, 01 to 99 (./tutorial new 90 my_heads \"Heads of my own\")")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or len(name) > 40:
         refuse(f"the name '{name}' should be lower-case letters, digits and '_', starting with a letter "
-               f"(it names the folder and the program: chapters/{number}_tokens, ch{number}_tokens)")
+               f"(it names the folder and the program: chapters/{number}_my_heads, ch{number}_my_heads)")
     if not title.strip() or "\n" in title or '"' in title or "\\" in title:
         refuse("the title should be one line of text, without quotes or backslashes")
     taken = next((c for c in chapters(root) if c.number == number), None)
@@ -60,7 +60,7 @@ def new_chapter(number, name, title, root=ROOT):
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:
-        refuse('usage: ./tutorial new NN name "Title" (./tutorial new 21 tokens "From text to tokens")')
+        refuse('usage: ./tutorial new NN name "Title" (./tutorial new 90 my_heads "Heads of my own")')
     try:
         print(new_chapter(*sys.argv[1:]))
     except ManifestError as e:

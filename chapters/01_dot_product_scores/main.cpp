@@ -41,19 +41,44 @@ void show_embeddings(Lesson& lesson, const Sequence& seq, bool learned) {
     lesson.show(seq.X, Style().decimals(1));
 }
 
-// Step: the terms of one query's dot products, the products that are not zero.
+// Whether some of one query's products are 0: hand-typed embeddings have zeros, learned ones none.
+bool has_zero_products(const Matrix& X, std::size_t q) {
+    for (std::size_t j = 0; j < rows(X); ++j)
+        for (std::size_t d = 0; d < cols(X); ++d)
+            if (X(q, d) * X(j, d) == 0.0f) return true;
+    return false;
+}
+
+// Step: the terms of one query's dot products: the products that are not zero, or, when none
+// is zero (learned embeddings), the first few and how many.
 void show_one_query(Lesson& lesson, const Sequence& seq, std::size_t q, const DotProductScores& r) {
     const Matrix& X = seq.X;
+    constexpr std::size_t dense_terms_shown = 3;
+    const bool sparse = has_zero_products(X, q);
     std::vector<TextRow> shown;  // a long --input: the table shows the first and last keys
     for (std::size_t j = 0; j < rows(X); ++j) {
         std::string products;
-        for (std::size_t d = 0; d < cols(X); ++d)
-            if (X(q, d) * X(j, d) != 0.0f)
-                products += fmt::format("{}{} {:g}·{:g}", products.empty() ? "" : " + ", seq.dimensions[d], X(q, d),
-                                        X(j, d));
+        std::size_t terms = 0;
+        for (std::size_t d = 0; d < cols(X); ++d) {
+            if (X(q, d) * X(j, d) == 0.0f) continue;
+            if (sparse)
+                products += fmt::format("{}{} {:g}·{:g}", products.empty() ? "" : " + ", seq.dimensions[d], X(q, d), X(j, d));
+            else if (terms < dense_terms_shown)
+                products += fmt::format("{}{}·{}", products.empty() ? "" : " + ", format_number(X(q, d), 3),
+                                        format_number(X(j, d), 3));
+            ++terms;
+        }
+        if (!sparse && terms > dense_terms_shown) products += fmt::format(" + … ({} terms)", terms);
         shown.push_back({seq.tokens[j], products.empty() ? "0" : products,
                          format_number(r.scores_by_loops(q, j), 3)});
     }
+    if (sparse)
+        lesson.say("score(q, k) = Σ_d q_d · k_d. Only the dimensions that both tokens have\n"
+                   "add to the score; here are the products that are not zero.");
+    else
+        lesson.say(fmt::format("score(q, k) = Σ_d q_d · k_d. No product is zero here: every one of the {}\n"
+                               "dimensions adds to the score. The first {} terms of each sum:",
+                               cols(X), dense_terms_shown));
     lesson.table({"key", "Σ_d q_d · k_d", "score"}, shown);
 }
 
@@ -90,8 +115,6 @@ int main(int argc, char** argv) {
         lesson.step("embeddings", "The sequence as a matrix", [&] { show_embeddings(lesson, seq, !input.text.empty()); });
         lesson.step("one-query",
                     fmt::format("One query, one loop: how much is each token like \"{}\"?", seq.tokens[q]), [&] {
-                        lesson.say("score(q, k) = Σ_d q_d · k_d. Only the dimensions that both tokens have\n"
-                                   "add to the score; here are the products that are not zero.");
                         show_one_query(lesson, seq, q, r);
                     });
         lesson.step("all-at-once", "All queries at once: one matrix product", [&] {

@@ -69,13 +69,19 @@ void show_asymmetry(Lesson& lesson, const Labels& tokens, const Projected& r) {
                         "for is not what it offers.",
                         tokens[a.i], tokens[a.j], format_number(s(a.i, a.j), 3), tokens[a.j], tokens[a.i],
                         format_number(s(a.j, a.i), 3)));
-    else
+    else if (r.qk_symmetric)
         lesson.say_under(
             "Yet these scores are symmetric: W_Q · W_Kᵀ is a symmetric matrix (as when\n"
             "W_K = W_Q), so every token offers exactly what it looks for.");
+    else
+        lesson.say_under(fmt::format(
+            "Yet these scores are symmetric. W_Q · W_Kᵀ is not ({}), but\n"
+            "q_i · k_j − q_j · k_i = x_i (W_Q · W_Kᵀ − W_K · W_Qᵀ) x_jᵀ is 0 for these tokens:\n"
+            "a token repeated, or embeddings in one line, score the same both ways.",
+            lesson.ref("w-qk")));
     lesson.say_under(
         fmt::format("And a token need not be its own best match: {} of {} queries score another\n"
-                    "token highest.",
+                    "token higher than themselves.",
                     r.not_self, tokens.size()));
 }
 

@@ -69,8 +69,12 @@ Asymmetry largest_asymmetry(const Matrix& scores) {
 }
 
 std::size_t queries_preferring_another(const Matrix& scores) {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < rows(scores); ++i) count += argmax_of_row(scores, i) != i;
+    std::size_t count = 0;  // a tie with itself (a repeated token) is not a preference
+    for (std::size_t i = 0; i < rows(scores); ++i) {
+        bool another_higher = false;
+        for (std::size_t j = 0; j < cols(scores); ++j) another_higher |= j != i && scores(i, j) > scores(i, i);
+        count += another_higher;
+    }
     return count;
 }
 

@@ -35,19 +35,20 @@ void require_heads_divide(std::size_t width, std::size_t h, const SequenceSource
 Inputs the_inputs(const SequenceSource& input, Flags flags, Given given) {
     // Every flag is checked before the model is read (or trained).
     check_layer_flag(flags.layer, given.layer, !input.text.empty());
-    if (given.layer) {
+    // A sentence is read by the trained model's layer (--layer, 0 unless given), with its heads.
+    const bool learned = !input.text.empty();
+    if (learned) {
         const std::size_t heads = default_model_config().heads;
         if (given.heads && flags.h != heads)
-            throw InputError(fmt::format("--heads {}: with --layer, the heads are the model's {}", flags.h, heads));
+            throw InputError(fmt::format("--heads {}: with --text, the heads are the model's {}", flags.h, heads));
         flags.h = heads;
     }
-    if (!input.text.empty()) require_heads_divide(default_model_config().d_model, flags.h, input);
     Random random(flags.seed);
     Inputs in;
     in.h = flags.h;
     in.seq = random_or_input_sequence(input, default_sentence, flags.d_model, given.d_model, random);
     require_heads_divide(cols(in.seq.X), flags.h, input);
-    if (!given.layer || input.listing_only) {  // --list-steps reads no model's weights
+    if (!learned || input.listing_only) {  // --list-steps reads no model's weights
         in.W = MultiHeadWeights{random_attention_weights(cols(in.seq.X), flags.h, flags.h, random)};
         return in;
     }

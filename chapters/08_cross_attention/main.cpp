@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch08_cross_attention", "Chapter 08 · Cross-attention: one sequence asks, another answers");
     Flags flags;
     add_flags(lesson, flags);
+    lesson.refuse_text("the encoder reads English and the decoder French, both as words of data/translation/: --source, --target");
 
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(flags);

@@ -197,6 +197,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch10_long_sequences", "Chapter 10 · Long sequences: the quadratic cost, measured");
     Settings flags;
     add_flags(lesson, flags);
+    lesson.refuse_text("the cost is measured on random sequences of 256 to --max-n tokens, not on one sentence");
     return lesson.run(argc, argv, [&] {
         const Settings s = checked_settings(flags);
         set_blas_threads(1);

@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch16_induction_head", "Chapter 16 · An induction head forms in a model trained here");
     Flags flags;
     add_flags(lesson, flags);
+    lesson.refuse_text("its model is trained to copy random tokens and has never read text");
     return lesson.run(argc, argv, [&] {
         const Settings chosen = settings(flags);
         // The training, done when the first step reads it (--list-steps does not wait for it).

@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch17_ring_attention", "Chapter 17 · Ring attention: one head across several processes");
     Flags f;
     add_flags(lesson, f);
+    lesson.refuse_text("the ranks share random queries, keys and values: --n, --d, --seed");
     return lesson.run(argc, argv, [&] {
         // started alone: the launcher's check of the flags (parsed above, as every rank will)
         if (!Mpi::launched()) return check_before_launch(argv[0], f.n, f.allow_many_ranks);

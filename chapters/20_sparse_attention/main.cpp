@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
     Lesson lesson("ch20_sparse_attention", "Chapter 20 · Attention that forgets on purpose: windows, sinks and top-k");
     Flags flags;
     add_flags(lesson, flags);
+    lesson.refuse_text("its copy models are trained on random tokens and have never read text");
     return lesson.run(argc, argv, [&] {
         const CopyTaskSettings settings = copy_task_settings(flags);
         const Variant chosen = chosen_variant(flags);

@@ -81,11 +81,19 @@ void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many) {
     lesson.say_under("(␣ is a space, ⏎ a newline)");
 }
 
-void show_growing(Lesson& lesson, const Learned& l) {
+void show_growing(Lesson& lesson, const Learned& l, std::size_t vocab) {
     const Tokenizer& t = l.tokenizer;
-    lesson.say(wrap_to_width(fmt::format(
-        "Each merge adds one symbol, up to --vocab {}: {} characters and {} merges. Later merges join "
-        "longer pieces and are seen less often:", t.size(), t.characters(), t.merges.size()), 100));
+    // The learning stops early when every word of the text is one symbol: nothing is left to merge.
+    lesson.say(wrap_to_width(
+        t.size() == vocab
+            ? fmt::format("Each merge adds one symbol, up to --vocab {}: {} characters and {} merges. Later merges "
+                          "join longer pieces and are seen less often:",
+                          t.size(), t.characters(), t.merges.size())
+            : fmt::format("Each merge adds one symbol: {} characters and {} merges make {} symbols, fewer than "
+                          "--vocab {}, for by then every word of the text was one symbol and nothing was left to "
+                          "merge. Later merges join longer pieces and are seen less often:",
+                          t.characters(), t.merges.size(), t.size(), vocab),
+        100));
     std::vector<TextRow> rows;
     std::size_t longest = 0;
     const std::size_t step = std::max<std::size_t>(1, t.merges.size() / 8);
@@ -101,10 +109,14 @@ void show_growing(Lesson& lesson, const Learned& l) {
 
 void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence) {
     const std::vector<SplitStep> steps = split_merge_by_merge(l.tokenizer, sentence);
+    const std::size_t changing = steps.size() - 1;
     lesson.say(wrap_to_width(fmt::format(
-        "Your text, {} characters, with the merges applied in the order learned; only the {} merges that change "
-        "it are shown. encode() gets the same tokens by GPT-2's rank rule: in each word, merge the pair learned "
-        "first, again and again.", sentence.size(), steps.size() - 1), 100));
+        "Your text, {} characters, with the merges applied in the order learned; {}. encode() gets the same "
+        "tokens by GPT-2's rank rule: in each word, merge the pair learned first, again and again.",
+        sentence.size(),
+        changing == 0   ? std::string("no merge changes it, so each character stays a token")
+        : changing == 1 ? std::string("only the one merge that changes it is shown")
+                        : fmt::format("only the {} merges that change it are shown", changing)), 100));
     std::vector<TextRow> rows;
     for (const SplitStep& s : steps)
         rows.push_back({s.merge < 0 ? "—" : std::to_string(s.merge + 1), std::to_string(s.ids.size()),
@@ -186,7 +198,7 @@ int main(int argc, char** argv) {
         lesson.step("characters", "The characters", [&] { show_characters(lesson, corpus, characters); });
         lesson.step("words", "Words first", [&] { show_words(lesson, sentence); });
         lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), merges_shown); });
-        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned()); });
+        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned(), vocab); });
         lesson.step("your-text", "Your text, merge by merge", [&] { show_split(lesson, learned(), sentence); });
         lesson.step("sizes", "What a larger vocabulary buys", [&] { show_sizes(lesson, learned(), held_out, sentence); });
         lesson.step("round-trip", "Back to text", [&] { show_round_trip(lesson, learned(), sentence); });

@@ -23,6 +23,7 @@
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/token_text.hpp"
 #include "common/math/input_error.hpp"
+#include "common/math/adamw.hpp"
 #include "common/math/gpt_sampling.hpp"
 
 namespace {
@@ -89,12 +90,23 @@ void show_sample(Lesson& lesson, const std::string& when, const std::string& sam
 
 void show_training(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
     const std::vector<LoggedLoss>& log = lm.trained.log;
+    const GptRecipe& g = r.gpt;
+    // A run shorter than the warmup never reaches the peak rate: the schedule says where it stopped.
+    const std::string schedule =
+        g.steps > g.warmup
+            ? fmt::format("learning rate {} after {} warmup steps, cosine to a tenth",
+                          format_number(g.learning_rate, 4), g.warmup)
+            : fmt::format("the learning rate rises toward {} over {} warmup steps,\nand --steps {} stops it at {}",
+                          format_number(g.learning_rate, 4), g.warmup, g.steps,
+                          format_number(scheduled_learning_rate(g.steps - 1, g.learning_rate, g.warmup, g.steps,
+                                                                g.learning_rate / 10),
+                                        4));
     lesson.say(fmt::format(
-        "AdamW (β₁ 0.9, β₂ 0.99, weight decay 0.1 on matrices), learning rate {} after 100 warmup\n"
-        "steps, cosine to a tenth; gradient norm clipped at 1; {} windows of {} tokens a step.\n"
+        "AdamW (β₁ 0.9, β₂ 0.99, weight decay 0.1 on matrices), gradient norm clipped at 1, {} windows\n"
+        "of {} tokens a step; {}.\n"
         "The trained model is kept as a checkpoint (trained/gpt-…/ beside the program's folder): a\n"
         "later run of the same recipe reads it back instead of training; --train trains it again.",
-        format_number(r.gpt.learning_rate, 4), r.gpt.batch, r.gpt.config.context));
+        g.batch, g.config.context, schedule));
     std::vector<TextRow> rows;
     std::vector<double> steps, train, held;
     for (const LoggedLoss& l : log) {
@@ -223,7 +235,9 @@ int main(int argc, char** argv) {
         lesson.step("training", "Training: the loss from ln V down", [&] { show_training(lesson, lm(), r); });
         lesson.step("after", "Text from the trained model", [&] {
             show_sample(lesson,
-                        fmt::format("Sampled after training, τ = {}, top k = {}", format_number(f.temperature, 2), f.top_k),
+                        fmt::format("Sampled after training, τ = {}, {}", format_number(f.temperature, 2),
+                                    f.top_k == 0 ? std::string("among every token (--top-k 0)")
+                                                 : fmt::format("top k = {}", f.top_k)),
                         samples().after);
         });
         lesson.step("your-sentence", "Your sentence: every head's attention",

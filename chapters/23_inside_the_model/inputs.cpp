@@ -13,9 +13,13 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--text", f.text, "the sentence read through the logit lens (two tokens at least)");
     lesson.option("--clean", f.clean, "patching: the sentence whose heads are copied");
     lesson.option("--corrupt", f.corrupt, "patching: the sentence they are copied into (as many tokens)");
-    lesson.option("--layer", f.layer, "the block of the head shown in detail", Range{0, 11});
-    lesson.option("--head", f.head, "the head shown in detail",
-                  Range{0, 15});
+    // Without them, the head shown is the one whose removal costs most (step 3).
+    lesson.option("--layer", f.layer, "the block of the head shown in detail (0 with --head alone; neither: the costliest head's)",
+                  Range{0, 11})
+        .without_default();
+    lesson.option("--head", f.head, "the head shown in detail (0 with --layer alone; neither: the one whose removal costs most)",
+                  Range{0, 15})
+        .without_default();
     lesson.option("--windows", f.probe.windows, "held-out windows of T tokens measured, spread evenly",
                   Range{1, 100000});
     lesson.flag("--all-held-out", f.all_held_out, "measure every window of the held-out text");

@@ -65,9 +65,11 @@ void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
     lesson.say(fmt::format(
         "What each head attends to: its mean weight on the previous token, on itself and on the\n"
         "first token (queries 2 … T−1 of the held-out windows), and its induction score (on the\n"
-        "repeated random tokens: its weight on the token after the earlier copy). A head is named\n"
-        "by its largest number when that reaches {}; uniform weights would give about {} to one key.",
-        format_number(role_share, 1), format_number(2.0 / double(lm.trained.model.config.context), 2)));
+        "repeated random tokens: its weight on the token after the earlier copy). The last row is\n"
+        "chance: what weights spread evenly over the keys would give. A head is named by its\n"
+        "largest number when that reaches {}, {:.0f} times chance for a share and {:.0f} times for the\n"
+        "induction score; else it is \"spread out\".",
+        format_number(role_share, 1), role_share / s.uniform_share, role_share / s.uniform_induction));
     std::vector<TextRow> rows_;
     const std::size_t H = s.heads;
     for (std::size_t k = 0; k < s.layers * H; ++k) {
@@ -75,6 +77,8 @@ void show_scores(Lesson& lesson, const LanguageModel& lm, const HeadScores& s) {
         rows_.push_back({head_name(k, H), three(s.previous_token(l, h)), three(s.self(l, h)), three(s.first_token(l, h)),
                          three(s.induction(l, h)), role_name(HeadRole(int(s.roles(l, h))))});
     }
+    rows_.push_back({"uniform", three(s.uniform_share), three(s.uniform_share), three(s.uniform_share),
+                     three(s.uniform_induction), "(chance)"});
     lesson.table({"head", "previous", "itself", "first", "induction", "does most"}, rows_, 64);
     for (const Matrix* m : {&s.previous_token, &s.self, &s.first_token, &s.induction}) lesson.draw(*m);
     lesson.say("Where each head does it most on the held-out text (the query last, the key it reads in\n[brackets], and that weight):");
@@ -137,26 +141,38 @@ std::string head_list(const std::vector<std::size_t>& heads, std::size_t H) {
     return fmt::format("{}", fmt::join(names, ", "));
 }
 
+// Whether step 5 removes induction heads, or only the head of the highest score, at chance.
+bool induction_found(const HeadScores& s, const Removals& r) {
+    const std::size_t best = r.induction_heads[0];
+    return s.induction(best / s.heads, best % s.heads) >= role_share;
+}
+
+// The run without step 5's heads, as its table and chart name it.
+std::string without_label(const HeadScores& s, const Removals& r) {
+    return induction_found(s, r) ? "without the induction heads" : "without " + head_list(r.induction_heads, s.heads);
+}
+
 void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals& r) {
     const std::size_t H = s.heads;
     const std::size_t best = r.induction_heads[0];
-    const bool found = s.induction(best / H, best % H) >= role_share;
     lesson.say(fmt::format(
         "Olsson et al.'s test: {} held-out passages of {} tokens, each followed by itself. A model\n"
         "that copies predicts the second copy far better than the first.",
         rows(r.repeated_passages), cols(r.repeated_passages) / 2));
-    if (found)
+    if (induction_found(s, r))
         lesson.say(fmt::format("Induction heads (score ≥ {}): {}. Removed together, against as many other heads\n"
                                "of the same blocks, of the lowest scores ({}):",
                                format_number(role_share, 1), head_list(r.induction_heads, H), head_list(r.other_heads, H)));
     else
         lesson.say(fmt::format(
-            "No head reaches an induction score of {}: the highest is {} ({}). It is removed, against\n"
-            "the head of its block of the lowest score ({}):",
+            "No induction head in this model: no head reaches a score of {}. The highest, {}'s {},\n"
+            "is {:.1f} times chance ({}). It is removed all the same, against the head of its block of\n"
+            "the lowest score ({}): a head at chance, so the test shows what no copying looks like.",
             format_number(role_share, 1), head_list(r.induction_heads, H), three(s.induction(best / H, best % H)),
+            s.induction(best / H, best % H) / s.uniform_induction, three(s.uniform_induction),
             head_list(r.other_heads, H)));
     std::vector<TextRow> rows_;
-    const char* names[] = {"the model", "without the induction heads", "without as many others"};
+    const std::string names[] = {"the model", without_label(s, r), "without as many others"};
     for (std::size_t row = 0; row < 3; ++row)
         rows_.push_back({names[row], three(r.repeated_losses(row, 0)), three(r.repeated_losses(row, 1)),
                          three(r.repeated_losses(row, 0) - r.repeated_losses(row, 1))});
@@ -178,7 +194,7 @@ void show_patching(Lesson& lesson, const LanguageModel& lm, const Patching& p) {
         "the change of that logit (and the share of the gap {} it closes):",
         symbol(t, p.expected), three(p.clean_logit), three(p.corrupt_logit), three(p.clean_logit - p.corrupt_logit)));
     lesson.show(p.effect, Style().decimals(3));
-    lesson.draw(p.restored);
+    lesson.show(p.restored, Style().decimals(3));
     lesson.say("The same, one head at one position at a time (row: a head; column: the position patched):");
     lesson.heat_map(p.effect_by_position, Style().decimals(2));
     std::size_t best = 0, at = 0;
@@ -225,14 +241,13 @@ void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
     chart.y_text = [](double v) { return format_number(v, 2); };
     chart.ticks = {{0.0, "position 0"}, {double(T - 1), fmt::format("position {}", T - 1)}};
     lesson.chart("loss_by_position", "Held-out loss at each position of the window", {"position", false},
-                 {"loss (nats)", false}, {{"the model", x, with, "m"}, {"without the induction heads", x, without, "w"}},
+                 {"loss (nats)", false}, {{"the model", x, with, "m"}, {without_label(s, r), x, without, "w"}},
                  chart);
     lesson.say(fmt::format(
         "In-context learning score (Olsson et al.): the loss over the last {} positions minus the loss\n"
-        "at positions {} … {}: {} for the model, {} without the induction heads (negative: the\n"
-        "context helps).",
+        "at positions {} … {}: {} for the model, {} {} (negative: the context helps).",
         std::max<std::size_t>(1, T / 8), std::max<std::size_t>(1, T / 16), std::max(std::max<std::size_t>(1, T / 16) + 1, T / 8) - 1,
-        three(r.in_context_scores(0, 0)), three(r.in_context_scores(0, 1))));
+        three(r.in_context_scores(0, 0)), three(r.in_context_scores(0, 1)), without_label(s, r)));
 }
 
 }  // namespace
@@ -302,7 +317,7 @@ int main(int argc, char** argv) {
         });
         lesson.step("removals", "What breaks without each head",
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
-        lesson.step("induction", "A repeated passage, with and without the induction heads",
+        lesson.step("induction", "A repeated passage: does the model copy it?",
                     [&] { show_induction_removal(lesson, inside().scores, inside().removals); });
         lesson.step("patching", "Which head carries the word: activation patching",
                     [&] { show_patching(lesson, lm(), inside().patching); });

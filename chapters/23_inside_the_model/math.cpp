@@ -216,6 +216,7 @@ HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Pr
     for (std::size_t i = 0; i < T; ++i) s.loss_by_position(0, i) = float(position[i] / double(W));
     for (std::size_t depth = 0; depth <= L; ++depth) s.lens_loss(0, depth) = float(lens[depth] / double(W * T));
     const double queries = double(W * (T - 2));
+    for (std::size_t i = 2; i < T; ++i) s.uniform_share += 1.0 / double(i + 1) / double(T - 2);
     for (std::size_t k = 0; k < L * H; ++k) {
         s.previous_token(k / H, k % H) = float(shares[3 * k] / queries);
         s.self(k / H, k % H) = float(shares[3 * k + 1] / queries);
@@ -224,6 +225,7 @@ HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Pr
     }
     // 3. The induction score on R random sequences of s = T/2 tokens, each repeated.
     const std::size_t half = T / 2;
+    for (std::size_t i = half; i < 2 * half; ++i) s.uniform_induction += 1.0 / double(i + 1) / double(half);
     Random rng(probe.seed);
     std::vector<Tokens> halves(probe.sequences, Tokens(half));
     for (Tokens& h : halves)
@@ -411,11 +413,11 @@ MatrixList Removals::matrices() const {
                      "heads")
             .opens_heads("layer_head_weights"),
         {"repeated_passages", repeated_passages, "P held-out passages of s tokens, each twice", "", "", MatrixKind::indices},
-        {"repeated_losses", repeated_losses, "rows: model, −induction heads, −others; columns: first, second copy"},
+        {"repeated_losses", repeated_losses, "rows: model, −the heads of highest induction score, −others; columns: first, second copy"},
         ListedMatrix("loss_by_position_without_induction", loss_by_position_without,
-                     "held-out loss at each position, induction heads removed")
+                     "held-out loss at each position, the heads of highest induction score removed")
             .as_vector(),
-        ListedMatrix("in_context_scores", in_context_scores, "late − early loss: model, −induction heads").as_vector(),
+        ListedMatrix("in_context_scores", in_context_scores, "late − early loss: model, −the heads of highest induction score").as_vector(),
     };
 }
 

@@ -15,8 +15,10 @@
 //      first-token share    = mean A_h[i, 0]     (a "sink": weight parked on the first token)
 //    and on R random sequences of s = T/2 tokens repeated twice (n = 2s), as in chapter 16:
 //      induction score      = mean over i ≥ s of A_h[i, i − s + 1]  (the token after the earlier copy)
-//    Uniform attention over i + 1 keys gives 1/(i + 1) to each: about 0.03 for the induction
-//    score at T = 64, which is where a head that does not copy sits.
+//    Uniform attention over i + 1 keys gives 1/(i + 1) to each, the level of chance:
+//      uniform share = mean over i = 2 … T−1 of 1/(i + 1),  uniform induction = mean over i = s … 2s−1
+//    (0.052 and 0.021 at T = 64). A head is named for a role only when its number reaches
+//    role_share, several times those.
 // 2. What breaks without it: the held-out loss (mean −log p(next token) over the W windows)
 //    with z_h removed or replaced by its mean, minus the model's.
 //    Olsson et al.'s test: P held-out passages of s tokens repeated twice; the loss on the
@@ -74,6 +76,8 @@ struct HeadScores {
     Matrix mean_outputs;            // (L·H × d_h) z̄_h over every held-out token
     Matrix loss_by_position;        // (1 × T) the held-out loss at each position
     Matrix lens_loss;               // (1 × L+1) the held-out loss read after each block (0: embeddings)
+    double uniform_share = 0.0;     // what uniform weights give each of the three shares
+    double uniform_induction = 0.0; // and the induction score
 
     MatrixList matrices() const;
 };
@@ -82,7 +86,8 @@ HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Pr
 // Part 2 and 5.
 struct Removals {
     Matrix increase_removed, increase_mean;  // (L × H) held-out loss without the head − the model's
-    std::vector<std::size_t> induction_heads;  // l·H + h of the heads removed as "induction heads"
+    std::vector<std::size_t> induction_heads;  // l·H + h of the heads removed as "induction heads" (or, when
+                                               // none reaches role_share, the one of the highest score)
     std::vector<std::size_t> other_heads;      // as many others: same blocks first, lowest scores first
     Matrix repeated_passages;                  // (P × 2s) held-out passages, each twice
     Matrix repeated_losses;                    // (3 × 2) first copy, second copy: model, −induction, −others

@@ -18,11 +18,24 @@ constexpr std::size_t max_rows = 64, edge_rows = 32;
 // must not push the map off the line.
 constexpr std::size_t max_label_width = 16;
 
-// One entry: blank if exactly 0, else its nearest tenth of the way from low to high.
+// Values of both signs are drawn on a scale centred on 0 (a negative value is not "less than
+// nothing"): a cell is its nearest tenth of the way from 0 to the largest |value|, a digit above
+// 0 and a subscript digit below.
+bool diverging(float low, float high) { return low < 0.0f && high > 0.0f; }
+
+const char* const below_zero[] = {"·", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉", "="};
+
+// One entry: blank if exactly 0, else its nearest tenth of the way from low to high (from 0 to
+// ±max|value| on a diverging scale).
 std::string cell(float v, float low, float high) {
     if (std::isnan(v)) return "?";
     if (std::isinf(v)) return v > 0 ? "+" : "-";
     if (v == 0.0f) return " ";
+    if (diverging(low, high)) {
+        const long tenth = std::min(10L, std::lround(10.0 * std::abs(v) / std::max(-low, high)));
+        if (v < 0) return below_zero[tenth];
+        return tenth <= 0 ? "·" : tenth >= 10 ? "#" : std::to_string(tenth);
+    }
     const long tenth = std::lround(10.0 * scale_position(v, low, high));
     return tenth <= 0 ? "·" : tenth >= 10 ? "#" : std::to_string(tenth);
 }
@@ -98,8 +111,13 @@ std::string heat_map_text(const std::string& name, const std::string& formula, c
         const auto [first, last] = gap(shown_rows);
         out += fmt::format("(rows {} to {} left out)\n", first, last);
     }
-    out += fmt::format("each cell: how many tenths of the way from {} to {} its value is\n"
-                       "(· 0, 1 … 9, # 10); blank: exactly 0\n",
-                       format_number(low, decimals), format_number(high, decimals));
+    if (diverging(low, high))
+        out += fmt::format("each cell: how many tenths of the way from 0 to ±{} its value is\n"
+                           "(· 0; above 0: 1 … 9, # 10; below 0: ₁ … ₉, = 10); blank: exactly 0\n",
+                           format_number(std::max(-low, high), decimals));
+    else
+        out += fmt::format("each cell: how many tenths of the way from {} to {} its value is\n"
+                           "(· 0, 1 … 9, # 10); blank: exactly 0\n",
+                           format_number(low, decimals), format_number(high, decimals));
     return out;
 }

@@ -77,15 +77,21 @@ const SequenceSource& Lesson::add_input_option(const std::string& default_sequen
                              "instead of the default: {}",
                              default_sequence),
                  Text::path);
-    command_line_
-        .add("--text", sequence_source_.text,
-             text_refused.empty()
-                 ? "your sentence instead: X's rows are its token embeddings in chapter 22's trained GPT "
-                   "(trained first if missing, about a minute)"
-                 : "your sentence through chapter 22's GPT: not in this chapter (" + text_refused + ")",
-             Text::text);
-    text_refused_ = text_refused;
+    if (!text_refused.empty()) {
+        refuse_text(text_refused);
+        return sequence_source_;
+    }
+    command_line_.add("--text", sequence_source_.text,
+                      "your sentence instead: X's rows are its token embeddings in chapter 22's trained GPT "
+                      "(trained first if missing, about a minute)",
+                      Text::text);
     return sequence_source_;
+}
+
+void Lesson::refuse_text(const std::string& why) {
+    command_line_.add("--text", sequence_source_.text,
+                      "your sentence through chapter 22's GPT: not in this chapter (" + why + ")", Text::text);
+    text_refused_ = why;
 }
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {

@@ -154,6 +154,9 @@ public:
     // cannot take the model's embeddings says why in `text_refused` (then --text is refused
     // in one line, before anything is read).
     const SequenceSource& add_input_option(const std::string& default_sequence, const std::string& text_refused = "");
+    // A chapter that reads no sequence: --text is declared only to be refused in one line,
+    // saying `why` its mathematics takes no sentence.
+    void refuse_text(const std::string& why);
 
     // Parses the command line, runs the body, writes the dumps, returns the exit code.
     int run(int argc, char** argv, const std::function<void()>& body);

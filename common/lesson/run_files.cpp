@@ -88,7 +88,9 @@ void RunFiles::write(std::size_t line_width) const {
     // The file names, many of them, wrap to the width like the lesson's text (indented under the first).
     const auto said = [line_width](const std::string& text) { return wrap_to_width(text, line_width, 2); };
     if (dumping()) fmt::print("\n{}\n", said(fmt::format("Wrote {} matrices to {}/: {}", matrices_.size(), dump_dir_, dumped)));
-    if (drawing())
+    if (drawing() && pictures_.empty())
+        fmt::print("\n{}\n", said(fmt::format("Drew no picture: the steps shown hold none to draw ({}/ is empty)", svg_dir_)));
+    else if (drawing())
         fmt::print("\n{}\n", said(fmt::format("Wrote {} picture{} to {}/{}", pictures_.size(),
                                                pictures_.size() == 1 ? "" : "s", svg_dir_, drawn.empty() ? "" : ": " + drawn)));
     if (paging() && !page_.empty())

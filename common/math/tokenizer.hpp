@@ -1,5 +1,6 @@
-// From text to tokens: characters, then byte-pair encoding (Sennrich et al. 2016) in GPT-2's
-// variant, where the text is split into words first and no token crosses a word.
+// From text to tokens: characters, then byte-pair encoding (Sennrich et al. 2016) as GPT-2 runs it,
+// the text split into words first so that no token crosses a word; but on characters where GPT-2
+// has bytes, and with a simpler word rule than GPT-2's pattern (no 's 't 're … endings).
 //
 //   characters:  the vocabulary starts as the distinct code points of the text, sorted by code
 //                point: ids 0 … c−1 (81 for Moby-Dick).
