@@ -172,6 +172,22 @@ def program(e):
     return f"ch{e['chapter']}"
 
 
+# A function's first line in math.cpp: at the margin, a return type, then the name and "(".
+FUNCTION_START = re.compile(r"^(?!(?:namespace|struct|class|using|template|static_assert|return)\b)[A-Za-z_][\w:<>,&* ]*?\b(\w+)\(")
+
+
+def function_of(e):
+    """The function of the chapter's math.cpp that the exercise's region (or bug) is in: the
+    learner's function, as the verdicts name it."""
+    source = chapter_math(e).read_text(encoding="utf-8")
+    at = source.find(e["find"]) if e.get("kind") == "bug" else next(
+        (m.start() for m in REGION.finditer(source) if m["name"] in e["regions"]), -1)
+    if at < 0:
+        return None
+    names = [m[1] for m in map(FUNCTION_START.match, source[:at].splitlines()) if m]
+    return names[-1] if names else None
+
+
 def stub_text(e):
     """The exercise's file, made from the chapter's math.cpp."""
     source = chapter_math(e).read_text(encoding="utf-8")
@@ -277,7 +293,11 @@ def write_progress(done, hints):
 
 
 def current(exercises, done):
-    return next((e for e in exercises if e["name"] not in done), None)
+    """The exercise to do next: the first not done after the last one done (a class that starts
+    at chapter 18 goes on to 18_b, not back to 01), else the first not done."""
+    last = max((i for i, e in enumerate(exercises) if e["name"] in done), default=-1)
+    ahead = exercises[last + 1:] + exercises[:last + 1]
+    return next((e for e in ahead if e["name"] not in done), None)
 
 
 # ── Building the learner's file into the chapter ─────────────────────────────
@@ -507,7 +527,9 @@ def run_lesson(e, exe, color):
             # xtensor's "header.hpp:438: check failed" names only its own file.
             words = [lines[said[0]][len(program(e)) + 2:]] + lines[said[0] + 1:said[0] + 4]
             words = [w.strip() for w in words if w.strip() and not re.fullmatch(r"\S+:\d+: check failed", w.strip())]
-            return Verdict(1, "✗ the lesson stopped with an error from your code:", words + where(), log)
+            cause = next((k["cause"] for k in e.get("likely", []) if "error" in k and k["error"] in " ".join(words)), None)
+            return Verdict(1, f"✗ the lesson stopped with an error from your code{in_function(e)}:",
+                           words + ([f"likely: {cause}"] if cause else []) + where(), log)
         return Verdict(1, f"✗ the lesson stopped before its end (exit code {code}): does your code call "
                           f"exit() or abort()? A learner's function returns its result instead.", where(), log)
     document = json.loads(report.read_text(encoding="utf-8"))
@@ -518,17 +540,40 @@ def run_lesson(e, exe, color):
               for line in block["lines"] if line["status"] == "failed"]
     if code == 0 and not differ and not failed:
         found_in = " ".join(e.get("found_in", "").split()) if e.get("kind") == "bug" else ""
-        real = [f"This bug is real: {found_in}"] if found_in else []
+        real = ([f"This bug is real: {found_in}"] if found_in else
+                ["(A plausible mistake: no public code that shipped it is cited.)"] if e.get("kind") == "bug" else [])
         return Verdict(0, f"✓ {e['name']} passes: the lesson ran on your mathematics",
                        [f"all {len(compared)} matrices equal what the chapter's own math.cpp computes; "
                         f"{passed} self-checks ✓"] + real, log)
-    # The first difference whole (its "  likely:" line too), then the name and place of the others.
+    # The first difference whole (its "  likely:" line too, or the exercise's own guess for that
+    # matrix), then the name and place of the others.
     block = f"  {differ[0]}".splitlines() if differ else []
+    cause = likely_cause(e, differ)
+    if cause and not any(line.lstrip().startswith("likely:") for line in block):
+        block.append(f"  likely: {cause}")
     block += [f"  then {d.splitlines()[0]}" for d in differ[1:]]
     summary = "; ".join(s for s in [
         f"{len(differ)} of {len(compared)} matrices differ from what the chapter's own math.cpp computes" if differ else "",
         f"{len(failed)} self-check{'s' if len(failed) != 1 else ''} ✗" if failed else ""] if s)
-    return Verdict(1, f"✗ not yet: {summary or f'exit code {code}'}", block + [f"✗ {t}" for t in failed], log)
+    return Verdict(1, f"✗ not yet{in_function(e)}: {summary or f'exit code {code}'}", block + [f"✗ {t}" for t in failed],
+                   log)
+
+
+def likely_cause(e, differences):
+    """The exercise's own guess at a common mistake (its manifest's `likely` entries), from the
+    differences: the first entry that names a matrix among them, or whose `pattern` (a regular
+    expression) one of them matches."""
+    names = [re.match(r"\w+", d)[0] for d in differences]
+    for k in e.get("likely", []):
+        if k.get("matrix") in names or ("pattern" in k and any(re.search(k["pattern"], d) for d in differences)):
+            return k["cause"]
+    return None
+
+
+def in_function(e):
+    """ " (in merge_pair)": where the learner's code is, for a verdict's headline."""
+    name = function_of(e)
+    return f" (in {name})" if name else ""
 
 
 def grade(e, color=False, quiet=False):
@@ -569,10 +614,15 @@ def listing(exercises):
     done, _ = read_progress()
     now = current(exercises, done)
     lines = []
+    name_width = max((len(e["name"]) for e in exercises), default=0)
     for e in exercises:
         state = "✓ done   " if e["name"] in done else "▶ current" if e is now else "· to do  "
         kind = "bug hunt" if e.get("kind") == "bug" else "write it"
-        lines.append(f"{state}  {short_name(e):<5} {e['name']:<24} {kind:<9} {e['title']}")
+        row = f"{state}  {short_name(e):<5} {e['name']:<{name_width}} {kind:<9} "
+        # A long title wraps under itself, so that the columns stay columns.
+        room = screen_width() - columns(row)
+        title = wrapped(e["title"], room, hanging=0) if room >= 20 else [e["title"]]
+        lines += [row + title[0]] + [" " * columns(row) + t for t in title[1:]]
     lines.append(f"\n{len(done & {e['name'] for e in exercises})} of {len(exercises)} done. "
                  + (f"Next: ./tutorial watch (or ./tutorial check {short_name(now)})" if now else "All done."))
     return lines
@@ -627,7 +677,11 @@ def cmd_hint(exercises, args):
 def cmd_reset(exercises, args):
     e = find(exercises, args.name)
     write_learner_file(learner_file(e), stub_text(e), new_only=False)
-    say(f"{pretty(learner_file(e))} is back as it was given.")
+    # The exercise starts again: not done, and its hints to be asked for again.
+    done, hints = read_progress()
+    if e["name"] in done or e["name"] in hints:
+        write_progress(done - {e["name"]}, {n: k for n, k in hints.items() if n != e["name"]})
+    say(f"{pretty(learner_file(e))} is back as it was given; the list shows it to do again.")
     return 0
 
 

@@ -536,7 +536,8 @@ window.drawLesson = (lesson, { step } = {}) => {
     }, '');
     return el('p', 'text', joined);
   }
-  const numeric = (s) => /^[-−+]?[\d.,  ]*\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
+  // (a number starts with a digit, or a sign or a point before one: ", 0.17" is a token and its odds)
+  const numeric = (s) => /^[-−+]?\.?\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
   function table(block) {
     const wrap = el('div', 'table-wrap'), t = el('table', 'data');
     // Numbers align right, and so does the header of a column of numbers.

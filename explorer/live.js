@@ -162,8 +162,10 @@
     let input;
     if (o.choices) {
       input = el('select');
-      input.append(el('option', '', ''), ...o.choices.map((c) => el('option', '', c)));
-      input.firstChild.textContent = o.default != null ? `(${o.default})` : '';
+      // The first choice is the flag not given (value ''), shown as the chapter's default word.
+      const unset = el('option', '', o.default != null ? String(o.default) : '');
+      unset.value = '';
+      input.append(unset, ...o.choices.filter((c) => String(c) !== String(o.default)).map((c) => el('option', '', c)));
     } else if (o.type === 'FLAG') {
       input = el('input');
       input.type = 'checkbox';

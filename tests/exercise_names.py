@@ -134,6 +134,13 @@ counted = [sum(1 for e in exercises if int(e["name"][:2]) <= int(last)) for _, l
 expect(f"docs/exercises.md counts the exercises there are ({measured}, {shown}; counted {counted})",
        measured and [int(n) for n, _ in measured] == counted and all(n == counted[0] for n in shown))
 
+# The bug hunts the page says have no public instance cited are those without `found_in`.
+uncited = sorted(ex.short_name(e) for e in exercises if e.get("kind") == "bug" and not e.get("found_in"))
+listed = re.search(r"the others \(([^)]*)\) are mistakes", page)
+said = sorted(re.findall(r"\d\d_[a-z]", listed[1])) if listed else []
+expect(f"docs/exercises.md names the bug hunts without a public instance ({said}; the manifests: {uncited})",
+       said == uncited)
+
 for f in failures:
     print("FAIL", f)
 print(f"{len(failures)} failed")

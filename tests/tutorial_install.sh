@@ -25,16 +25,17 @@ make_case() {
     cp "$tutorial" "$dir/repo/tutorial"
     cp "$(dirname "$tutorial")/tools/build" "$dir/repo/tools/build"
     : >"$dir/repo/chapters/ch01_x.cpp"
-    for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee flock; do
+    for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee flock stat; do
         ln -s "$(command -v "$tool")" "$dir/bin/$tool"
     done
-    # cmake and ctest: the build and the tests are not what is tested here; nor the text of the
-    # language chapters (tools/corpus.py, which npm serves: a command npm is there).
+    # cmake, ninja and ctest: the build and the tests are not what is tested here; nor the text
+    # of the language chapters (tools/corpus.py, which npm serves: a command npm is there).
     printf '#!/bin/sh\nexit 0\n' >"$dir/bin/cmake"
+    printf '#!/bin/sh\nexit 0\n' >"$dir/bin/ninja"
     printf '#!/bin/sh\nexit 0\n' >"$dir/bin/ctest"
     printf '#!/bin/sh\nexit 0\n' >"$dir/bin/npm"
     printf 'import sys\nsys.exit(0)\n' >"$dir/repo/tools/corpus.py"
-    chmod +x "$dir/bin/cmake" "$dir/bin/ctest" "$dir/bin/npm"
+    chmod +x "$dir/bin/cmake" "$dir/bin/ninja" "$dir/bin/ctest" "$dir/bin/npm"
     echo "$dir"
 }
 

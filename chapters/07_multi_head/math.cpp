@@ -87,10 +87,13 @@ MatrixList MultiHeadLesson::matrices() const {
                                     "tokens", columns)
                            .in_family("head_output", at));
     }
-    for (std::size_t i = 0; i < h; ++i)  // the formula is said where they are shown
-        list.push_back(ListedMatrix("head" + std::to_string(i) + "_weights", heads[i].weights, "", "tokens", "tokens",
+    for (std::size_t i = 0; i < h; ++i) {
+        const std::string head = "head" + std::to_string(i);
+        list.push_back(ListedMatrix(head + "_weights", heads[i].weights,
+                                    "softmax(Q_" + std::to_string(i) + " K_" + std::to_string(i) + "ᵀ/√d_k)", "tokens", "tokens",
                                     MatrixKind::attention_weights)
                            .in_family("head_weights", int(i)));
+    }
     const std::string pieces = h == 1   ? "head0_output"
                                : h == 2 ? "[head0_output, head1_output]"
                                         : "[head0_output, …, head" + std::to_string(h - 1) + "_output]";

@@ -122,7 +122,7 @@ void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence
         rows.push_back({s.merge < 0 ? "—" : std::to_string(s.merge + 1), std::to_string(s.ids.size()),
                         cut_to_width(bars(l.tokenizer, s.ids), 80)});
     lesson.table({"merge", "tokens", "the text"}, rows, 24);
-    lesson.show(l.r.text_ids, Style().decimals(0));
+    lesson.show(l.r.text_ids, Style().decimals(0).indices());  // ids are names of symbols, not amounts
 }
 
 void show_round_trip(Lesson& lesson, const Learned& l, const std::u32string& sentence) {

@@ -10,4 +10,6 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--top-k", f.top_k, "sample among the k most likely tokens (0: all)", Range{0, 1024});
     lesson.option("--sample-tokens", f.sample_tokens, "tokens sampled after the prompt", Range{1, 1000});
     lesson.option("--sample-seed", f.sample_seed, "seed of the sampling", Range{0, 999999999});
+    lesson.option("--layer", f.layer, "the block whose heads the terminal prints on --text (--svg, --html: every block's)",
+                  Range{0, 11});
 }

@@ -16,6 +16,7 @@ struct Flags {
     double temperature = 0.8;
     std::size_t top_k = 20, sample_tokens = 40;
     std::uint64_t sample_seed = 1;
+    std::size_t layer = 0;  // --layer: the block whose heads the terminal prints
 };
 
 void add_flags(Lesson& lesson, Flags& f);

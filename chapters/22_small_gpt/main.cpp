@@ -129,16 +129,17 @@ void show_training(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
                  {{"training (batches)", steps, train, "t"}, {"held out", steps, held, "h"}}, chart);
 }
 
-void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceRead& s) {
+void show_sentence(Lesson& lesson, const LanguageModel& lm, const SentenceRead& s, std::size_t layer) {
     const Tokenizer& t = lm.trained.tokenizer;
     lesson.say(fmt::format("Your sentence as tokens: {}  (ids {})", bars(t, TokenIds(s.ids.begin(), s.ids.end())),
                            fmt::join(s.ids, " ")));
     lesson.say(fmt::format(
-        "Layer 0's heads on it (row: a query token; column: a key; each row sums to 1, and a\n"
-        "token sees only itself and what came before). --svg and --html draw all {} heads.",
-        s.weights.size()));
+        "Layer {}'s heads on it (row: a query token; column: a key; each row sums to 1, and a\n"
+        "token sees only itself and what came before). --layer shows another block's; --svg and\n"
+        "--html draw all {} heads.",
+        layer, s.weights.size()));
     for (std::size_t m = 0; m < s.weights.size(); ++m) {
-        if (m < s.heads) lesson.heat_map(s.weights[m], Style().decimals(2).svg());
+        if (m / s.heads == layer) lesson.heat_map(s.weights[m], Style().decimals(2).svg());
         else lesson.draw(s.weights[m]);
     }
 }
@@ -187,6 +188,9 @@ int main(int argc, char** argv) {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
         Corpus corpus = checked_recipe(r);
+        if (f.layer >= r.gpt.config.layers)
+            throw InputError(fmt::format("--layer {}: the model has {} block{} (0 … {})", f.layer, r.gpt.config.layers,
+                                         r.gpt.config.layers == 1 ? "" : "s", r.gpt.config.layers - 1));
         const Tokenizer characters = char_tokenizer(corpus.text);
         // Your own text may lack a character of the default sentence or prompt: then its own start
         // stands in for them (a sentence or prompt you give is checked as it is).
@@ -241,7 +245,7 @@ int main(int argc, char** argv) {
                         samples().after);
         });
         lesson.step("your-sentence", "Your sentence: every head's attention",
-                    [&] { show_sentence(lesson, lm(), read()); });
+                    [&] { show_sentence(lesson, lm(), read(), f.layer); });
         lesson.step("model-view", "Where each head looks", [&] { show_model_view(lesson, lm(), read()); });
         lesson.step("next-tokens", "What comes next, after each token",
                     [&] { show_predictions(lesson, lm(), read()); });

@@ -187,7 +187,7 @@ void show_patching(Lesson& lesson, const LanguageModel& lm, const Patching& p) {
         for (std::size_t i = 0; i < cols(ids); ++i) v.push_back(std::size_t(ids(0, i)));
         return bars(t, TokenIds(v.begin(), v.end()));
     };
-    lesson.say(fmt::format("Clean:   {}\nCorrupt: {}", sentence(p.clean_ids), sentence(p.corrupt_ids)));
+    lesson.say(fmt::format("Clean:    {}\nCorrupt:  {}", sentence(p.clean_ids), sentence(p.corrupt_ids)));
     lesson.say(fmt::format(
         "After the last token the clean run expects {} (logit {}); the corrupt run gives it {}.\n"
         "Each head's output copied from the clean run into the corrupt one, at every position:\n"

@@ -95,9 +95,12 @@ std::string describe_difference(const std::string& name, const Matrix& got, cons
     for (std::size_t i = 0; i < rows(got); ++i)
         for (std::size_t j = 0; j < cols(got); ++j)
             if (!near(got(i, j), expected(i, j), tolerance)) {
+                // Whole numbers (ids, counts) as whole numbers: "expected 1, got 62", not 1.0000.
+                const bool whole = std::abs(expected(i, j)) < 1e7f && std::abs(got(i, j)) < 1e7f &&
+                                   expected(i, j) == std::round(expected(i, j)) && got(i, j) == std::round(got(i, j));
                 std::string out = fmt::format("{}[{}, {}]: expected {}, got {}", name, label(row_labels, i),
-                                              label(col_labels, j), format_number(expected(i, j), 4),
-                                              format_number(got(i, j), 4));
+                                              label(col_labels, j), format_number(expected(i, j), whole ? 0 : 4),
+                                              format_number(got(i, j), whole ? 0 : 4));
                 const std::string cause = likely_cause(got, expected);
                 return cause.empty() ? out : out + "\n  likely: " + cause;
             }
