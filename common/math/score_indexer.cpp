@@ -6,30 +6,22 @@
 #include <xtensor/xview.hpp>
 
 #include "common/math/input_error.hpp"
+#include "common/math/fixed_order_product.hpp"  // the products: the same digits on every machine
 #if defined(__EMSCRIPTEN__)
-#include "common/math/fixed_order_product.hpp"  // WebAssembly has neither BLAS nor LAPACK
-#include "common/math/jacobi_svd.hpp"
+#include "common/math/jacobi_svd.hpp"  // WebAssembly has no LAPACK
 #else
 #include <xtensor-blas/xlinalg.hpp>
 #endif
 
 namespace {
 template <class T>
-Mat<T> product(const Mat<T>& a, const Mat<T>& b) {  // a · b
-#if defined(__EMSCRIPTEN__)
+Mat<T> product(const Mat<T>& a, const Mat<T>& b) {  // a · b, each sum in a fixed order
     return fixed_order::mm(a, b);
-#else
-    return xt::linalg::dot(a, b);
-#endif
 }
 
 template <class T>
 Mat<T> product_transposed(const Mat<T>& a, const Mat<T>& b) {  // a · bᵀ
-#if defined(__EMSCRIPTEN__)
     return fixed_order::mm_nt(a, b);
-#else
-    return xt::linalg::dot(a, xt::transpose(b));
-#endif
 }
 
 // B = U Σ Vᵀ: (U, σ, Vᵀ), singular values falling
