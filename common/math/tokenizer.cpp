@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <queue>
 #include <sstream>
 #include <unordered_map>
 
@@ -143,13 +144,23 @@ Tokenizer learn_bpe(const Tokenizer& characters, const std::u32string& training_
     std::vector<std::int64_t> weight;
     for (const auto& [w, count] : counted) words.push_back(characters_of(ids, w)), weight.push_back(count);
 
-    // pass 2: every adjacent pair's count, and the words that hold it
+    // pass 2: every adjacent pair's count, and the words that hold it; each count, when it changes,
+    // also goes into a heap, so that the most frequent pair is found without reading them all
+    // (an entry whose count has changed since is skipped when it comes up)
+    struct Counted {
+        std::int64_t count;
+        PairKey key;
+        bool operator<(const Counted& o) const { return count < o.count || (count == o.count && key > o.key); }
+    };
     std::unordered_map<PairKey, std::int64_t> pair_count;
     std::unordered_map<PairKey, std::vector<std::size_t>> words_with;
+    std::priority_queue<Counted> by_count;  // the top: the largest count, then the smallest (left, right)
     auto count_word = [&](std::size_t w, std::int64_t sign) {
         for (std::size_t i = 0; i + 1 < words[w].size(); ++i) {
             const PairKey k = key_of(words[w][i], words[w][i + 1]);
-            if ((pair_count[k] += sign * weight[w]) == 0) pair_count.erase(k);
+            const std::int64_t now = (pair_count[k] += sign * weight[w]);
+            if (now == 0) pair_count.erase(k);
+            else by_count.push({now, k});
             if (sign > 0) words_with[k].push_back(w);
         }
     };
@@ -160,8 +171,15 @@ Tokenizer learn_bpe(const Tokenizer& characters, const std::u32string& training_
     while (t.size() < vocab_size) {
         PairKey best = 0;
         std::int64_t best_count = 0;
-        for (const auto& [k, count] : pair_count)
-            if (count > best_count || (count == best_count && count > 0 && k < best)) best = k, best_count = count;
+        while (!by_count.empty()) {
+            const Counted top = by_count.top();
+            const auto now = pair_count.find(top.key);
+            if (now != pair_count.end() && now->second == top.count) {
+                best = top.key, best_count = top.count;
+                break;
+            }
+            by_count.pop();  // its count has changed since (or it is gone)
+        }
         if (best_count == 0) break;  // every word is one symbol
         const int left = int(best >> 32), right = int(best & 0xFFFFFFFFu), id = int(t.size());
         t.symbols.push_back(t.symbol(left) + t.symbol(right));
