@@ -31,7 +31,7 @@ Matrix recurrent_layer(const Matrix& X, const Matrix& W_x, const Matrix& W_h) {
                 for (std::size_t i = 0; i < d; ++i) h[i] += previous[j] * w[i];
             }
         }
-        for (std::size_t i = 0; i < d; ++i) h[i] = std::tanh(h[i]);
+        for (std::size_t i = 0; i < d; ++i) h[i] = float(std::tanh(double(h[i])));  // float tanh differs by C library
     }
     return H;
 }

@@ -43,7 +43,7 @@ Matrix head_weights(const Matrix& q, const Matrix& k) {
 Matrix gelu_exact(const Matrix& z) {
     Matrix y = Matrix::from_shape(z.shape());
     // ┌ exercise exact-gelu
-    for (std::size_t i = 0; i < z.size(); ++i) y.flat(i) = 0.5f * z.flat(i) * (1.0f + std::erf(z.flat(i) / std::sqrt(2.0f)));
+    for (std::size_t i = 0; i < z.size(); ++i) y.flat(i) = float(0.5 * z.flat(i) * (1.0 + std::erf(z.flat(i) / std::sqrt(2.0))));
     // └ stub: y = z;
     return y;
 }

@@ -7,8 +7,9 @@
 float relu(float z) { return z > 0.0f ? z : 0.0f; }
 
 float gelu(float z) {
+    // tanh in double: the C library's float tanh differs in its last bit between versions.
     const float sqrt_2_over_pi = 0.7978845608f;
-    return 0.5f * z * (1.0f + std::tanh(sqrt_2_over_pi * (z + 0.044715f * z * z * z)));
+    return 0.5f * z * (1.0f + float(std::tanh(double(sqrt_2_over_pi * (z + 0.044715f * z * z * z)))));
 }
 
 FeedForwardSteps feed_forward(const FeedForward& ffn, const Matrix& x) {

@@ -24,14 +24,15 @@ float gelu(float z);
 
 // GELU exactly, z · Φ(z) = 0.5 · z · (1 + erf(z / √2)) (PyTorch's nn.GELU() by default,
 // nanoGPT's MLP), in float or double, and its slope Φ(z) + z · φ(z), φ(z) = e^(−z²/2) / √(2π).
+// erf in double either way: the C library's float erf differs in its last bit between versions.
 template <class T>
 T exact_gelu(T z) {
-    return T(0.5) * z * (T(1) + std::erf(z * T(M_SQRT1_2)));
+    return T(0.5 * double(z) * (1.0 + std::erf(double(z) * M_SQRT1_2)));
 }
 template <class T>
 T exact_gelu_slope(T z) {
-    const T density = std::exp(T(-0.5) * z * z) * T(0.3989422804014327);  // 1/√(2π)
-    return T(0.5) * (T(1) + std::erf(z * T(M_SQRT1_2))) + z * density;
+    const double density = std::exp(-0.5 * double(z) * double(z)) * 0.3989422804014327;  // 1/√(2π)
+    return T(0.5 * (1.0 + std::erf(double(z) * M_SQRT1_2)) + double(z) * density);
 }
 
 struct FeedForward {
