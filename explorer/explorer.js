@@ -107,11 +107,35 @@ window.drawLesson = (lesson, { step } = {}) => {
     return 1.05 / (l + 0.05) > (l + 0.05) / 0.05;
   });
 
+  // viridis in 256 steps as bytes, for the maps drawn as pixels
+  const VIRIDIS = d3.range(256).map((k) => d3.rgb(d3.interpolateViridis(k / 255)));
+  const GREY_RGB = d3.rgb(GREY);
+  // The top-left R × C corner of m as a canvas of one pixel a cell, in viridis over `range`.
+  function pixels(m, R, C, range) {
+    const canvas = document.createElement('canvas');
+    canvas.width = C, canvas.height = R;
+    const g = canvas.getContext('2d'), image = g.createImageData(C, R), span = range[1] - range[0];
+    for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
+      const x = toNumber(m.values[i][j]);
+      const c = Number.isFinite(x) ? VIRIDIS[Math.round(255 * (x - range[0]) / span)] : GREY_RGB;
+      const at = 4 * (i * C + j);
+      image.data[at] = c.r, image.data[at + 1] = c.g, image.data[at + 2] = c.b, image.data[at + 3] = 255;
+    }
+    g.putImageData(image, 0, 0);
+    return canvas;
+  }
+
+  // A map of more than GRID_CELLS small cells is one image of pixels, not a rect a cell: the
+  // 65 536 rects of chapter 05's four 128 × 128 matrices held the page for two seconds after
+  // every sentence. Its cells still hover: the pointer's place names the cell.
+  const GRID_CELLS = 16 * 16;
+  let gridLines = 0;  // names each map's pattern of lines
+
   function heatMap(m, decimals, maxWidth) {
     const R = m.rows.length, C = m.cols.length;
     const range = valueRange(m), colour = d3.scaleSequential(d3.interpolateViridis).domain(range);
     const printed = m.values.slice(0, R).map((row) => row.slice(0, C).map((v) => format(v, decimals)));
-    const valueW = widest(printed.flat());
+    const valueW = widest([...new Set(printed.flat())]);  // each distinct text measured once
     const rowLabelW = Math.min(140, widest(m.rows.slice(0, R))) + 8;
     const colLabelW = Math.min(140, widest(m.cols.slice(0, C)));
     // Cells wide enough for the printed values when the matrix fits; smaller otherwise.
@@ -142,6 +166,33 @@ window.drawLesson = (lesson, { step } = {}) => {
       t.textContent = m.cols[j];
     }
     const cells = svgEl('g', { class: 'cells' }, svg);
+    const mark = (i, j, on) => [['row', i], ['col', j]].forEach(([axis, k]) => {
+      const label = labels.querySelector(`.${axis}-label[data-index="${k}"]`);
+      if (label) label.classList.toggle('hot', on);
+    });
+    if (!withValues && !m.opens && R * C > GRID_CELLS) {
+      const grid = svgEl('image', {
+        class: 'cell-grid', 'data-matrix': m.name, 'data-rows': R, 'data-cols': C, x: rowLabelW, y: top,
+        width: C * cw, height: R * ch, preserveAspectRatio: 'none', href: pixels(m, R, C, range).toDataURL(),
+      }, cells);
+      grid.cellValues = m.values;  // what the cells show, for the tests (tests/browser_pages.py)
+      if (cw >= 10) {  // the white lines between cells that a map of rects has, as one pattern
+        const id = `grid-lines-${++gridLines}`, pattern = svgEl('pattern', { id, width: cw, height: ch, patternUnits: 'userSpaceOnUse', x: rowLabelW, y: top }, svg);
+        svgEl('path', { d: `M${cw} 0V${ch}M0 ${ch}H${cw}`, stroke: '#fff', 'stroke-width': 0.5, fill: 'none' }, pattern);
+        svgEl('rect', { x: rowLabelW, y: top, width: C * cw, height: R * ch, fill: `url(#${id})`, 'pointer-events': 'none' }, cells);
+      }
+      let hot = null;  // the cell under the pointer: [i, j]
+      const leave = () => { if (hot) mark(...hot, false); hot = null; hideTip(); };
+      grid.addEventListener('mousemove', (e) => {
+        const r = grid.getBoundingClientRect();
+        const i = Math.min(R - 1, Math.floor((e.clientY - r.top) / r.height * R));
+        const j = Math.min(C - 1, Math.floor((e.clientX - r.left) / r.width * C));
+        if (!hot || hot[0] !== i || hot[1] !== j) { if (hot) mark(...hot, false); hot = [i, j]; mark(i, j, true); }
+        cellTip(e, m, decimals, i, j);
+      });
+      grid.addEventListener('mouseout', leave);
+      return svg;
+    }
     for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
       const v = m.values[i][j], x = toNumber(v), fill = Number.isFinite(x) ? colour(x) : GREY;
       svgEl('rect', {
@@ -158,20 +209,17 @@ window.drawLesson = (lesson, { step } = {}) => {
       }
     }
     // One listener for all cells: the tooltip, and the cell's row and column labels in bold.
-    const mark = (cell, on) => ['row', 'col'].forEach((axis) => {
-      const label = labels.querySelector(`.${axis}-label[data-index="${cell.dataset[axis]}"]`);
-      if (label) label.classList.toggle('hot', on);
-    });
-    svg.addEventListener('mouseover', (e) => { if (e.target.classList.contains('cell')) mark(e.target, true); });
-    svg.addEventListener('mouseout', (e) => { if (e.target.classList.contains('cell')) { mark(e.target, false); hideTip(); } });
+    const at = (cell) => [+cell.dataset.row, +cell.dataset.col];
+    svg.addEventListener('mouseover', (e) => { if (e.target.classList.contains('cell')) mark(...at(e.target), true); });
+    svg.addEventListener('mouseout', (e) => { if (e.target.classList.contains('cell')) { mark(...at(e.target), false); hideTip(); } });
     svg.addEventListener('mousemove', (e) => { if (e.target.classList.contains('cell')) cellTip(e, m, decimals); });
     return svg;
   }
 
   // A cell's tooltip, the same for every drawing of a matrix: its value, its row and column
-  // labels, the formula that made it, and the head it opens (openHeads).
-  function cellTip(event, m, decimals) {
-    const i = +event.target.dataset.row, j = +event.target.dataset.col;
+  // labels, the formula that made it, and the head it opens (openHeads). The cell (i, j) is
+  // the event's target's, unless given.
+  function cellTip(event, m, decimals, i = +event.target.dataset.row, j = +event.target.dataset.col) {
     showTip(event, [`${m.name}[${i}, ${j}] = ${format(m.values[i][j], decimals)}`,
       `row ${i}: ${m.rows[i]}`, `column ${j}: ${m.cols[j]}`, m.formula && `${m.name} = ${m.formula}`,
       event.target.getAttribute('aria-label')]);
@@ -401,15 +449,9 @@ window.drawLesson = (lesson, { step } = {}) => {
   function thumbnail(m) {
     const size = 84, R = Math.min(m.rows.length, 64), C = Math.min(m.cols.length, 64);
     const step = size / Math.max(R, C);
-    const colour = d3.scaleSequential(d3.interpolateViridis).domain(valueRange(m));
-    const canvas = el('canvas', 'thumbnail');
-    canvas.width = Math.round(C * step), canvas.height = Math.round(R * step);
-    const g = canvas.getContext('2d');
-    for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
-      const x = toNumber(m.values[i][j]);
-      g.fillStyle = Number.isFinite(x) ? colour(x) : GREY;
-      g.fillRect(j * step, i * step, step + 0.3, step + 0.3);
-    }
+    const canvas = pixels(m, R, C, valueRange(m));
+    canvas.className = 'thumbnail';
+    canvas.style.width = `${Math.round(C * step)}px`, canvas.style.height = `${Math.round(R * step)}px`;
     return canvas;
   }
 
@@ -631,9 +673,13 @@ window.drawLesson = (lesson, { step } = {}) => {
     while (filled < Math.min(n, fills.length)) fills[filled++]();
     if (filled === fills.length) document.body.dataset.drawn = 'all';  // the tests wait for it
   }
+  // Sections are drawn in slices of about SLICE_MS, the browser free to answer the reader in
+  // between (a slice a section laid the page out after each one: a tenth of a second in all).
+  const SLICE_MS = 40;
   function drawLater() {
     if (filled === fills.length || listening.signal.aborted) return;
-    drawTo(filled + 1);
+    const start = performance.now();
+    do drawTo(filled + 1); while (filled < fills.length && performance.now() - start < SLICE_MS);
     setTimeout(drawLater, 0);
   }
 

@@ -21,10 +21,19 @@ def browser():
                             options=options)
 
 
-# A heat-map cell as the tests read it: [matrix, row, col, value as written] (JavaScript).
-CELL = "c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]"
+# The heat-map cells under a root element as the tests read them: [matrix, row, col, value as
+# written], from a rect or table cell each, and from every cell of a map drawn as one image of
+# pixels (explorer.js: GRID_CELLS), whose values the image holds (JavaScript).
+CELLS_UNDER = """(root) => {
+  const cells = Array.from(root.querySelectorAll('.cell[data-matrix]'),
+                           c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);
+  for (const g of root.querySelectorAll('.cell-grid[data-matrix]'))
+    for (let i = 0; i < +g.dataset.rows; i++) for (let j = 0; j < +g.dataset.cols; j++)
+      cells.push([g.dataset.matrix, i, j, String(g.cellValues[i][j])]);
+  return cells;
+}"""
 # Every heat-map cell of the page, read in one call.
-CELLS = f"""return Array.from(document.querySelectorAll('.cell[data-matrix]'), {CELL});"""
+CELLS = f"return ({CELLS_UNDER})(document);"
 
 
 def open_page(driver, page):
@@ -35,12 +44,12 @@ def open_page(driver, page):
 
 # A matrix a step shows through its group's model view (chapter 16: one view for every head)
 # is drawn when its thumbnail is clicked: click each such one, and read its cells then.
-UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('.cell[data-matrix]'), c => c.dataset.matrix));
+UNDRAWN_MEMBERS = """const drawn = new Set(Array.from(document.querySelectorAll('.cell[data-matrix], .cell-grid[data-matrix]'), c => c.dataset.matrix));
 return Array.from(document.querySelectorAll('.model-cell[data-member]'), c => c.dataset.member)
     .filter(name => !drawn.has(name));"""
 CLICK_MEMBER = """const cell = document.querySelector(`.model-cell[data-member="${arguments[0]}"]`);
 cell.click();
-return Array.from(document.querySelectorAll(`.cell[data-matrix="${arguments[0]}"]`), """ + CELL + ");"
+return (""" + CELLS_UNDER + """)(document).filter(c => c[0] === arguments[0]);"""
 
 
 # A large matrix of the appendix is drawn when its button is clicked: click them all.

@@ -174,15 +174,18 @@ TOOLTIP = "const t = document.querySelector('.tooltip'); return t && t.style.dis
 # The last cell of every drawing of a matrix on the page (heat maps of the steps, side by side,
 # in a group's view, in the appendix; tables of indices): the pointer moved onto it.
 HOVER_EVERY_MATRIX = """const last = new Map();
-for (const c of document.querySelectorAll('.cell[data-matrix]')) last.set(c.closest('figure'), c);
+for (const c of document.querySelectorAll('.cell[data-matrix], .cell-grid[data-matrix]')) last.set(c.closest('figure'), c);
 const told = [];
 for (const c of last.values()) {
     c.scrollIntoView({block: 'center'});
-    const r = c.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
+    // a map drawn as one image: the pointer on its last cell
+    const grid = c.classList.contains('cell-grid'), R = +c.dataset.rows, C = +c.dataset.cols;
+    const r = c.getBoundingClientRect();
+    const x = grid ? r.right - r.width / C / 2 : r.x + r.width / 2, y = grid ? r.bottom - r.height / R / 2 : r.y + r.height / 2;
     for (const type of ['mouseover', 'mousemove'])
         c.dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: x, clientY: y}));
     const t = document.querySelector('.tooltip');
-    told.push([c.dataset.matrix, +c.dataset.row, +c.dataset.col, t.style.display !== 'none' ? t.textContent : '']);
+    told.push([c.dataset.matrix, grid ? R - 1 : +c.dataset.row, grid ? C - 1 : +c.dataset.col, t.style.display !== 'none' ? t.textContent : '']);
     c.dispatchEvent(new MouseEvent('mouseout', {bubbles: true, clientX: x, clientY: y}));
 }
 return told;"""
@@ -200,11 +203,15 @@ def check_tooltips(driver, chapter, data):
         wanted = [f"{name}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
         if any(w not in tip for w in wanted):
             failures.append(f"{chapter}: the tooltip of {name}[{i}, {j}] is {tip!r}, not naming {wanted}")
-    cell, name, i, j = driver.execute_script(
-        "const c = document.querySelector('rect.cell'); return [c, c.dataset.matrix, +c.dataset.row, +c.dataset.col];")
+    # The pointer on the first cell: of a map of rects, else of one drawn as an image.
+    cell, name, i, j, dx, dy = driver.execute_script("""
+        const c = document.querySelector('rect.cell'), g = document.querySelector('.cell-grid');
+        if (c) return [c, c.dataset.matrix, +c.dataset.row, +c.dataset.col, 0, 0];
+        const r = g.getBoundingClientRect(), w = r.width / +g.dataset.cols, h = r.height / +g.dataset.rows;
+        return [g, g.dataset.matrix, 0, 0, Math.round(-r.width / 2 + w / 2), Math.round(-r.height / 2 + h / 2)];""")
     m = listed[name]
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
-    ActionChains(driver, duration=0).move_to_element(cell).perform()
+    ActionChains(driver, duration=0).move_to_element_with_offset(cell, dx, dy).perform()
     tip = driver.execute_script(TOOLTIP) or ""
     wanted = [f"{m['name']}[{i}, {j}]", m["rows"][i], m["cols"][j], m["formula"]]
     if any(w not in tip for w in wanted):
@@ -273,7 +280,7 @@ def check_indices_and_tokens(driver, chapter, data):
     """Chapter 20's slots hold positions: a table of numbers, not a heat map; its rows of tokens
     (ids that repeat in the second half) also name their positions."""
     heat, table = driver.execute_script("""return [
-        document.querySelectorAll('rect.cell[data-matrix="slots"]').length,
+        document.querySelectorAll('rect.cell[data-matrix="slots"], .cell-grid[data-matrix="slots"]').length,
         document.querySelectorAll('td.cell[data-matrix="slots"]').length];""")
     if heat or not table:
         failures.append(f"{chapter}: slots drawn as {heat} heat-map cells and {table} table cells")
@@ -447,6 +454,9 @@ def check_keys(driver, chapter):
     body = driver.find_element(By.TAG_NAME, "body")
     steps = len(driver.find_elements(By.CSS_SELECTOR, "section.step"))
     first = driver.execute_script(CURRENT)
+    if first == steps:  # the checks before left the page at its last section: one back first
+        body.send_keys(Keys.ARROW_LEFT)
+        first = driver.execute_script(CURRENT)
     body.send_keys(Keys.ARROW_RIGHT)
     second = driver.execute_script(CURRENT)
     body.send_keys(Keys.ARROW_LEFT)

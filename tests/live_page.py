@@ -38,7 +38,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from browser_pages import CELL, browser, cells_against_dump, open_page, page_cells  # noqa: E402
+from browser_pages import CELLS, CELLS_UNDER, browser, cells_against_dump, open_page, page_cells  # noqa: E402
 
 TOLERANCE = 1e-5
 OFF = 1e-3  # a page off by this much must fail the comparison
@@ -189,14 +189,14 @@ def check_stop(driver, failures):
     """Chapter 22's training in the worker: stopped by its button, the page goes on."""
     set_knob(driver, "--temperature", "1.2")  # a good value again after the refused one
     field = knob(driver, "--train")
-    before = driver.execute_script("return document.querySelectorAll('.cell[data-matrix]').length")
+    before = len(driver.execute_script(CELLS))
     field.click()
     WebDriverWait(driver, 60, poll_frequency=0.05).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "form.knobs .live-stop").is_displayed())
     time.sleep(1)
     driver.find_element(By.CSS_SELECTOR, "form.knobs .live-stop").click()
     stopped = driver.execute_script("return document.body.dataset.stopped === 'yes' && document.body.dataset.running === 'no'")
-    after = driver.execute_script("return document.querySelectorAll('.cell[data-matrix]').length")
+    after = len(driver.execute_script(CELLS))
     if not stopped or after != before:
         failures.append(f"ch22 --train: the stop button left running={stopped}, cells {before} → {after}")
     field.click()  # off again: the next change computes with a new worker
@@ -216,7 +216,7 @@ field.dispatchEvent(new Event('change', {bubbles: true}));
 const wait = () => {
   if (+(document.body.dataset.stepRuns || 0) === before) { setTimeout(wait, 2); return; }
   const inView = document.querySelector(`section.step[data-step="${step}"]`);
-  done({cells: Array.from(inView.querySelectorAll('.cell[data-matrix]'), """ + CELL + """),
+  done({cells: (""" + CELLS_UNDER + """)(inView),
         dimmed: Array.from(document.querySelectorAll('section.step'), s => s.classList.contains('stale'))});
 };
 wait();"""
