@@ -435,6 +435,9 @@
     setKnobs(fromUrl);
     changed();
   }
+  // The program unpacked and compiled while the reader reads, not after their first change
+  // (half a second of chapter 01's first rerun).
+  setTimeout(() => { if (!worker) startWorker(); }, 0);
   window.liveArguments = () => lastGood;
   window.liveIdle = () => !busy && !pending && !typing;  // for the tests: nothing runs or waits
 })();

@@ -18,6 +18,7 @@
 
 #include "chapters/23_inside_the_model/checks.hpp"
 #include "chapters/23_inside_the_model/inputs.hpp"
+#include "chapters/23_inside_the_model/kept_measurements.hpp"
 #include "chapters/23_inside_the_model/math.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/lesson/text_table.hpp"
@@ -301,8 +302,9 @@ int main(int argc, char** argv) {
             lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
                            {"patched_tokens", patched}, {"depths", depths}});
             Inside in;
-            in.scores = score_heads(model, m.held_out_ids(), f.probe);
-            in.removals = remove_heads(model, in.scores, f.probe, m.held_out_ids());
+            Measurements held_out = measured(model, m.held_out_ids(), f.probe);  // or what a run kept
+            in.scores = std::move(held_out.scores);
+            in.removals = std::move(held_out.removals);
             in.patching = patch_heads(model, clean, corrupt);
             in.lens = read_with_lens(model, sentence);
             return in;

@@ -1,17 +1,10 @@
 #include "common/lesson/training_memory.hpp"
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
-
-#include "common/lesson/whole_file.hpp"
 
 namespace {
 
@@ -19,42 +12,7 @@ namespace fs = std::filesystem;
 
 const std::string header = "attention-step-by-step trained copy-task model, version 1\n";
 
-// The program's own bytes, hashed once: a model trained by other code (an edited mathematics, the
-// tests' copy of a chapter without 1/√d_k) is never read back. In the browser, which has no
-// /proc/self/exe, the page's worker hashes the WebAssembly it runs and says so in
-// $TUTORIAL_PROGRAM_FINGERPRINT (explorer/live.js). Empty when neither is there.
-const std::string& program_fingerprint() {
-    static const std::string fingerprint = [] {
-        const std::optional<std::string> bytes = whole_file("/proc/self/exe");
-        if (bytes && !bytes->empty()) return fmt::format("program {:016x}", fnv1a(*bytes));
-        const char* given = std::getenv("TUTORIAL_PROGRAM_FINGERPRINT");
-        return given && *given ? fmt::format("program {}", given) : std::string();
-    }();
-    return fingerprint;
-}
-
 std::string key_of(const CopyTaskSettings& s) { return program_fingerprint() + "\n" + settings_text(s) + "\n"; }
-
-// The numbers of a trained model, written and read in one order.
-class Numbers {
-public:
-    explicit Numbers(std::string bytes = {}) : bytes_(std::move(bytes)) {}
-    template <class T>
-    void put(T x) { bytes_.append(reinterpret_cast<const char*>(&x), sizeof x); }
-    template <class T>
-    bool get(T& x) {
-        if (bytes_.size() - at_ < sizeof x) return false;
-        std::memcpy(&x, bytes_.data() + at_, sizeof x);
-        at_ += sizeof x;
-        return true;
-    }
-    bool done() const { return at_ == bytes_.size(); }
-    const std::string& bytes() const { return bytes_; }
-
-private:
-    std::string bytes_;
-    std::size_t at_ = 0;
-};
 
 void put_model(Numbers& out, AttentionOnlyModel<float> m) {
     for (const Mat<float>* p : parameters(m)) {
@@ -84,12 +42,6 @@ bool get_halves(Numbers& in, Halves& h) {
 
 }  // namespace
 
-std::uint64_t fnv1a(const std::string& bytes) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return h;
-}
-
 std::string trained_folder() {
     if (const char* chosen = std::getenv("TUTORIAL_TRAINED")) return chosen;
     std::error_code error;
@@ -112,20 +64,12 @@ bool TrainedOnDisk::recall(const CopyTaskSettings& s, TrainedModel& model) {
         }
     const std::string file = file_for(s);
     if (file.empty()) return false;
-    const std::optional<std::string> read = whole_file(file);
-    if (!read) return false;
-    const std::string& text = *read;
-    const std::string head = header + key_of(s);
-    constexpr std::size_t sum_size = sizeof(std::uint64_t);
-    if (text.size() < head.size() + sum_size || text.compare(0, head.size(), head) != 0) return false;
-    const std::string body = text.substr(head.size(), text.size() - head.size() - sum_size);
-    std::uint64_t sum = 0;
-    std::memcpy(&sum, text.data() + text.size() - sum_size, sum_size);
-    if (sum != fnv1a(body)) return false;
-    Numbers numbers(body);
+    const std::optional<std::string> body = read_kept(file, header + key_of(s));
+    if (!body) return false;
+    Numbers numbers(*body);
     TrainedModel m;
     std::uint64_t logged = 0;
-    if (!numbers.get(logged) || logged == 0 || logged > body.size()) return false;
+    if (!numbers.get(logged) || logged == 0 || logged > body->size()) return false;
     m.curve.resize(logged);
     for (LoggedStep& step : m.curve)
         if (!numbers.get(step.step) || !numbers.get(step.loss_first) || !numbers.get(step.loss_second)) return false;
@@ -145,22 +89,5 @@ void TrainedOnDisk::remember(const CopyTaskSettings& s, const TrainedModel& mode
     for (const LoggedStep& step : model.curve) numbers.put(step.step), numbers.put(step.loss_first), numbers.put(step.loss_second);
     put_halves(numbers, model.before), put_halves(numbers, model.after);
     put_model(numbers, model.start), put_model(numbers, model.trained);
-    // Written beside, then renamed over: a reader sees the whole file or none, even when two
-    // runs train the same model at once. Nothing kept is no error: the next run trains again.
-    std::error_code error;
-    fs::create_directories(folder_, error);
-    const std::string partial = fmt::format("{}.{}.partial", file, getpid());
-    {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        const std::uint64_t sum = fnv1a(numbers.bytes());
-        out << header << key_of(s) << numbers.bytes();
-        out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
-        if (!out.flush()) {
-            out.close();
-            fs::remove(partial, error);
-            return;
-        }
-    }
-    fs::rename(partial, file, error);
-    if (error) fs::remove(partial, error);
+    write_kept(file, header + key_of(s), numbers.bytes());
 }

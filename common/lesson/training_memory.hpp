@@ -18,11 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/lesson/kept_file.hpp"
 #include "common/math/copy_task.hpp"
-
-// FNV-1a, 64 bits: names a kept model's file or folder after its key, and sums its numbers to
-// find a damaged one.
-std::uint64_t fnv1a(const std::string& bytes);
 
 // The folder trained models are kept in: $TUTORIAL_TRAINED when it is set, else trained/ beside
 // the program's folder; empty when there is none.

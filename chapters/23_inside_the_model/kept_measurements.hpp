@@ -1,0 +1,16 @@
+// Steps 1, 2, 4, 5 and 8 measure the model on held-out text: nine tenths of a run's seconds, and
+// nothing in them depends on your sentence. They are kept (common/lesson/kept_file.hpp) under
+// the program, the model's numbers, the held-out tokens and the probe's settings, and read back
+// by the next run with all four the same: a new sentence then costs only the steps that read it
+// (3, 6 and 7), in the terminal and in the page.
+#pragma once
+
+#include "chapters/23_inside_the_model/math.hpp"
+
+struct Measurements {
+    HeadScores scores;
+    Removals removals;
+};
+
+// score_heads and remove_heads, or what a run with the same program, model, text and probe kept.
+Measurements measured(const Gpt<float>& model, const Tokens& held_out, const Probe& probe);
