@@ -499,7 +499,9 @@ window.drawLesson = (lesson, { step } = {}) => {
       return;
     }
     go(n, true, 0);
-    const k = plans.get(s).screens.findIndex((screen) => screen.blocks.some((b) => b.some((e) => e.contains(target))));
+    // the screen of the member's own figure (a model view of every head may be on the one before)
+    const figure = target.matches('figure') ? target : target.querySelector('figure.matrix') || target;
+    const k = plans.get(s).screens.findIndex((screen) => screen.blocks.some((b) => b.some((e) => e.contains(figure))));
     if (k > 0) go(n, true, k);
   }
 
@@ -758,13 +760,15 @@ window.drawLesson = (lesson, { step } = {}) => {
     return { width: window.innerWidth - 2 * margin, height: window.innerHeight - nav.offsetHeight - 2 * margin };
   }
   // A step's blocks, each with the caption lines under it; each self-check line is one (a
-  // long list of them goes on over screens).
+  // long list of them goes on over screens), and a model view of every head is one apart from
+  // the head it shows (together they were too tall for a screen, and scaled down to a third).
   function blocksOf(s) {
     const blocks = [];
     for (const e of s.children) {
       if (e.tagName === 'H2') continue;
       if (e.matches('p.caption') && blocks.length) blocks[blocks.length - 1].push(e);
       else if (e.matches('ul.checks')) blocks.push(...[...e.children].map((li) => [li]));
+      else if (e.matches('.matrix-view') && e.querySelector(':scope > .model-view')) blocks.push(...[...e.children].map((c) => [c]));
       else blocks.push([e]);
     }
     return blocks;

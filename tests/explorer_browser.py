@@ -328,7 +328,10 @@ return [+s.dataset.step, +of[1], +of[2], location.hash,
         text.filter((e) => e.closest('.scaled-to-fit') && !e.closest('table')).map((e) => e.textContent.slice(0, 40))];"""
 # Chapter 01's 9 × 9 scores on a 1280 × 800 screen: cells at least this wide, to read from the back
 # (the step, its text, the map and its labels fill the screen's height: 59 px; unscaled, 52).
-SMALLEST_CELLS = {"ch01_dot_product_scores": ("scores", 56)}
+# Chapter 22's head map (11 × 11), presented in a window of 1280 × 720: 36 px.
+SMALLEST_CELLS = {"ch01_dot_product_scores": ("scores", 56), "ch22_small_gpt": ("layer0_head0_weights", 30)}
+# Chapters presented in a window of another size than the tests' 1280 × 800.
+PRESENTED_IN = {"ch22_small_gpt": (1280, 720)}
 # Presented text is at least this high (px) on a 1280 × 800 screen: body text, read from the back.
 READABLE_PX = 16
 # Steps too long for one screen at a readable size (heat maps, a table of 32 rows, head views):
@@ -469,7 +472,12 @@ def check_keys(driver, chapter):
     if presenting != [driver.execute_script(CURRENT)]:
         failures.append(f"{chapter}: in presentation mode, steps {presenting} are displayed, "
                         f"not only the current one")
+    if chapter in PRESENTED_IN:
+        size = driver.get_window_size()
+        driver.set_window_size(*PRESENTED_IN[chapter])
     smallest = check_presentation(driver, chapter, body, steps)
+    if chapter in PRESENTED_IN:
+        driver.set_window_size(size["width"], size["height"])
     body.send_keys(Keys.ESCAPE)
     if len(driver.execute_script(DISPLAYED)) != steps or driver.execute_script(LEFT_ALONE):
         failures.append(f"{chapter}: after Escape, not every step is displayed as on the page")
