@@ -120,7 +120,7 @@ void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence
     std::vector<TextRow> rows;
     for (const SplitStep& s : steps)
         rows.push_back({s.merge < 0 ? "—" : std::to_string(s.merge + 1), std::to_string(s.ids.size()),
-                        cut_to_width(bars(l.tokenizer, s.ids), 80)});
+                        bars(l.tokenizer, s.ids)});  // the terminal cuts it to its width; the page has it whole
     lesson.table({"merge", "tokens", "the text"}, rows, 24);
     lesson.show(l.r.text_ids, Style().decimals(0).indices());  // ids are names of symbols, not amounts
 }
