@@ -188,9 +188,7 @@ int main(int argc, char** argv) {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
         Corpus corpus = checked_recipe(r);
-        if (f.layer >= r.gpt.config.layers)
-            throw InputError(fmt::format("--layer {}: the model has {} block{} (0 … {})", f.layer, r.gpt.config.layers,
-                                         r.gpt.config.layers == 1 ? "" : "s", r.gpt.config.layers - 1));
+        check_block(f.layer, r.gpt.config);
         const Tokenizer characters = char_tokenizer(corpus.text);
         // Your own text may lack a character of the default sentence or prompt: then its own start
         // stands in for them (a sentence or prompt you give is checked as it is).

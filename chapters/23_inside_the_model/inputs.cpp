@@ -30,15 +30,6 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--probe-seed", f.probe.seed, "seed of the random sequences", Range{0, 999999999});
 }
 
-void check_head(const Flags& f, const GptConfig& c) {
-    if (f.layer >= c.layers)
-        throw InputError(fmt::format("--layer {}: the model has {} block{} (0 … {})", f.layer, c.layers,
-                                     c.layers == 1 ? "" : "s", c.layers - 1));
-    if (f.head >= c.heads)
-        throw InputError(fmt::format("--head {}: the model has {} head{} a block (0 … {})", f.head, c.heads,
-                                     c.heads == 1 ? "" : "s", c.heads - 1));
-}
-
 namespace {
 
 // The sentence's tokens, refused in one line when fewer than two or more than the context.

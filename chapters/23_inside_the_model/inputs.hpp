@@ -23,9 +23,6 @@ struct Flags {
 
 void add_flags(Lesson& lesson, Flags& f);
 
-// --layer and --head against the model's sizes (their ranges are the largest a recipe allows).
-void check_head(const Flags& f, const GptConfig& config);
-
 // The sentences as the model's tokens: --text, and the patching pair --clean, --corrupt.
 struct Sentences {
     Tokens text, clean, corrupt;

@@ -9,7 +9,7 @@
 
 namespace {
 
-const std::string header = "attention-step-by-step chapter 23's measurements, version 1\n";
+const std::string header = "attention-step-by-step chapter 23's measurements, version 2\n";
 
 // Every number the measurements keep, in one order: written by put, read by get.
 template <class Each>
@@ -22,7 +22,7 @@ void every_field(Measurements& m, Each&& each) {
                       &s.lens_loss, &r.increase_removed, &r.increase_mean, &r.repeated_passages, &r.repeated_losses,
                       &r.loss_by_position_without, &r.in_context_scores})
         each(*x);
-    each(r.induction_heads), each(r.other_heads);
+    each(r.induction_heads), each(r.other_heads), each(r.induction_found);
 }
 
 struct Put {

@@ -142,15 +142,9 @@ std::string head_list(const std::vector<std::size_t>& heads, std::size_t H) {
     return fmt::format("{}", fmt::join(names, ", "));
 }
 
-// Whether step 5 removes induction heads, or only the head of the highest score, at chance.
-bool induction_found(const HeadScores& s, const Removals& r) {
-    const std::size_t best = r.induction_heads[0];
-    return s.induction(best / s.heads, best % s.heads) >= role_share;
-}
-
 // The run without step 5's heads, as its table and chart name it.
 std::string without_label(const HeadScores& s, const Removals& r) {
-    return induction_found(s, r) ? "without the induction heads" : "without " + head_list(r.induction_heads, s.heads);
+    return r.induction_found ? "without the induction heads" : "without " + head_list(r.induction_heads, s.heads);
 }
 
 void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals& r) {
@@ -160,7 +154,7 @@ void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals&
         "Olsson et al.'s test: {} held-out passages of {} tokens, each followed by itself. A model\n"
         "that copies predicts the second copy far better than the first.",
         rows(r.repeated_passages), cols(r.repeated_passages) / 2));
-    if (induction_found(s, r))
+    if (r.induction_found)
         lesson.say(fmt::format("Induction heads (score ≥ {}): {}. Removed together, against as many other heads\n"
                                "of the same blocks, of the lowest scores ({}):",
                                format_number(role_share, 1), head_list(r.induction_heads, H), head_list(r.other_heads, H)));
@@ -263,7 +257,7 @@ int main(int argc, char** argv) {
         // Every mistake in the input is found here, before anything prints or trains.
         Recipe& r = f.recipe;
         Corpus corpus = checked_recipe(r);
-        check_head(f, r.gpt.config);
+        check_head(f.layer, f.head, r.gpt.config);  // their ranges are the largest a recipe allows
         if (f.all_held_out && lesson.given("--windows"))
             throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
         if (f.all_held_out) f.probe.windows = std::size_t(-1);

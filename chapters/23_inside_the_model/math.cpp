@@ -278,6 +278,7 @@ Removals remove_heads(const Gpt<float>& model, const HeadScores& s, const Probe&
     for (std::size_t k = 0; k < L * H; ++k) order[k] = k;
     const auto score = [&](std::size_t k) { return s.induction(k / H, k % H); };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score(a) > score(b); });
+    r.induction_found = score(order[0]) >= role_share;
     for (std::size_t k : order)
         if (score(k) >= role_share || r.induction_heads.empty()) r.induction_heads.push_back(k);
     std::vector<std::size_t> rest(order.rbegin(), order.rend() - std::ptrdiff_t(r.induction_heads.size()));

@@ -89,6 +89,7 @@ struct Removals {
     std::vector<std::size_t> induction_heads;  // l·H + h of the heads removed as "induction heads" (or, when
                                                // none reaches role_share, the one of the highest score)
     std::vector<std::size_t> other_heads;      // as many others: same blocks first, lowest scores first
+    bool induction_found = false;              // whether any head reaches role_share (else the one removed is at chance)
     Matrix repeated_passages;                  // (P × 2s) held-out passages, each twice
     Matrix repeated_losses;                    // (3 × 2) first copy, second copy: model, −induction, −others
     Matrix loss_by_position_without;           // (1 × T) held-out loss by position, induction heads removed

@@ -64,3 +64,16 @@ Corpus checked_recipe(Recipe& r) {
     require_reachable(r);
     return corpus;
 }
+
+void check_block(std::size_t layer, const GptConfig& c) {
+    if (layer >= c.layers)
+        throw InputError(fmt::format("--layer {}: the model has {} block{} (0 … {})", layer, c.layers,
+                                     c.layers == 1 ? "" : "s", c.layers - 1));
+}
+
+void check_head(std::size_t layer, std::size_t head, const GptConfig& c) {
+    check_block(layer, c);
+    if (head >= c.heads)
+        throw InputError(fmt::format("--head {}: the model has {} head{} a block (0 … {})", head, c.heads,
+                                     c.heads == 1 ? "" : "s", c.heads - 1));
+}

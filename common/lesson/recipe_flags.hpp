@@ -14,3 +14,8 @@ void add_recipe_flags(Lesson& lesson, Recipe& recipe);
 // the flag, --train with --checkpoint refused, and a recipe whose training would take more time
 // or memory than this machine can give (an estimate from its sizes): before anything is computed.
 Corpus checked_recipe(Recipe& recipe);
+
+// --layer L (and --head H, when the chapter takes it) refused in one line when the recipe's model
+// has no such block (or head).
+void check_block(std::size_t layer, const GptConfig& config);
+void check_head(std::size_t layer, std::size_t head, const GptConfig& config);
