@@ -85,6 +85,7 @@ const SequenceSource& Lesson::add_input_option(const std::string& default_sequen
                       "your sentence instead: X's rows are its token embeddings in chapter 22's trained GPT "
                       "(trained first if missing, about a minute)",
                       Text::text);
+    sentence_through_model_ = true;
     return sequence_source_;
 }
 
@@ -96,8 +97,10 @@ void Lesson::refuse_text(const std::string& why) {
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     if (const std::optional<int> stop = command_line_.parse(argc, argv)) return *stop;  // --help, or a bad flag
-    if (list_options_) {
-        fmt::print("{}", command_line_.json());
+    if (list_options_) {  // and whether --text goes through chapter 22's model (./tutorial explore trains it first)
+        const std::string options = command_line_.json();
+        fmt::print("{}, \"sentence_through_model\": {}}}\n", options.substr(0, options.rfind('}')),
+                   sentence_through_model_ ? "true" : "false");
         return 0;
     }
     if (!sequence_source_.text.empty() && !sequence_source_.input.empty()) {

@@ -232,6 +232,7 @@ private:
     CommandLine command_line_;
     SequenceSource sequence_source_;  // --input, --text
     std::string text_refused_;        // why this chapter refuses --text ("": it takes it)
+    bool sentence_through_model_ = false;  // --text: its tokens' embeddings in chapter 22's GPT
     std::string dump_dir_, svg_dir_, html_dir_, report_path_;
     bool no_color_ = false;
     std::string color_ = "auto";
