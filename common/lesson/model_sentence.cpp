@@ -42,7 +42,7 @@ Sequence model_sentence_sequence(const std::string& text, bool listing_only) {
     const std::size_t d_model = recipe.gpt.config.d_model;
     Sequence seq;
     seq.dimensions = numbered("d", d_model);
-    if (listing_only && !the_model()) the_model() = kept_model(corpus, recipe);
+    if (!the_model()) the_model() = kept_model(corpus, recipe);  // from the book read above, not read again
     if (listing_only && !the_model()) {  // --list-steps trains nothing: the characters stand in
         for (const char32_t c : sentence) seq.tokens.push_back(visible_symbol(std::u32string(1, c)));
         seq.X = Matrix::from_shape({seq.tokens.size(), d_model});
