@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/math/feed_forward.hpp"
+#include "common/math/finite_difference.hpp"
 #include "common/math/gpt_layers.hpp"
 #include "common/math/gpt_model.hpp"
 #include "common/math/gpt_training.hpp"
@@ -116,17 +117,9 @@ double worst_gradient_error(Gpt<double> m, const std::vector<Tokens>& inputs, co
     double worst = 0;
     for (std::size_t p = 0; p < entries.size(); ++p)
         for (std::size_t i = 0; i < entries[p].tensor->size(); ++i) {
-            double& w = entries[p].tensor->flat(i);
-            const double saved = w;
-            const auto central = [&](double step) {
-                w = saved + step;
-                const double plus = gpt_loss(gpt_forward(m, inputs), targets);
-                w = saved - step;
-                const double minus = gpt_loss(gpt_forward(m, inputs), targets);
-                w = saved;
-                return (plus - minus) / (2 * step);
-            };
-            const double numeric = (4 * central(h) - central(2 * h)) / 3, a = analytic[p].tensor->flat(i);
+            const double numeric = central_slope(entries[p].tensor->flat(i), h,
+                                                 [&] { return gpt_loss(gpt_forward(m, inputs), targets); });
+            const double a = analytic[p].tensor->flat(i);
             const double error = std::abs(a - numeric) / std::max({std::abs(a), std::abs(numeric), 1e-4});
             if (error > worst) worst = error, worst_name = entries[p].name;
         }

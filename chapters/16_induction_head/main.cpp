@@ -6,8 +6,6 @@
 // every head's attention before and after, which head does which job (computed from
 // the weights), the accuracy per half, what zeroing a head does, and a copy generated
 // with a KV cache; then the self-checks.
-#include <malloc.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +18,7 @@
 #include "chapters/16_induction_head/inputs.hpp"
 #include "chapters/16_induction_head/math.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/training_progress.hpp"
 #include "common/math/long_attention.hpp"
@@ -174,8 +173,7 @@ void show_generation(Lesson& lesson, const Induction& r) {
 
 int main(int argc, char** argv) {
     set_blas_threads(1);                  // small products: threads would cost more than they save
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);  // reuse the step's buffers instead of mapping them anew
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    reuse_training_buffers();
     Lesson lesson("ch16_induction_head", "Chapter 16 · An induction head forms in a model trained here");
     Flags flags;
     add_flags(lesson, flags);

@@ -3,8 +3,6 @@
 // The lesson: chapter 16's copy-task model, trained once here, then read with fewer keys: a
 // sliding window kept in a rolling buffer, the window plus sink tokens, a learned sink logit,
 // and top-k keys chosen by a cheap indexer; what each keeps, costs and loses, side by side.
-#include <malloc.h>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -16,6 +14,7 @@
 #include "chapters/20_sparse_attention/math.hpp"
 #include "chapters/20_sparse_attention/tables.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/training_progress.hpp"
 #include "common/math/long_attention.hpp"
@@ -124,8 +123,7 @@ void show_sink_logit(Lesson& lesson, const ReadModel& r, const SinkModel& sink) 
 
 int main(int argc, char** argv) {
     set_blas_threads(1);                  // small products: threads would cost more than they save
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);  // reuse the step's buffers instead of mapping them anew
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    reuse_training_buffers();
     Lesson lesson("ch20_sparse_attention", "Chapter 20 · Attention that forgets on purpose: windows, sinks and top-k");
     Flags flags;
     add_flags(lesson, flags);

@@ -6,8 +6,6 @@
 // names, text sampled before training, the loss falling from ln V, text sampled after, and the
 // learner's sentence read by the trained model: every head's attention, where each head looks
 // most, and the five most likely next tokens after each token; then the self-checks.
-#include <malloc.h>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -20,6 +18,7 @@
 #include "chapters/22_small_gpt/inputs.hpp"
 #include "chapters/22_small_gpt/math.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/token_text.hpp"
 #include "common/math/input_error.hpp"
@@ -179,8 +178,7 @@ void show_predictions(Lesson& lesson, const LanguageModel& lm, const SentenceRea
 }  // namespace
 
 int main(int argc, char** argv) {
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);  // reuse a step's buffers instead of mapping them anew
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    reuse_training_buffers();
     Lesson lesson("ch22_small_gpt", "Chapter 22 · A small GPT learns Moby-Dick");
     Flags f;
     add_flags(lesson, f);

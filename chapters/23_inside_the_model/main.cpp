@@ -6,8 +6,6 @@
 // whether the model copies a repeated passage, and whether it still does without its induction
 // heads; which head carries a word from one sentence into another (activation patching); what
 // the model would say after each block (the logit lens); and the loss along the context.
-#include <malloc.h>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -21,6 +19,7 @@
 #include "chapters/23_inside_the_model/kept_measurements.hpp"
 #include "chapters/23_inside_the_model/math.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/machine_memory.hpp"
 #include "common/lesson/text_table.hpp"
 #include "common/lesson/token_text.hpp"
 #include "common/math/input_error.hpp"
@@ -248,8 +247,7 @@ void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    reuse_training_buffers();
     Lesson lesson("ch23_inside_the_model", "Chapter 23 · Inside the trained model");
     Flags f;
     add_flags(lesson, f);

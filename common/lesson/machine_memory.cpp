@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include "common/math/input_error.hpp"
@@ -75,3 +76,8 @@ std::string format_bytes(std::uint64_t bytes) {
 
 std::uint64_t peak_resident_bytes() { return proc_kib_field("/proc/self/status", "VmHWM"); }
 std::uint64_t current_resident_bytes() { return proc_kib_field("/proc/self/status", "VmRSS"); }
+
+void reuse_training_buffers() {
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}

@@ -28,3 +28,7 @@ std::string format_bytes(std::uint64_t bytes);
 // /proc/self/status, in bytes; 0 where /proc is not available.
 std::uint64_t peak_resident_bytes();
 std::uint64_t current_resident_bytes();
+
+// For a program that trains: the allocator keeps a training step's large buffers for the next
+// step instead of mapping them anew and giving them back each time (glibc's mallopt).
+void reuse_training_buffers();

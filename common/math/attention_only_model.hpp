@@ -88,11 +88,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "common/math/matrix.hpp"
-
-template <class T>
-using Mat = xt::xtensor<T, 2>;
-using Tokens = std::vector<std::size_t>;  // one sequence: token ids in [0, V)
+#include "common/math/matrix.hpp"  // Mat<T>, Tokens
 
 // How a head mixes its tokens (the formulas above).
 enum class Mixer { softmax, linear, delta, gated_delta };

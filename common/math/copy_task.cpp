@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/math/adam.hpp"
+#include "common/math/finite_difference.hpp"
 
 std::vector<Tokens> repeated_sequences(Random& rng, std::size_t count, std::size_t vocabulary, std::size_t half,
                                        std::size_t shortest_lag) {
@@ -120,18 +121,9 @@ GradientCheck gradient_check(const AttentionOnlyModel<double>& m, const std::vec
     GradientCheck r;
     for (std::size_t p = 0; p < entries.size(); ++p)
         for (std::size_t i = 0; i < entries[p]->size(); ++i, ++r.entries) {
-            double& w = entries[p]->flat(i);
-            const double saved = w;
-            const auto central = [&](double step) {  // (loss(w + step) − loss(w − step)) / 2·step
-                w = saved + step;
-                const double plus = next_token_loss(model_forward(probe, batch), batch);
-                w = saved - step;
-                const double minus = next_token_loss(model_forward(probe, batch), batch);
-                w = saved;
-                return (plus - minus) / (2 * step);
-            };
-            // Richardson: the h² terms of D(h) and D(2h) cancel in (4·D(h) − D(2h)) / 3
-            const double numeric = (4 * central(h) - central(2 * h)) / 3, a = analytic[p]->flat(i);
+            const double numeric = central_slope(entries[p]->flat(i), h,
+                                                 [&] { return next_token_loss(model_forward(probe, batch), batch); });
+            const double a = analytic[p]->flat(i);
             r.max_abs_error = std::max(r.max_abs_error, std::abs(a - numeric));
             const double scale = std::max({std::abs(a), std::abs(numeric), 1e-2 * largest});
             r.max_relative_error = std::max(r.max_relative_error, std::abs(a - numeric) / scale);

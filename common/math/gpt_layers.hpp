@@ -15,7 +15,7 @@
 
 #include <cstddef>
 
-#include "common/math/attention_only_model.hpp"  // Mat<T>
+#include "common/math/matrix.hpp"  // Mat<T>, Tokens
 
 namespace gpt_layers {
 

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_only_model.hpp"  // Mat<T>, Tokens
+#include "common/math/matrix.hpp"  // Mat<T>, Tokens
 
 struct GptConfig {
     std::size_t vocab = 0, context = 0, layers = 0, heads = 0, d_model = 0;

@@ -18,6 +18,9 @@
 
 using Matrix = xt::xtensor<float, 2>;  // row-major, float32 like real models
 using Vector = xt::xtensor<float, 1>;
+template <class T>
+using Mat = xt::xtensor<T, 2>;  // a matrix of float or double (the trained models, their checks)
+using Tokens = std::vector<std::size_t>;  // one sequence: token ids in [0, V)
 using Labels = std::vector<std::string>;  // one name per row or column
 
 // Labels for rows or columns that have no names: numbered("t", 3) → t0, t1, t2.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "common/reference/layer_norm_by_loops.hpp"
+
 namespace {
 
 using Rows = Mat<double>;
@@ -11,18 +13,7 @@ Rows zeros(std::size_t n, std::size_t m) { return Rows::from_shape({n, m}) * 0.0
 
 // LN(x) with γ, β ((1 × d) float), ε = 1e-5, row by row.
 Rows layer_norm_rows(const Rows& x, const Mat<float>& gamma, const Mat<float>& beta) {
-    const std::size_t n = x.shape(0), d = x.shape(1);
-    Rows y = zeros(n, d);
-    for (std::size_t i = 0; i < n; ++i) {
-        double mean = 0.0, variance = 0.0;
-        for (std::size_t j = 0; j < d; ++j) mean += x(i, j);
-        mean /= double(d);
-        for (std::size_t j = 0; j < d; ++j) variance += (x(i, j) - mean) * (x(i, j) - mean);
-        variance /= double(d);
-        for (std::size_t j = 0; j < d; ++j)
-            y(i, j) = (x(i, j) - mean) / std::sqrt(variance + 1e-5) * double(gamma(0, j)) + double(beta(0, j));
-    }
-    return y;
+    return layer_norm_in_double(x, gamma, beta);
 }
 
 // x · Wᵀ + b, W (out × in) as nn.Linear stores it.
