@@ -59,7 +59,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if left or not any(f"ch{nn}_trial: no golden output" in p for p in found):
         failures.append(f"the new chapter's manifest check: {left or 'no word of its golden output'}")
     text = (copy / f"chapters/{nn}_trial/main.cpp").read_text()
-    if "@" in text or f'Lesson lesson("ch{nn}_trial", "Chapter {nn} · A trial")' not in text:
+    if "@" in text or f"// Chapter {nn} · A trial" not in text:
         failures.append("main.cpp is not filled in: " + text[:200])
     for args, words in ((["01", "again", "Again"], "chapter 01 is already"), (["100", "x", "X"], "two digits"),
                         (["96", "Trial!", "X"], "lower-case"), (["96", "ok", ""], "one line"),

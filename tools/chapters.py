@@ -134,6 +134,8 @@ def read(folder):
                             f"not {', '.join(sorted(unknown))}")
     if data.get("launcher") and not (folder / data["launcher"]).is_file():
         raise ManifestError(f"{where(path)}: its launcher '{data['launcher']}' is not a file of the folder")
+    if any(c in str(data["title"]) for c in '"\\;$\n'):  # the build passes it to C++ as a string
+        raise ManifestError(f"{where(path)}: its title has one of \" \\ ; $ or a line break (the build cannot pass it)")
     return Chapter(number=FOLDER.match(folder.name).group(1), folder=folder, **data)
 
 
@@ -219,7 +221,8 @@ def cmake(out):
     found = chapters()
     for c in found:
         sources = sorted(p for p in c.folder.glob("*.cpp") if p.name != "math.cpp")
-        words = [c.program, cmake_list(sources), "MATH", json.dumps(str(c.folder / "math.cpp"))]
+        words = [c.program, cmake_list(sources), "MATH", json.dumps(str(c.folder / "math.cpp")),
+                 "HEADING", json.dumps(c.heading, ensure_ascii=False)]
         if c.measured:
             words.append("MEASURED")
         if c.uses_mpi:

@@ -99,7 +99,7 @@ void show_reading(Lesson& lesson, const Labels& tokens, const Matrix& scores) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     std::string query = "sat";
     lesson.option("--query", query, "the token whose scores the one-query step computes one by one");

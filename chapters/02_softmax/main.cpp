@@ -145,7 +145,7 @@ void show_stable_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch02_softmax", "Chapter 02 · Softmax: from scores to weights");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Flags flags;
     add_flags(lesson, flags);

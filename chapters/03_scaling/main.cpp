@@ -89,7 +89,7 @@ void show_saturation(Lesson& lesson, const ScalingLesson& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch03_scaling", "Chapter 03 · Scaling by √d_k");
+    Lesson lesson;  // named and titled by chapter.toml
     std::uint64_t seed = 3;
     std::size_t pairs = 4000;
     std::size_t max_d_k = 512;

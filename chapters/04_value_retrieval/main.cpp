@@ -142,7 +142,7 @@ void show_sentence(Lesson& lesson, const Sequence& seq, const SentenceLookup& s)
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch04_value_retrieval", "Chapter 04 · Value retrieval: why keys and values differ");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\" (for the sentence step)");
     float temperature = 1.0f;
     lesson.option("--temperature", temperature, "T in softmax(scores / T), for the phonebook and the sentence",

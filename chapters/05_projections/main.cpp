@@ -147,7 +147,7 @@ void show_w_qk(Lesson& lesson, const Labels& dims, const Projected& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch05_projections", "Chapter 05 · Learned projections: Q, K, V");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     std::string w_q_path, w_k_path, w_v_path;  // the learner's own projections
     for (const auto& [flag, path, W, width] : {std::tuple{"--w-q", &w_q_path, "W_Q", "d_k"},

@@ -137,7 +137,7 @@ void show_weights(Lesson& lesson, const Labels& tokens, const Causal& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch06_masking", "Chapter 06 · Masking: what a token may not see");
+    Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option(
         "\"" + default_sentence + "\" (for the causal mask; the batch examples keep their sentences)",
         "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")

@@ -193,7 +193,7 @@ void show_cost(Lesson& lesson, std::size_t n, std::size_t d_model, std::size_t h
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch07_multi_head", "Chapter 07 · Multi-head attention");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option(
         "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
     Flags flags;

@@ -126,7 +126,7 @@ void show_shuffle(Lesson& lesson, const Labels& english_reversed, const CrossAtt
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch08_cross_attention", "Chapter 08 · Cross-attention: one sequence asks, another answers");
+    Lesson lesson;  // named and titled by chapter.toml
     Flags flags;
     add_flags(lesson, flags);
     lesson.refuse_text("the encoder reads English and the decoder French, both as words of data/translation/: --source, --target");

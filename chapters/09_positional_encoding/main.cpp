@@ -181,7 +181,7 @@ void show_long(const Shown& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch09_positional_encoding", "Chapter 09 · Positional encoding");
+    Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option(
         "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)",
         "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")

@@ -194,7 +194,7 @@ void show_fewer_keys(Lesson& lesson, const LongSequences& r, const Settings& s) 
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch10_long_sequences", "Chapter 10 · Long sequences: the quadratic cost, measured");
+    Lesson lesson;  // named and titled by chapter.toml
     Settings flags;
     add_flags(lesson, flags);
     lesson.refuse_text("the cost is measured on random sequences of 256 to --max-n tokens, not on one sentence");

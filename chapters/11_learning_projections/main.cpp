@@ -188,7 +188,7 @@ void show_random_start(Lesson& lesson, const Learning& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch11_learning_projections", "Chapter 11 · Learning W_Q, W_K, W_V by gradient descent");
+    Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option(
         "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
         "male,female,thing,he,she,it,red,green,blue",

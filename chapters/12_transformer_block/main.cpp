@@ -184,7 +184,7 @@ void show_counts(const Setting& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch12_transformer_block", "Chapter 12 · A whole transformer block");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
     Flags flags;
     add_flags(lesson, flags);

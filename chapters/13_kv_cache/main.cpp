@@ -256,7 +256,7 @@ void show_measured(Lesson& lesson, const Shown& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch13_kv_cache", "Chapter 13 · Decoding with a KV cache");
+    Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"",
         "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
         .input;

@@ -178,7 +178,7 @@ void label_everything(Lesson& lesson, const Sequence& seq, const LabelledMatrix&
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch14_rotary_positions", "Chapter 14 · Rotary position embeddings (RoPE)");
+    Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"",
         "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
         .input;

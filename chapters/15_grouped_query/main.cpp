@@ -187,7 +187,7 @@ void show_cache(const Shown& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch15_grouped_query", "Chapter 15 · Multi-query and grouped-query attention");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option(input_help);
     Flags f;
     add_flags(lesson, f);

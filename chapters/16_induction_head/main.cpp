@@ -174,7 +174,7 @@ void show_generation(Lesson& lesson, const Induction& r) {
 int main(int argc, char** argv) {
     set_blas_threads(1);                  // small products: threads would cost more than they save
     reuse_training_buffers();
-    Lesson lesson("ch16_induction_head", "Chapter 16 · An induction head forms in a model trained here");
+    Lesson lesson;  // named and titled by chapter.toml
     Flags flags;
     add_flags(lesson, flags);
     lesson.refuse_text("its model is trained to copy random tokens and has never read text");

@@ -178,7 +178,7 @@ void show_measured(Lesson& lesson, const Shown& s) {
 int main(int argc, char** argv) {
     Mpi mpi;  // ended after the lesson has written its files
     Mpi::print_on_rank_0_only();
-    Lesson lesson("ch17_ring_attention", "Chapter 17 · Ring attention: one head across several processes");
+    Lesson lesson;  // named and titled by chapter.toml
     Flags f;
     add_flags(lesson, f);
     lesson.refuse_text("the ranks share random queries, keys and values: --n, --d, --seed");

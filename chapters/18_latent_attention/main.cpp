@@ -185,7 +185,7 @@ void show_cache(const Shown& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch18_latent_attention", "Chapter 18 · Multi-head latent attention");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option(input_help);
     Flags f;
     add_flags(lesson, f);

@@ -139,7 +139,7 @@ void show_memory(const Shown& s) {
 
 int main(int argc, char** argv) {
     set_blas_threads(1);  // small products: threads would cost more than they save
-    Lesson lesson("ch19_linear_attention", "Chapter 19 · Attention as a recurrence: linear attention and the delta rule");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option(input_help);
     Flags flags;
     add_flags(lesson, flags);

@@ -124,7 +124,7 @@ void show_sink_logit(Lesson& lesson, const ReadModel& r, const SinkModel& sink) 
 int main(int argc, char** argv) {
     set_blas_threads(1);                  // small products: threads would cost more than they save
     reuse_training_buffers();
-    Lesson lesson("ch20_sparse_attention", "Chapter 20 · Attention that forgets on purpose: windows, sinks and top-k");
+    Lesson lesson;  // named and titled by chapter.toml
     Flags flags;
     add_flags(lesson, flags);
     lesson.refuse_text("its copy models are trained on random tokens and have never read text");

@@ -162,7 +162,7 @@ void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("ch21_tokens", "Chapter 21 · From text to tokens");
+    Lesson lesson;  // named and titled by chapter.toml
     std::size_t vocab = 256, merges_shown = 10;
     std::string text = "The cat sat on the mat.", corpus_path;
     lesson.option("--vocab", vocab, "symbols in the vocabulary, characters included", Range{100, 1024});

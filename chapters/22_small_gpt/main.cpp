@@ -179,7 +179,7 @@ void show_predictions(Lesson& lesson, const LanguageModel& lm, const SentenceRea
 
 int main(int argc, char** argv) {
     reuse_training_buffers();
-    Lesson lesson("ch22_small_gpt", "Chapter 22 · A small GPT learns Moby-Dick");
+    Lesson lesson;  // named and titled by chapter.toml
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

@@ -248,7 +248,7 @@ void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
 
 int main(int argc, char** argv) {
     reuse_training_buffers();
-    Lesson lesson("ch23_inside_the_model", "Chapter 23 · Inside the trained model");
+    Lesson lesson;  // named and titled by chapter.toml
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

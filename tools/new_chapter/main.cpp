@@ -16,7 +16,7 @@ const std::string default_sentence = "the cat sat on the mat";
 }  // namespace
 
 int main(int argc, char** argv) {
-    Lesson lesson("@program@", "Chapter @NN@ · @Title@");
+    Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
 
     return lesson.run(argc, argv, [&] {
