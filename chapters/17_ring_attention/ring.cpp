@@ -23,6 +23,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "common/lesson/environment.hpp"
 #include "common/math/input_error.hpp"
 #include "common/math/long_attention.hpp"
 
@@ -105,7 +106,7 @@ void Mpi::print_on_rank_0_only() {
     // directly. Not to a file: opened anew, it has an offset of its own, and what the shell
     // writes after the run (`( ./tutorial run 17; echo ) > file`) would land over the lesson;
     // mpirun writes through the shell's own offset.
-    const char* launcher = std::getenv("TUTORIAL_STDOUT_OF");
+    const char* launcher = environment(Setting::ring_stdout);
     const std::string launcher_stdout = launcher ? fmt::format("/proc/{}/fd/1", launcher) : "";
     struct stat target {};
     if (!launcher || std::to_string(::getppid()) != launcher || ::stat(launcher_stdout.c_str(), &target) != 0) return;
@@ -299,7 +300,7 @@ RingRun ring_attention(const Mpi& mpi, const Matrix& Q, const Matrix& K, const M
 }
 
 void check_before_launch(const std::string& program, std::size_t n, bool allow_many) {
-    if (const char* ranks = std::getenv("TUTORIAL_CHECK_RANKS")) {
+    if (const char* ranks = environment(Setting::ring_check_ranks)) {
         ranks_to_start(ranks, n, allow_many);
         return;
     }

@@ -8,9 +8,10 @@
 #include <xtensor/xnpy.hpp>
 
 #include "common/lesson/compare.hpp"
+#include "common/lesson/environment.hpp"
 
 Grading::Grading() {
-    if (const char* expect = std::getenv("TUTORIAL_EXPECT")) expect_dir_ = expect;
+    if (const char* expect = environment(Setting::expected_matrices)) expect_dir_ = expect;
 }
 
 void Grading::compare(const std::string& name, const Matrix& m, const Labels& row_labels, const Labels& col_labels) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/lesson/environment.hpp"
 #include "common/lesson/whole_file.hpp"
 
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ const std::string& program_fingerprint() {
     static const std::string fingerprint = [] {
         const std::optional<std::string> bytes = whole_file("/proc/self/exe");
         if (bytes && !bytes->empty()) return fmt::format("program {:016x}", fnv1a(*bytes));
-        const char* given = std::getenv("TUTORIAL_PROGRAM_FINGERPRINT");
+        const char* given = environment(Setting::program_fingerprint);
         return given && *given ? fmt::format("program {}", given) : std::string();
     }();
     return fingerprint;

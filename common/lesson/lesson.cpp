@@ -10,6 +10,7 @@
 
 #include "common/math/input_error.hpp"
 #include "common/lesson/elide.hpp"
+#include "common/lesson/environment.hpp"
 #include "common/lesson/fit_width.hpp"
 #include "common/lesson/heat_map_text.hpp"
 #include "common/lesson/page_model.hpp"
@@ -21,15 +22,15 @@ namespace {
 bool wants_color(const std::string& color, bool no_color) {
     if (no_color || color == "never") return false;
     if (color == "always") return true;
-    const char* term = std::getenv("TERM");
-    return std::getenv("NO_COLOR") == nullptr && !(term && std::string(term) == "dumb") && isatty(STDOUT_FILENO);
+    const char* term = environment(Setting::terminal);
+    return environment(Setting::no_color) == nullptr && !(term && std::string(term) == "dumb") && isatty(STDOUT_FILENO);
 }
 
 // The columns a line may take: $COLUMNS, else the terminal's own width, else
 // (a pipe, a file, a golden test) 100, a projector's or a wide terminal's.
 std::size_t terminal_width() {
     constexpr std::size_t narrowest = 40, fallback = 100;
-    if (const char* columns = std::getenv("COLUMNS")) {
+    if (const char* columns = environment(Setting::columns)) {
         char* end = nullptr;
         const long value = std::strtol(columns, &end, 10);
         if (end != columns && *end == '\0' && value > 0) return std::max<std::size_t>(narrowest, std::size_t(value));

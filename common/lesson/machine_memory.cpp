@@ -10,6 +10,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include "common/lesson/environment.hpp"
 #include "common/math/input_error.hpp"
 
 namespace {
@@ -30,7 +31,7 @@ std::uint64_t proc_kib_field(const char* file, const std::string& key) {
 
 // TUTORIAL_MEMORY_LIMIT, a whole number of bytes, or nullopt when it is not set.
 std::optional<std::uint64_t> limit_from_environment() {
-    const char* text = std::getenv("TUTORIAL_MEMORY_LIMIT");
+    const char* text = environment(Setting::memory_limit);
     if (text == nullptr) return std::nullopt;
     const std::string value = text;
     if (value.empty() || value.size() > 19 || value.find_first_not_of("0123456789") != std::string::npos)

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/lesson/environment.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -43,7 +45,7 @@ bool get_halves(Numbers& in, Halves& h) {
 }  // namespace
 
 std::string trained_folder() {
-    if (const char* chosen = std::getenv("TUTORIAL_TRAINED")) return chosen;
+    if (const char* chosen = environment(Setting::trained_folder)) return chosen;
     std::error_code error;
     const fs::path program = fs::read_symlink("/proc/self/exe", error);
     return error ? std::string() : (program.parent_path().parent_path() / "trained").string();
