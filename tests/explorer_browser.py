@@ -326,17 +326,13 @@ return [+s.dataset.step, +of[1], +of[2], location.hash,
         cells.length ? Math.min(...cells) : null, links.every((a) => a.scrollWidth <= a.clientWidth + 1),
         px.length ? Math.min(...px) : null,
         text.filter((e) => e.closest('.scaled-to-fit') && !e.closest('table')).map((e) => e.textContent.slice(0, 40))];"""
-# Chapter 01's 9 × 9 scores on a 1280 × 800 screen: cells at least this wide, to read from the back
-# (the step, its text, the map and its labels fill the screen's height: 59 px; unscaled, 52).
-# Chapter 22's head map (11 × 11), presented in a window of 1280 × 720: 36 px.
-SMALLEST_CELLS = {"ch01_dot_product_scores": ("scores", 56), "ch22_small_gpt": ("layer0_head0_weights", 30)}
-# Chapters presented in a window of another size than the tests' 1280 × 800.
-PRESENTED_IN = {"ch22_small_gpt": (1280, 720)}
+# From the manifests: a matrix whose presented cells are at least so wide, to read from the back;
+# a window other than the tests' 1280 × 800 to present in; a step presented over several screens.
+SMALLEST_CELLS = {c.program: tuple(c.tests["presented_cells"]) for c in chapters() if "presented_cells" in c.tests}
+PRESENTED_IN = {c.program: tuple(c.tests["presented_window"]) for c in chapters() if "presented_window" in c.tests}
+LONG_STEPS = {c.program: c.tests["presented_long_step"] for c in chapters() if "presented_long_step" in c.tests}
 # Presented text is at least this high (px) on a 1280 × 800 screen: body text, read from the back.
 READABLE_PX = 16
-# Steps too long for one screen at a readable size (heat maps, a table of 32 rows, head views):
-# presented as several screens.
-LONG_STEPS = {"ch13_kv_cache": 3, "ch16_induction_head": 4, "ch20_sparse_attention": 2}
 
 
 def check_presentation(driver, chapter, body, steps):

@@ -22,6 +22,10 @@ docs/README.md) need to know of a chapter; everything else is in its folder by c
     page_megabytes       what its default page may weigh, when more than the 2 MB of every page
     computing_page_megabytes  the same for its page that computes (its WebAssembly inlined), when
                          more than 3 MB (bench/explorer_open)
+    presented_cells      ["matrix", px]: presented, that matrix's cells are at least px wide
+    presented_window     [width, height]: the window the page is presented in, when not 1280 × 800
+    presented_long_step  a step too long for one screen: presented over several
+                         (the three: tests/explorer_browser.py)
   [bad_inputs]         its own cases of tests/bad_inputs.py (that file says what each means)
 
 Used as a program by ./tutorial and CMake:
@@ -50,7 +54,8 @@ TOP_FIELDS = {"title": str, "short_title": str, "idea": str, "question": str, "s
               "bad_inputs": dict}
 REQUIRED = ("title", "idea", "question", "shows_scaled_attention")
 TEST_FIELDS = {"fast_flags": list, "sanitize_fast_flags": list, "trains": bool, "skip_under_sanitizers": list,
-               "page_megabytes": int, "computing_page_megabytes": int}
+               "page_megabytes": int, "computing_page_megabytes": int, "presented_cells": list,
+               "presented_window": list, "presented_long_step": int}
 SKIPPABLE = {"docs", "default_run"}
 BAD_INPUT_FIELDS = {"files": dict, "any_width": list, "one_token_refused": dict, "out_of_range": list,
                     "launched_out_of_range": list, "near_misses": list, "valid_edges": list, "edge_files": list,
