@@ -29,6 +29,15 @@ def problems(root):
         return [str(e)]
     wrong = [f"{name}: the table of chapters differs from the manifests "
              f"(python3 tools/chapters.py tables --write)" for name in tables(write=False, root=root)]
+    # ./tutorial finds chapter NN by the glob chapters/NN_*/chapter.toml, without Python: every
+    # folder that glob finds is one of the chapters, and there is one per number.
+    programs = {c.program for c in found}
+    for manifest in sorted((root / "chapters").glob("[0-9][0-9]_*/chapter.toml")):
+        if "ch" + manifest.parent.name not in programs:
+            wrong.append(f"{manifest.parent.name}: ./tutorial would take it for chapter {manifest.parent.name[:2]}, "
+                         f"tools/chapters.py does not (a folder is NN_ and lower-case letters, digits, _)")
+    numbers = [c.number for c in found]
+    wrong += [f"chapter {n}: {numbers.count(n)} folders" for n in sorted(set(numbers)) if numbers.count(n) > 1]
     for c in found:
         def missing(path, what):
             if not path.exists():
