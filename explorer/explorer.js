@@ -102,13 +102,12 @@ window.drawLesson = (lesson, { step } = {}) => {
     const c = d3.rgb(colour), linear = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
     return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
   };
-  const DARK = d3.range(256).map((k) => {
-    const l = luminance(d3.interpolateViridis(k / 255));
+  // viridis in 256 steps, as the bytes of the maps drawn as pixels and for the text's colour
+  const VIRIDIS = d3.range(256).map((k) => d3.rgb(d3.interpolateViridis(k / 255)));
+  const DARK = VIRIDIS.map((colour) => {
+    const l = luminance(colour);
     return 1.05 / (l + 0.05) > (l + 0.05) / 0.05;
   });
-
-  // viridis in 256 steps as bytes, for the maps drawn as pixels
-  const VIRIDIS = d3.range(256).map((k) => d3.rgb(d3.interpolateViridis(k / 255)));
   const GREY_RGB = d3.rgb(GREY);
   // The top-left R × C corner of m as a canvas of one pixel a cell, in viridis over `range`.
   function pixels(m, R, C, range) {
@@ -761,7 +760,7 @@ window.drawLesson = (lesson, { step } = {}) => {
   }
   // A step's blocks, each with the caption lines under it; each self-check line is one (a
   // long list of them goes on over screens), and a model view of every head is one apart from
-  // the head it shows (together they were too tall for a screen, and scaled down to a third).
+  // the head it shows (together they were too tall for a screen: chapter 22's scaled to 0.6).
   function blocksOf(s) {
     const blocks = [];
     for (const e of s.children) {

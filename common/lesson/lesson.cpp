@@ -99,9 +99,7 @@ void Lesson::refuse_text(const std::string& why) {
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
     if (const std::optional<int> stop = command_line_.parse(argc, argv)) return *stop;  // --help, or a bad flag
     if (list_options_) {  // and whether --text goes through chapter 22's model (./tutorial explore trains it first)
-        const std::string options = command_line_.json();
-        fmt::print("{}, \"sentence_through_model\": {}}}\n", options.substr(0, options.rfind('}')),
-                   sentence_through_model_ ? "true" : "false");
+        fmt::print("{}", command_line_.json(fmt::format(", \"sentence_through_model\": {}", sentence_through_model_)));
         return 0;
     }
     if (!sequence_source_.text.empty() && !sequence_source_.input.empty()) {
@@ -208,10 +206,8 @@ void Lesson::keep_document() {
         const bool takes_text = command_line_.declares("--text") && text_refused_.empty();
         const std::string model = explorer_.computes() && takes_text ? trained_model_script() : std::string();
         if (!model.empty()) files_.keep_page_file("trained_model.js", model);
-        const std::string options = command_line_.json();  // {"program": …, "options": […]}
-        const std::string live = fmt::format("{}, \"arguments\": {}, \"model\": {}, \"text\": {}}}",
-                                             options.substr(0, options.rfind('}')), command_line_.given_json(),
-                                             model.empty() ? "false" : "true", takes_text ? "true" : "false");
+        const std::string live = command_line_.json(fmt::format(", \"arguments\": {}, \"model\": {}, \"text\": {}",
+                                                                command_line_.given_json(), !model.empty(), takes_text));
         files_.keep_page(explorer_.html(title_, json, live));
     }
     if (files_.reporting()) files_.keep_report(json);

@@ -29,13 +29,13 @@ std::uint64_t proc_kib_field(const char* file, const std::string& key) {
     return 0;
 }
 
-// TUTORIAL_MEMORY_LIMIT, a whole number of bytes, or nullopt when it is not set.
+// $TUTORIAL_MEMORY_LIMIT, a whole number of bytes, or nullopt when it is not set.
 std::optional<std::uint64_t> limit_from_environment() {
     const char* text = environment(Setting::memory_limit);
     if (text == nullptr) return std::nullopt;
     const std::string value = text;
     if (value.empty() || value.size() > 19 || value.find_first_not_of("0123456789") != std::string::npos)
-        throw InputError(describe("TUTORIAL_MEMORY_LIMIT=", value, ": expected a whole number of bytes"));
+        throw InputError(describe(environment_name(Setting::memory_limit), "=", value, ": expected a whole number of bytes"));
     return std::stoull(value);
 }
 

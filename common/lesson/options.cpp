@@ -220,7 +220,7 @@ std::string CommandLine::given_json() const {
 }
 
 // One option a line; texts as JSON strings ({:?} escapes quotes, backslashes and line ends).
-std::string CommandLine::json() const {
+std::string CommandLine::json(const std::string& more_fields) const {
     std::string lines;
     for (const Option& o : options_) {
         if (o.frame) continue;
@@ -242,5 +242,5 @@ std::string CommandLine::json() const {
         line += fmt::format(", \"help\": {:?}}}", o.help);
         lines += (lines.empty() ? "" : ",\n") + line;
     }
-    return fmt::format("{{\"program\": {:?}, \"options\": [\n{}\n]}}\n", program_, lines);
+    return fmt::format("{{\"program\": {:?}, \"options\": [\n{}\n]{}}}\n", program_, lines, more_fields);
 }

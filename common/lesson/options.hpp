@@ -98,8 +98,9 @@ public:
     std::optional<int> parse(int argc, char** argv);
     // Whether the flag `name` was on the command line.
     bool given(const std::string& name) const;
-    // The chapter's options (not the frame's) as one JSON document, for --list-options.
-    std::string json() const;
+    // The chapter's options (not the frame's) as one JSON document, for --list-options and the
+    // page; `more_fields` (", \"name\": value, …") go into it after the options.
+    std::string json(const std::string& more_fields = "") const;
     // The chapter's flags (not the frame's) this run was given, as a JSON list of words:
     // ["--d-k", "8", "--causal"] (the page starts its knobs from them, explorer/live.js).
     std::string given_json() const;

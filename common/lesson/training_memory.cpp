@@ -17,20 +17,16 @@ const std::string header = "attention-step-by-step trained copy-task model, vers
 std::string key_of(const CopyTaskSettings& s) { return program_fingerprint() + "\n" + settings_text(s) + "\n"; }
 
 void put_model(Numbers& out, AttentionOnlyModel<float> m) {
-    for (const Mat<float>* p : parameters(m)) {
-        out.put(std::uint64_t(rows(*p))), out.put(std::uint64_t(cols(*p)));
-        for (std::size_t i = 0; i < p->size(); ++i) out.put(p->flat(i));
-    }
+    for (const Mat<float>* p : parameters(m)) put_matrix(out, *p);
 }
 
 // Fills a model of the settings' shapes; false when the numbers are not of those shapes.
 bool get_model(Numbers& in, const CopyTaskSettings& s, AttentionOnlyModel<float>& m) {
     m = starting_model(s);
     for (Mat<float>* p : parameters(m)) {
-        std::uint64_t r = 0, c = 0;
-        if (!in.get(r) || !in.get(c) || r != rows(*p) || c != cols(*p)) return false;
-        for (std::size_t i = 0; i < p->size(); ++i)
-            if (!in.get(p->flat(i))) return false;
+        Matrix read;
+        if (!get_matrix(in, read) || read.shape() != p->shape()) return false;
+        *p = std::move(read);
     }
     return true;
 }
