@@ -134,11 +134,9 @@
 class Lesson {
 public:
     Lesson(std::string program, std::string title);
-#if defined(TUTORIAL_PROGRAM) && defined(TUTORIAL_HEADING)
-    // A chapter's lesson, named and titled by its manifest (chapters/NN_name/chapter.toml; the
-    // build passes them to the chapter's own files).
-    Lesson() : Lesson(TUTORIAL_PROGRAM, TUTORIAL_HEADING) {}
-#endif
+    // A chapter's lesson, named and titled by its manifest (chapters/NN_name/chapter.toml): the
+    // build writes this constructor into each chapter's program (add_chapter, CMakeLists.txt).
+    Lesson();
 
     // The chapter's own flags, declared before run() (common/lesson/options.hpp):
     //   lesson.option("--d-k", d_k, "width of a head's queries and keys", Range{1, 64});
