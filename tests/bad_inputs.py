@@ -248,10 +248,10 @@ def default_line_count(chapter, cache={}):
 
 
 # The frame's own flags (common/lesson/lesson.cpp) are read by the same code in every chapter:
-# their bad values are tried on the first chapter and on chapter 17 (whose launcher reads the
-# command line first), not twenty times over.
+# their bad values are tried on the first chapter and on each chapter with a launcher (which
+# reads the command line first), not twenty times over.
 FRAME_FLAGS = {"--dump", "--svg", "--html", "--color", "--step"}
-FRAME_CHAPTERS = {"ch01_dot_product_scores", "ch17_ring_attention"}
+FRAME_CHAPTERS = {c.program for i, c in enumerate(chapters()) if i == 0 or c.launcher}
 
 
 def check_chapter(chapter):

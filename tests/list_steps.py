@@ -9,6 +9,7 @@ nothing on stderr (a training says what it does there) and keep no trained model
 nothing either, and chapter 20's rolling buffer trains only the model it reads. Through a pipe,
 a training says on stderr that it runs. Each run is bounded in time, in a process group of its own, killed whole.
 """
+import json
 import os
 import subprocess
 import sys
@@ -19,11 +20,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from launch import command  # noqa: E402
 
 bin_dir = Path(sys.argv[1])
-# The chapters that train, with their largest number of steps.
-LONGEST = {"ch11_learning_projections": ["--steps", "5000"], "ch16_induction_head": ["--steps", "5000"],
-           "ch19_linear_attention": ["--steps", "5000"], "ch20_sparse_attention": ["--steps", "5000"]}
 SECONDS = 20  # bounds a run that trains nothing; the trainings asked for take minutes
 failures = []
+
+
+def options_of(program):
+    """The program's --list-options: {flag: its description}, and whether --text goes through chapter 22's model."""
+    listed = json.loads(subprocess.run(command(program, "--list-options"), capture_output=True, text=True,
+                                       timeout=SECONDS, check=True).stdout)
+    return {o["name"]: o for o in listed["options"]}, listed.get("sentence_through_model", False)
+
+
+def largest(options, flag):
+    """[flag, its largest value] when the chapter has the flag, else []."""
+    return [flag, str(options[flag]["range"]["high"])] if flag in options else []
 
 
 def run(program, *args):
@@ -52,21 +62,25 @@ def expect_untrained(what, code, out, err, kept, lines_like=None):
 
 chapters = sorted(p for p in bin_dir.glob("ch[0-9][0-9]_*") if p.is_file() and os.access(p, os.X_OK)
                   and p.suffix != ".launcher")
+text_runs = 0
 for program in chapters:
-    args = LONGEST.get(program.name, [])
+    options, through_model = options_of(program)
+    # A chapter that trains, with its largest number of steps.
+    args = largest(options, "--steps")
     code, out, err, kept = run(program, "--list-steps", *args)
     expect_untrained(f"{program.name} --list-steps {' '.join(args)}", code, out, err, kept, lines_like=" checks ")
+    # --text that reads chapter 22's model, or trains it first: --list-steps does neither (none is
+    # kept here), at its deepest layer.
+    if through_model:
+        args = largest(options, "--layer")
+        code, out, err, kept = run(program, "--list-steps", "--text", "Call me Ishmael.", *args)
+        expect_untrained(f"{program.name} --list-steps --text … {' '.join(args)}", code, out, err, kept,
+                         lines_like=" checks ")
+        text_runs += 1
 nineteen = bin_dir / "ch19_linear_attention"
 for step in ["sequence", "parallel", "recurrent", "chunked", "delta-rule", "memory"]:
-    code, out, err, kept = run(nineteen, "--step", step, *LONGEST[nineteen.name])
+    code, out, err, kept = run(nineteen, "--step", step, *largest(options_of(nineteen)[0], "--steps"))
     expect_untrained(f"ch19 --step {step} --steps 5000", code, out, err, kept)
-
-# --text reads chapter 22's model, or trains it first: --list-steps does neither (none is kept here).
-TEXT_RUNS = [("ch01_dot_product_scores", []), ("ch05_projections", ["--layer", "1"]),
-             ("ch07_multi_head", ["--layer", "1"])]
-for name, args in TEXT_RUNS:
-    code, out, err, kept = run(bin_dir / name, "--list-steps", "--text", "Call me Ishmael.", *args)
-    expect_untrained(f"{name} --list-steps --text … {' '.join(args)}", code, out, err, kept, lines_like=" checks ")
 
 # Through a pipe too, a training says what it is doing: one line on stderr as each starts. Chapter
 # 20's steps train what they read: its rolling buffer reads the MHA model only; the whole run
@@ -83,5 +97,5 @@ for args, trained in [(["--step", "rolling-buffer"], ["MHA"]),
         print(f"✓ ch20 --steps 10 {' '.join(args)} through a pipe trains {', '.join(trained)}, once each, and says so")
 
 print("\n".join(failures))
-print(f"{len(chapters) + 8 + len(TEXT_RUNS) - len(failures)} passed, {len(failures)} failed")
+print(f"{len(chapters) + 8 + text_runs - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -139,6 +139,46 @@ void show_sentence(Lesson& lesson, const Sequence& seq, const SentenceLookup& s)
                                 "is little more than its own embedding."));
 }
 
+// The matrices by name, for --dump, --html and the labels of their rows and columns.
+void list_matrices(Lesson& lesson, const Phonebook& book, const Sequence& seq, const ValueRetrieval& r) {
+    Labels steps, temperatures;  // the path's and the sweep's rows
+    for (std::size_t s = 0; s <= path_steps; ++s) steps.push_back("t=" + format_number(float(s) / path_steps, 1));
+    for (const float T : r.sweep.temperatures) temperatures.push_back(fmt::format("T={:g}", T));
+    for (const auto& [kind, words] : {std::pair{"people", book.keys.rows}, {"key columns", book.keys.columns},
+                                      {"value columns", book.values.columns}, {"queries", book.queries.rows},
+                                      {"path steps", steps}, {"temperatures", temperatures},
+                                      {"tokens", seq.tokens}, {"dimensions", seq.dimensions}})
+        lesson.labels(kind, words);
+    lesson.list(r.matrices());
+    lesson.list(seq.matrices());
+    lesson.list(r.sentence.matrices());
+}
+
+// Step keys-and-values: the phonebook's two matrices.
+void show_keys_and_values(Lesson& lesson, const ValueRetrieval& r) {
+    lesson.say(fmt::format(
+        "You recognise a person by what they look like: that is the key, {} numbers each.\n"
+        "What you want from the phonebook is their phone number: that is the value, {}\n"
+        "numbers each. Keys are compared, values are returned; they need not even have\n"
+        "the same width (d_k = {}, d_v = {}).",
+        cols(r.keys), cols(r.values), cols(r.keys), cols(r.values)));
+    lesson.show(r.keys, Style().decimals(1));
+    lesson.show(r.values, Style().decimals(0));
+}
+
+// Step hard-lookup: argmax's one-hot weights, and the ties it breaks arbitrarily.
+void show_hard_lookup(Lesson& lesson, const Phonebook& book, const ValueRetrieval& r) {
+    lesson.say("A dictionary lookup takes the key that matches best (argmax) and returns its\n"
+               "value: exactly one row of the values. As weights, that is a one-hot row.");
+    lesson.show(r.book.hard_weights, Style().decimals(0).svg());
+    lesson.show(r.book.hard, Style().decimals(1));
+    for (const std::size_t i : r.book.tied)  // argmax picks the first of the best keys
+        lesson.say(fmt::format("\"{}\" scores several keys equally ({}): argmax has to break the tie, and\n"
+                               "gives {}. The answer is arbitrary.",
+                               book.queries.rows[i], format_number(r.book.scores(i, r.book.best[i]), 2),
+                               book.keys.rows[r.book.best[i]]));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,45 +193,18 @@ int main(int argc, char** argv) {
         const Sequence seq = load_sequence(input, default_sentence);
         const ValueRetrieval r =
             value_retrieval(book.keys.values, book.values.values, book.queries.values, seq.X, temperature);
-        Labels steps, temperatures;  // the path's and the sweep's rows
-        for (std::size_t s = 0; s <= path_steps; ++s) steps.push_back("t=" + format_number(float(s) / path_steps, 1));
-        for (const float T : r.sweep.temperatures) temperatures.push_back(fmt::format("T={:g}", T));
-        for (const auto& [kind, words] : {std::pair{"people", book.keys.rows}, {"key columns", book.keys.columns},
-                                          {"value columns", book.values.columns}, {"queries", book.queries.rows},
-                                          {"path steps", steps}, {"temperatures", temperatures},
-                                          {"tokens", seq.tokens}, {"dimensions", seq.dimensions}})
-            lesson.labels(kind, words);
-        lesson.list(r.matrices());
-        lesson.list(seq.matrices());
-        lesson.list(r.sentence.matrices());
+        list_matrices(lesson, book, seq, r);
 
-        lesson.step("keys-and-values", "A phonebook: keys to find someone, values to get back", [&] {
-            lesson.say(fmt::format(
-                "You recognise a person by what they look like: that is the key, {} numbers each.\n"
-                "What you want from the phonebook is their phone number: that is the value, {}\n"
-                "numbers each. Keys are compared, values are returned; they need not even have\n"
-                "the same width (d_k = {}, d_v = {}).",
-                cols(r.keys), cols(r.values), cols(r.keys), cols(r.values)));
-            lesson.show(r.keys, Style().decimals(1));
-            lesson.show(r.values, Style().decimals(0));
-        });
+        lesson.step("keys-and-values", "A phonebook: keys to find someone, values to get back",
+                    [&] { show_keys_and_values(lesson, r); });
         lesson.step("scores", "Queries, and how well each matches each key", [&] {
             lesson.say("A query describes who we are looking for, in the columns of the keys. Its\n"
                        "score against a key is their dot product, as in chapter 01.");
             lesson.show(r.queries, Style().decimals(1));
             lesson.show(r.book.scores, Style().decimals(2));
         });
-        lesson.step("hard-lookup", "Hard lookup: the value of the best key, and nothing else", [&] {
-            lesson.say("A dictionary lookup takes the key that matches best (argmax) and returns its\n"
-                       "value: exactly one row of the values. As weights, that is a one-hot row.");
-            lesson.show(r.book.hard_weights, Style().decimals(0).svg());
-            lesson.show(r.book.hard, Style().decimals(1));
-            for (const std::size_t i : r.book.tied)  // argmax picks the first of the best keys
-                lesson.say(fmt::format("\"{}\" scores several keys equally ({}): argmax has to break the tie, and\n"
-                                       "gives {}. The answer is arbitrary.",
-                                       book.queries.rows[i], format_number(r.book.scores(i, r.book.best[i]), 2),
-                                       book.keys.rows[r.book.best[i]]));
-        });
+        lesson.step("hard-lookup", "Hard lookup: the value of the best key, and nothing else",
+                    [&] { show_hard_lookup(lesson, book, r); });
         lesson.step("soft-lookup", fmt::format("Soft lookup: a blend of every value (T = {:g})", temperature),
                     [&] { show_soft(lesson, book, r); });
         lesson.step("smooth",

@@ -144,98 +144,140 @@ void show_w_qk(Lesson& lesson, const Labels& dims, const Projected& r) {
                            lesson.ref("asymmetry")));
 }
 
+// The chapter's own flags: the learner's projections, or (with --text) the trained model's layer.
+struct Flags {
+    std::string w_q_path, w_k_path, w_v_path;
+    std::size_t layer = 0;
+};
+
+void add_flags(Lesson& lesson, Flags& flags) {
+    for (const auto& [flag, path, W, width] : {std::tuple{"--w-q", &flags.w_q_path, "W_Q", "d_k"},
+                                               {"--w-k", &flags.w_k_path, "W_K", "d_k"},
+                                               {"--w-v", &flags.w_v_path, "W_V", "d_v"}})
+        lesson.option(flag, *path,
+                      fmt::format("your own {} (d_model rows, {} columns) instead of data/projections/{}.csv", W,
+                                  width, W),
+                      Text::path);
+    lesson.option("--layer", flags.layer,
+                  "with --text: the trained model's layer whose W_Q, W_K, W_V serve (all its heads' columns), "
+                  "read by its ln_1 of the embeddings",
+                  Range{0, double(default_model_config().layers - 1)});
+}
+
+// Everything the steps show, read and computed before anything is printed.
+struct Run {
+    Sequence seq;
+    Weights W;
+    Projected r;
+    LawSentence law;
+    RawAndProjected law_r;
+};
+
+Run read_and_compute(Lesson& lesson, const SequenceSource& input, const Flags& flags) {
+    check_layer_flag(flags.layer, lesson.given("--layer"), !input.text.empty());
+    for (const auto& [flag, path] :
+         {std::pair{"--w-q", &flags.w_q_path}, {"--w-k", &flags.w_k_path}, {"--w-v", &flags.w_v_path}})
+        if (!input.text.empty() && !path->empty())
+            throw InputError(std::string(flag) + ": not with --text (its projections are the model's, --layer)");
+    Sequence seq = load_sequence(input, default_sentence);
+    Weights W = input.text.empty() ? load_weights(flags.w_q_path, flags.w_k_path, flags.w_v_path, seq, input.input)
+                                   : learned_weights(flags.layer, seq, input.listing_only);
+    Projected r = project_and_attend(seq.X, W.W_Q.values, W.W_K.values, W.W_V.values);
+    LawSentence law = load_law_sentence(seq);
+    RawAndProjected law_r =
+        law.runs ? raw_and_projected(law.seq.X, W.W_Q.values, W.W_K.values, W.W_V.values) : RawAndProjected{};
+    return Run{std::move(seq), std::move(W), std::move(r), std::move(law), std::move(law_r)};
+}
+
+// The matrices by name, for --dump, --html and the labels of their rows and columns.
+void list_matrices(Lesson& lesson, const Run& run) {
+    for (const auto& [kind, words] : {std::pair{"tokens", run.seq.tokens}, {"dimensions", run.seq.dimensions},
+                                      {"query columns", run.W.W_Q.columns}, {"key columns", run.W.W_K.columns},
+                                      {"value columns", run.W.W_V.columns}, {"law tokens", run.law.seq.tokens}})
+        lesson.labels(kind, words);
+    lesson.list(run.seq.matrices());
+    lesson.list(run.r.matrices());
+    if (run.law.runs) lesson.list(run.law_r.matrices());
+}
+
+// Step sequence: the sentence's embeddings, by hand or (with --text) the trained model's.
+void show_sequence(Lesson& lesson, const SequenceSource& input, const Sequence& seq, std::size_t layer) {
+    if (input.text.empty())
+        lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
+                               input.is_default() ? default_sentence : join_elided(seq.tokens, " ")));
+    else
+        lesson.say(fmt::format(
+            "\"{}\" as the {} tokens of chapter 22's model, one row per token: ln_1 of its\n"
+            "learned embedding (wte), with layer {}'s γ and β. The attention of layer {} reads\n"
+            "ln_1(x), and here x is the embeddings alone (no positions, no earlier layers), so\n"
+            "that Q = X · W_Q below is what that layer would compute for these tokens, less\n"
+            "its bias (left out).",
+            input.text, seq.tokens.size(), layer, layer));
+    lesson.show(seq.X, Style().decimals(1));
+}
+
+// Step projections: W_Q, W_K, W_V, and (with --text) where the model keeps them.
+void show_projections(Lesson& lesson, const SequenceSource& input, const Run& run, std::size_t layer) {
+    lesson.say(fmt::format(
+        "Each matrix has one row per embedding dimension and one column per output\n"
+        "slot. Queries and keys share the slots (d_k = {}): a score is large when a\n"
+        "query and a key fill the same slot. Read W_Q as \"a token that has this\n"
+        "feature looks for…\", W_K as \"a token that has this feature offers…\".",
+        run.W.W_Q.columns.size()));
+    const std::size_t d = cols(run.seq.X);
+    if (!input.text.empty())
+        lesson.say_under(fmt::format(
+            "Here they are layer {}'s, learned: PyTorch keeps them in one (3·{} × {}) matrix,\n"
+            "c_attn, (out × in), so W_Q is the transpose of its first {} rows, W_K of the\n"
+            "next {}, W_V of the last {}. All {} heads' columns serve as one head here\n"
+            "(chapter 07 splits them).",
+            layer, d, d, d, d, d, default_model_config().heads));
+    for (const Matrix* m : {&run.r.W_Q, &run.r.W_K, &run.r.W_V}) lesson.show(*m, Style().decimals(1));
+}
+
+// Step matrix-form: softmax(Q · Kᵀ / √d_k) · V, and each output row as a blend of value rows.
+void show_matrix_form(Lesson& lesson, const Labels& tokens, const Projected& r) {
+    lesson.show(r.attention.scores, Style().svg());
+    lesson.show(r.attention.scaled_scores);
+    lesson.show(r.attention.weights, Style().svg());
+    lesson.show(r.attention.output);
+    lesson.say("Each output row is a blend of the value rows:");
+    lesson.say(combinations_of_rows(r.attention.weights, tokens));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
-    std::string w_q_path, w_k_path, w_v_path;  // the learner's own projections
-    for (const auto& [flag, path, W, width] : {std::tuple{"--w-q", &w_q_path, "W_Q", "d_k"},
-                                               {"--w-k", &w_k_path, "W_K", "d_k"}, {"--w-v", &w_v_path, "W_V", "d_v"}})
-        lesson.option(flag, *path,
-                      fmt::format("your own {} (d_model rows, {} columns) instead of data/projections/{}.csv", W,
-                                  width, W),
-                      Text::path);
-    std::size_t layer = 0;
-    lesson.option("--layer", layer,
-                  "with --text: the trained model's layer whose W_Q, W_K, W_V serve (all its heads' columns), "
-                  "read by its ln_1 of the embeddings",
-                  Range{0, double(default_model_config().layers - 1)});
+    Flags flags;
+    add_flags(lesson, flags);
 
     return lesson.run(argc, argv, [&] {
-        // Everything is read and checked before anything is printed.
-        check_layer_flag(layer, lesson.given("--layer"), !input.text.empty());
-        for (const auto& [flag, path] : {std::pair{"--w-q", &w_q_path}, {"--w-k", &w_k_path}, {"--w-v", &w_v_path}})
-            if (!input.text.empty() && !path->empty())
-                throw InputError(std::string(flag) + ": not with --text (its projections are the model's, --layer)");
-        Sequence seq = load_sequence(input, default_sentence);
-        const Weights W = input.text.empty() ? load_weights(w_q_path, w_k_path, w_v_path, seq, input.input)
-                                             : learned_weights(layer, seq, input.listing_only);
-        const Projected r = project_and_attend(seq.X, W.W_Q.values, W.W_K.values, W.W_V.values);
-        const LawSentence law = load_law_sentence(seq);
-        const RawAndProjected law_r =
-            law.runs ? raw_and_projected(law.seq.X, W.W_Q.values, W.W_K.values, W.W_V.values) : RawAndProjected{};
-        const Labels& tokens = seq.tokens;
-        for (const auto& [kind, words] : {std::pair{"tokens", tokens}, {"dimensions", seq.dimensions},
-                                          {"query columns", W.W_Q.columns}, {"key columns", W.W_K.columns},
-                                          {"value columns", W.W_V.columns}, {"law tokens", law.seq.tokens}})
-            lesson.labels(kind, words);
-        lesson.list(seq.matrices());
-        lesson.list(r.matrices());
-        if (law.runs) lesson.list(law_r.matrices());
+        const Run run = read_and_compute(lesson, input, flags);
+        const Labels& tokens = run.seq.tokens;
+        const Projected& r = run.r;
+        list_matrices(lesson, run);
 
-        lesson.step("sequence", "The sequence X", [&] {
-            if (input.text.empty())
-                lesson.say(fmt::format("\"{}\", one embedding per row, as in chapter 01.",
-                                       input.is_default() ? default_sentence : join_elided(tokens, " ")));
-            else
-                lesson.say(fmt::format(
-                    "\"{}\" as the {} tokens of chapter 22's model, one row per token: ln_1 of its\n"
-                    "learned embedding (wte), with layer {}'s γ and β. The attention of layer {} reads\n"
-                    "ln_1(x), and here x is the embeddings alone (no positions, no earlier layers), so\n"
-                    "that Q = X · W_Q below is what that layer would compute for these tokens, less\n"
-                    "its bias (left out).",
-                    input.text, tokens.size(), layer, layer));
-            lesson.show(seq.X, Style().decimals(1));
-        });
-        lesson.step("projections", "Three projections: W_Q, W_K, W_V", [&] {
-            lesson.say(fmt::format(
-                "Each matrix has one row per embedding dimension and one column per output\n"
-                "slot. Queries and keys share the slots (d_k = {}): a score is large when a\n"
-                "query and a key fill the same slot. Read W_Q as \"a token that has this\n"
-                "feature looks for…\", W_K as \"a token that has this feature offers…\".",
-                W.W_Q.columns.size()));
-            if (!input.text.empty())
-                lesson.say_under(fmt::format(
-                    "Here they are layer {}'s, learned: PyTorch keeps them in one (3·{} × {}) matrix,\n"
-                    "c_attn, (out × in), so W_Q is the transpose of its first {} rows, W_K of the\n"
-                    "next {}, W_V of the last {}. All {} heads' columns serve as one head here\n"
-                    "(chapter 07 splits them).",
-                    layer, cols(seq.X), cols(seq.X), cols(seq.X), cols(seq.X), cols(seq.X),
-                    default_model_config().heads));
-            for (const Matrix* m : {&r.W_Q, &r.W_K, &r.W_V}) lesson.show(*m, Style().decimals(1));
-        });
+        lesson.step("sequence", "The sequence X", [&] { show_sequence(lesson, input, run.seq, flags.layer); });
+        lesson.step("projections", "Three projections: W_Q, W_K, W_V",
+                    [&] { show_projections(lesson, input, run, flags.layer); });
         lesson.step("qkv", "Queries, keys and values: three views of each token", [&] {
             for (const Matrix* m : {&r.Q, &r.K, &r.V}) lesson.show(*m, Style().decimals(2));
         });
-        lesson.step("matrix-form", "Attention in matrix form: softmax(Q · Kᵀ / √d_k) · V", [&] {
-            lesson.show(r.attention.scores, Style().svg());
-            lesson.show(r.attention.scaled_scores);
-            lesson.show(r.attention.weights, Style().svg());
-            lesson.show(r.attention.output);
-            lesson.say("Each output row is a blend of the value rows:");
-            lesson.say(combinations_of_rows(r.attention.weights, tokens));
-        });
+        lesson.step("matrix-form", "Attention in matrix form: softmax(Q · Kᵀ / √d_k) · V",
+                    [&] { show_matrix_form(lesson, tokens, r); });
         lesson.step("loop-form",
                     fmt::format("The loop form: output_i = Σ_j softmax_j(q_i · k_j / √d_k) v_j (query \"{}\")",
                                 tokens.back()),
                     [&] { show_loop_form(lesson, tokens, r); });
         lesson.step("asymmetry", "The scores are no longer symmetric", [&] { show_asymmetry(lesson, tokens, r); });
-        lesson.step("its-and-law", "Why projections: what does \"its\" refer to?", [&] { show_law(lesson, law, W, law_r); });
+        lesson.step("its-and-law", "Why projections: what does \"its\" refer to?",
+                    [&] { show_law(lesson, run.law, run.W, run.law_r); });
         lesson.step("w-qk", "Reading W_Q · W_Kᵀ: which feature looks for which",
-                    [&] { show_w_qk(lesson, seq.dimensions, r); });
+                    [&] { show_w_qk(lesson, run.seq.dimensions, r); });
         lesson.step("checks", "Self-checks", [&] {
-            check_projections(lesson.checks(), seq.X, r, law.runs ? &law_r : nullptr, law.seq.tokens,
+            check_projections(lesson.checks(), run.seq.X, r, run.law.runs ? &run.law_r : nullptr, run.law.seq.tokens,
                               lesson.ref("matrix-form"), lesson.ref("loop-form"));
         });
         lesson.present();

@@ -134,6 +134,28 @@ void show_weights(Lesson& lesson, const Labels& tokens, const Causal& c) {
                         format_number(c.steps.weights(it, animal), 2)));
 }
 
+// The matrices by name, for --dump, --html and the labels of their rows and columns.
+void list_matrices(Lesson& lesson, const Inputs& in, const Causal& c, const Padded& p, const LeftPadded& l) {
+    lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions}, {"query slots", in.W_Q.columns},
+                   {"key slots", in.W_K.columns}, {"value slots", in.W_V.columns},
+                   {"sentences", {"sentence0", "sentence1"}}, {"padded tokens", in.padded_tokens},
+                   {"left tokens", in.left_tokens}});
+    lesson.list(in.seq.matrices());
+    lesson.list(in.W.matrices());
+    lesson.list(c.matrices());
+    lesson.list(p.matrices());
+    lesson.list(l.matrices());
+}
+
+// Step causal-mask: the lower triangle, and why a decoder needs it.
+void show_causal_mask(Lesson& lesson, const Causal& c) {
+    lesson.say("A decoder writes a sentence one token at a time. While it trains, every\n"
+               "position predicts the next token in parallel, so position i must not see\n"
+               "the tokens after it: they are the answer. mask(i, j) = 1 when key j may be\n"
+               "seen by query i (j ≤ i), 0 when it is hidden: a lower triangle.");
+    lesson.show(c.mask, Style().decimals(0).svg());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,15 +173,7 @@ int main(int argc, char** argv) {
         const Labels& tokens = in.seq.tokens;
         const std::size_t short_n = rows(in.short_seq.X), it = index_of(tokens, "it");
         const std::size_t q = it < tokens.size() ? it : tokens.size() / 2;  // the query of the other-way step
-        lesson.labels({{"tokens", tokens}, {"dimensions", in.seq.dimensions}, {"query slots", in.W_Q.columns},
-                       {"key slots", in.W_K.columns}, {"value slots", in.W_V.columns},
-                       {"sentences", {"sentence0", "sentence1"}}, {"padded tokens", in.padded_tokens},
-                       {"left tokens", in.left_tokens}});
-        lesson.list(in.seq.matrices());
-        lesson.list(in.W.matrices());
-        lesson.list(c.matrices());
-        lesson.list(p.matrices());
-        lesson.list(l.matrices());
+        list_matrices(lesson, in, c, p, l);
 
         lesson.step("sentence", "The sentence, its queries, keys and values", [&] {
             lesson.say("As in chapter 05: the embeddings X times the hand-made projections of\n"
@@ -167,13 +181,7 @@ int main(int argc, char** argv) {
             lesson.show(in.seq.X, Style().decimals(1));
             for (const Matrix* m : {&c.p.Q, &c.p.K, &c.p.V}) lesson.show(*m, Style().decimals(2));
         });
-        lesson.step("causal-mask", "The causal mask: a token may not look ahead", [&] {
-            lesson.say("A decoder writes a sentence one token at a time. While it trains, every\n"
-                       "position predicts the next token in parallel, so position i must not see\n"
-                       "the tokens after it: they are the answer. mask(i, j) = 1 when key j may be\n"
-                       "seen by query i (j ≤ i), 0 when it is hidden: a lower triangle.");
-            lesson.show(c.mask, Style().decimals(0).svg());
-        });
+        lesson.step("causal-mask", "The causal mask: a token may not look ahead", [&] { show_causal_mask(lesson, c); });
         lesson.step("masked-scores", "Hidden keys get a score of −inf", [&] {
             lesson.say("The scores are computed for every pair as before (one matrix product is\n"
                        "cheaper than skipping half of it); then every hidden score is replaced by −inf.");

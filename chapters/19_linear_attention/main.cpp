@@ -135,6 +135,18 @@ void show_memory(const Shown& s) {
         three(m.sweep_errors(0, 2)), three(m.sweep_errors(memory_sweeps - 1, 2))));
 }
 
+// The matrices by name, for --dump, --html and the labels of their rows and columns.
+void list_matrices(Lesson& lesson, const Inputs& in, const Recurrences& r) {
+    lesson.labels({{"tokens", in.seq.tokens}, {"pairs", numbered("pair ", memory_pairs)},
+                   {"memories", {"lin_orth", "delta_orth", "lin_corr", "delta_corr"}},
+                   {"sweeps", sweep_labels()}, {"dimensions", in.seq.dimensions},
+                   {"mixers", {"softmax", "linear", "delta", "gated"}}, {"halves", {"first_half", "second_half"}},
+                   {"lengths", {"n_32", "n_131072"}}});
+    lesson.list(in.seq.matrices());
+    lesson.list(in.W.matrices());
+    lesson.list(r.matrices());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,14 +167,7 @@ int main(int argc, char** argv) {
             if (flags.measure) use_training_memory(nullptr);  // --measure times the trainings themselves
             return train_side_by_side(copy_task_settings(flags), clock.progress());
         });
-        lesson.labels({{"tokens", in.seq.tokens}, {"pairs", numbered("pair ", memory_pairs)},
-                       {"memories", {"lin_orth", "delta_orth", "lin_corr", "delta_corr"}},
-                       {"sweeps", sweep_labels()}, {"dimensions", in.seq.dimensions},
-                       {"mixers", {"softmax", "linear", "delta", "gated"}}, {"halves", {"first_half", "second_half"}},
-                       {"lengths", {"n_32", "n_131072"}}});
-        lesson.list(in.seq.matrices());
-        lesson.list(in.W.matrices());
-        lesson.list(r.matrices());
+        list_matrices(lesson, in, r);
         lesson.step("sequence", "The sequence and one head", [&] { show_sequence(s); });
         lesson.step("parallel", "Linear attention, parallel: a feature map instead of softmax",
                     [&] { show_parallel(s); });

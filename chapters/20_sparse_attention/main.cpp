@@ -119,6 +119,18 @@ void show_sink_logit(Lesson& lesson, const ReadModel& r, const SinkModel& sink) 
     lesson.heat_map(sink.head.sink_weights, Style().decimals(1).svg());
 }
 
+// The names of the read model's rows and columns, for --dump and --html.
+void label_rows_and_columns(Lesson& lesson, const ReadModel& read, const CopyTaskSettings& settings,
+                            const Variant& chosen) {
+    lesson.labels({{"tokens", token_labels(read.held_out[0])}, {"heads", head_names(settings)},
+                   {"shares", {"position_0", "current", "missing"}},
+                   {"slots", numbered("slot", chosen.sinks + chosen.window)},
+                   {"positions", numbered("t", read.held_out[0].size())},
+                   {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
+                   {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
+                   {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}}});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,13 +147,7 @@ int main(int argc, char** argv) {
         // the MHA model, the sink model, then the rest of the table (the first two read back).
         Part<ReadModel>& r = lesson.part<ReadModel>([&] {
             ReadModel read = read_model(settings, chosen, progress_line());
-            lesson.labels({{"tokens", token_labels(read.held_out[0])}, {"heads", head_names(settings)},
-                           {"shares", {"position_0", "current", "missing"}},
-                           {"slots", numbered("slot", chosen.sinks + chosen.window)},
-                           {"positions", numbered("t", read.held_out[0].size())},
-                           {"window_columns", {"w", "accuracy", "loss", "accuracy_sinks", "loss_sinks"}},
-                           {"topk_columns", {"k", "accuracy", "loss", "largest_error", "accuracy_exact", "loss_exact"}},
-                           {"flops_columns", {"n", "indexer", "topk_attention", "full_attention"}}});
+            label_rows_and_columns(lesson, read, settings, chosen);
             return read;
         });
         Part<SinkModel>& sink = lesson.part<SinkModel>([&] { return sink_model(settings, chosen, progress_line()); });

@@ -159,51 +159,74 @@ void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out
                                  with_commas(sentences)));
 }
 
+// The chapter's own flags.
+struct Flags {
+    std::size_t vocab = 256, merges_shown = 10;
+    std::string text = "The cat sat on the mat.", corpus_path;
+};
+
+void add_flags(Lesson& lesson, Flags& f) {
+    lesson.option("--vocab", f.vocab, "symbols in the vocabulary, characters included", Range{100, 1024});
+    lesson.option("--text", f.text, "the sentence to split into tokens");
+    lesson.option("--corpus", f.corpus_path, "your own UTF-8 text instead of Moby-Dick", Text::path);
+    lesson.option("--merges-shown", f.merges_shown, "the first merges shown and recounted", Range{1, 40});
+}
+
+// Everything a learner gives, read and checked before anything prints.
+struct Inputs {
+    Corpus corpus;
+    Tokenizer characters;
+    std::u32string sentence;
+};
+
+Inputs read_inputs(const Flags& f) {
+    if (f.text.size() > 4 * longest_sentence)  // before reading the corpus: refused at once
+        throw InputError(fmt::format("--text: {} bytes, at most {} characters", f.text.size(), longest_sentence));
+    Corpus corpus = load_corpus(f.corpus_path, fewest_characters);
+    Tokenizer characters = char_tokenizer(corpus.text);
+    if (f.vocab < characters.size())
+        throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", f.vocab, characters.size()));
+    std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
+    return Inputs{std::move(corpus), std::move(characters), std::move(sentence)};
+}
+
+// The merges learned on the training text (timed), the first --vocab of them, and the sentence.
+Learned learned_tokens(Lesson& lesson, const Flags& f, const Inputs& in, const std::u32string& training) {
+    Learned l;
+    const auto start = std::chrono::steady_clock::now();
+    l.largest = learn_bpe(in.characters, training, std::max(f.vocab, table_sizes.back()));
+    l.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    l.tokenizer = first_symbols(l.largest, std::min(f.vocab, l.largest.size()));
+    l.r = tokens_result(l.tokenizer, in.characters, training, in.sentence, f.merges_shown);
+    Labels merged, tokens;
+    for (const Merge& m : l.tokenizer.merges)
+        merged.push_back(visible_symbol(l.tokenizer.symbol(m.left) + l.tokenizer.symbol(m.right)));
+    for (float id : l.r.text_ids) tokens.push_back(visible_symbol(l.tokenizer.symbol(int(id))));
+    lesson.labels({{"merges", merged}, {"tokens", tokens}, {"merge_columns", {"left", "right", "count"}}});
+    return l;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    std::size_t vocab = 256, merges_shown = 10;
-    std::string text = "The cat sat on the mat.", corpus_path;
-    lesson.option("--vocab", vocab, "symbols in the vocabulary, characters included", Range{100, 1024});
-    lesson.option("--text", text, "the sentence to split into tokens");
-    lesson.option("--corpus", corpus_path, "your own UTF-8 text instead of Moby-Dick", Text::path);
-    lesson.option("--merges-shown", merges_shown, "the first merges shown and recounted", Range{1, 40});
+    Flags f;
+    add_flags(lesson, f);
 
     return lesson.run(argc, argv, [&] {
-        // Every mistake in the input is found here, before anything prints.
-        if (text.size() > 4 * longest_sentence)  // before reading the corpus: refused at once
-            throw InputError(fmt::format("--text: {} bytes, at most {} characters", text.size(), longest_sentence));
-        const Corpus corpus = load_corpus(corpus_path, fewest_characters);
-        const Tokenizer characters = char_tokenizer(corpus.text);
-        if (vocab < characters.size())
-            throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", vocab, characters.size()));
-        const std::u32string sentence = checked_sentence("--text", text, characters, corpus.name);
-        const std::u32string training = corpus.training(), held_out = corpus.held_out();
-
-        Part<Learned>& learned = lesson.part<Learned>([&] {
-            Learned l;
-            const auto start = std::chrono::steady_clock::now();
-            l.largest = learn_bpe(characters, training, std::max(vocab, table_sizes.back()));
-            l.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            l.tokenizer = first_symbols(l.largest, std::min(vocab, l.largest.size()));
-            l.r = tokens_result(l.tokenizer, characters, training, sentence, merges_shown);
-            Labels merged, tokens;
-            for (const Merge& m : l.tokenizer.merges)
-                merged.push_back(visible_symbol(l.tokenizer.symbol(m.left) + l.tokenizer.symbol(m.right)));
-            for (float id : l.r.text_ids) tokens.push_back(visible_symbol(l.tokenizer.symbol(int(id))));
-            lesson.labels({{"merges", merged}, {"tokens", tokens}, {"merge_columns", {"left", "right", "count"}}});
-            return l;
-        });
-        lesson.step("characters", "The characters", [&] { show_characters(lesson, corpus, characters); });
+        const Inputs in = read_inputs(f);
+        const std::u32string& sentence = in.sentence;
+        const std::u32string training = in.corpus.training(), held_out = in.corpus.held_out();
+        Part<Learned>& learned = lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });
+        lesson.step("characters", "The characters", [&] { show_characters(lesson, in.corpus, in.characters); });
         lesson.step("words", "Words first", [&] { show_words(lesson, sentence); });
-        lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), merges_shown); });
-        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned(), vocab); });
+        lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), f.merges_shown); });
+        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned(), f.vocab); });
         lesson.step("your-text", "Your text, merge by merge", [&] { show_split(lesson, learned(), sentence); });
         lesson.step("sizes", "What a larger vocabulary buys", [&] { show_sizes(lesson, learned(), held_out, sentence); });
         lesson.step("round-trip", "Back to text", [&] { show_round_trip(lesson, learned(), sentence); });
         lesson.step("checks", "Self-checks", [&] {
-            check_tokens(lesson.checks(), learned().tokenizer, vocab, learned().r, sentence, held_out);
+            check_tokens(lesson.checks(), learned().tokenizer, f.vocab, learned().r, sentence, held_out);
         });
         lesson.present();
     });

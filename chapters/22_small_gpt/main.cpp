@@ -175,6 +175,58 @@ void show_predictions(Lesson& lesson, const LanguageModel& lm, const SentenceRea
     lesson.table({"after", "1st", "2nd", "3rd", "4th", "5th"}, rows, 64);
 }
 
+// Everything a learner gives, read and checked before anything prints or trains.
+struct Inputs {
+    Corpus corpus;
+    std::optional<TrainedGpt> given;  // --checkpoint DIR
+    std::u32string sentence, prompt;  // --text, --prompt
+};
+
+Inputs read_inputs(const Lesson& lesson, Flags& f) {
+    Recipe& r = f.recipe;
+    Inputs in{checked_recipe(r), std::nullopt, {}, {}};
+    check_block(f.layer, r.gpt.config);
+    const Tokenizer characters = char_tokenizer(in.corpus.text);
+    // Your own text may lack a character of the default sentence or prompt: then its own start
+    // stands in for them (a sentence or prompt you give is checked as it is).
+    const std::size_t T = r.gpt.config.context;
+    if (!lesson.given("--text") && !all_known(code_points_of(f.text, "--text"), characters)) f.text = opening_of(in.corpus, T);
+    if (!lesson.given("--prompt") && !all_known(code_points_of(f.prompt, "--prompt"), characters)) f.prompt = opening_of(in.corpus, 12);
+    in.sentence = checked_sentence("--text", f.text, characters, in.corpus.name);
+    in.prompt = checked_sentence("--prompt", f.prompt, characters, in.corpus.name);
+    in.given = given_checkpoint(in.corpus, r);  // read now, so that a bad one is refused before any output
+    if (in.sentence.size() > T) {  // it may be more tokens than the model reads at once
+        const std::size_t tokens = model_tokens(in.given ? in.given->tokenizer : tokenizer_of(in.corpus, r), in.sentence).size();
+        if (tokens > T)
+            throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)", tokens, T));
+    }
+    return in;
+}
+
+// The sentence through the trained model, its tokens and every head named for the pages.
+SentenceRead read_labelled(Lesson& lesson, const LanguageModel& m, const std::u32string& sentence) {
+    const Tokens ids = model_tokens(m.trained.tokenizer, sentence);
+    SentenceRead s = read_sentence(m.trained.model, ids);
+    Labels tokens;
+    for (std::size_t id : ids) tokens.push_back(visible_symbol(m.trained.tokenizer.symbol(int(id))));
+    Labels heads;
+    const std::size_t H = m.trained.model.config.heads;
+    for (std::size_t k = 0; k < s.weights.size(); ++k) heads.push_back(fmt::format("L{}H{}", k / H, k % H));
+    lesson.labels({{"tokens", tokens}, {"heads", heads}});
+    return s;
+}
+
+// Text sampled from the prompt before and after training.
+struct Samples {
+    std::string before, after;
+    MatrixList matrices() const { return {}; }
+};
+
+std::string sampling_of(const Flags& f) {
+    return fmt::format("Sampled after training, τ = {}, {}", format_number(f.temperature, 2),
+                       f.top_k == 0 ? std::string("among every token (--top-k 0)") : fmt::format("top k = {}", f.top_k));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,69 +235,29 @@ int main(int argc, char** argv) {
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
-        // Every mistake in the input is found here, before anything prints or trains.
-        Recipe& r = f.recipe;
-        Corpus corpus = checked_recipe(r);
-        check_block(f.layer, r.gpt.config);
-        const Tokenizer characters = char_tokenizer(corpus.text);
-        // Your own text may lack a character of the default sentence or prompt: then its own start
-        // stands in for them (a sentence or prompt you give is checked as it is).
-        const std::size_t T = r.gpt.config.context;
-        if (!lesson.given("--text") && !all_known(code_points_of(f.text, "--text"), characters)) f.text = opening_of(corpus, T);
-        if (!lesson.given("--prompt") && !all_known(code_points_of(f.prompt, "--prompt"), characters)) f.prompt = opening_of(corpus, 12);
-        const std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
-        const std::u32string prompt = checked_sentence("--prompt", f.prompt, characters, corpus.name);
-        // --checkpoint DIR: read now, so that a bad one is refused before any output
-        std::optional<TrainedGpt> given = given_checkpoint(corpus, r);
-        if (sentence.size() > r.gpt.config.context) {  // it may be more tokens than the model reads at once
-            const std::size_t tokens = model_tokens(given ? given->tokenizer : tokenizer_of(corpus, r), sentence).size();
-            if (tokens > r.gpt.config.context)
-                throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
-                                             tokens, r.gpt.config.context));
-        }
-
+        Inputs in = read_inputs(lesson, f);
+        const Recipe& r = f.recipe;
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
-            return prepare_language_model(std::move(corpus), r, std::move(given), gpt_progress_bar());
+            return prepare_language_model(std::move(in.corpus), r, std::move(in.given), gpt_progress_bar());
         });
-        Part<SentenceRead>& read = lesson.part<SentenceRead>([&] {
-            const LanguageModel& m = lm();
-            const Tokens ids = model_tokens(m.trained.tokenizer, sentence);
-            SentenceRead s = read_sentence(m.trained.model, ids);
-            Labels tokens;
-            for (std::size_t id : ids) tokens.push_back(visible_symbol(m.trained.tokenizer.symbol(int(id))));
-            Labels heads;
-            for (std::size_t k = 0; k < s.weights.size(); ++k)
-                heads.push_back(fmt::format("L{}H{}", k / r.gpt.config.heads, k % r.gpt.config.heads));
-            lesson.labels({{"tokens", tokens}, {"heads", heads}});
-            return s;
-        });
-        struct Samples {
-            std::string before, after;
-            MatrixList matrices() const { return {}; }
-        };
+        Part<SentenceRead>& read = lesson.part<SentenceRead>([&] { return read_labelled(lesson, lm(), in.sentence); });
         Part<Samples>& samples = lesson.part<Samples>([&] {
             const LanguageModel& m = lm();
-            return Samples{sample_text(m, m.fresh(), f, prompt), sample_text(m, m.trained.model, f, prompt)};
+            return Samples{sample_text(m, m.fresh(), f, in.prompt), sample_text(m, m.trained.model, f, in.prompt)};
         });
         lesson.step("text", "The text and its tokens", [&] { show_text(lesson, lm(), r); });
         lesson.step("model", "The model: nanoGPT's GPT", [&] { show_model(lesson, lm()); });
         lesson.step("before", "Text from the untrained model",
                     [&] { show_sample(lesson, "Sampled from the model before training", samples().before); });
         lesson.step("training", "Training: the loss from ln V down", [&] { show_training(lesson, lm(), r); });
-        lesson.step("after", "Text from the trained model", [&] {
-            show_sample(lesson,
-                        fmt::format("Sampled after training, τ = {}, {}", format_number(f.temperature, 2),
-                                    f.top_k == 0 ? std::string("among every token (--top-k 0)")
-                                                 : fmt::format("top k = {}", f.top_k)),
-                        samples().after);
-        });
+        lesson.step("after", "Text from the trained model", [&] { show_sample(lesson, sampling_of(f), samples().after); });
         lesson.step("your-sentence", "Your sentence: every head's attention",
                     [&] { show_sentence(lesson, lm(), read(), f.layer); });
         lesson.step("model-view", "Where each head looks", [&] { show_model_view(lesson, lm(), read()); });
         lesson.step("next-tokens", "What comes next, after each token",
                     [&] { show_predictions(lesson, lm(), read()); });
-        lesson.step("checks", "Self-checks", [&] { check_language_model(lesson.checks(), lm(), read(), sentence); });
+        lesson.step("checks", "Self-checks", [&] { check_language_model(lesson.checks(), lm(), read(), in.sentence); });
         lesson.present();
     });
 }

@@ -9,7 +9,7 @@
 
 namespace {
 
-const std::string header = "attention-step-by-step chapter 23's measurements, version 2\n";
+const std::string file_header = "attention-step-by-step chapter 23's measurements, version 2\n";
 
 // Every number the measurements keep, in one order: written by put, read by get.
 template <class Each>
@@ -59,7 +59,7 @@ std::string key_of(const Gpt<float>& model, const Tokens& held_out, const Probe&
     for (const NamedParameter<float>& p : named_parameters(const_cast<Gpt<float>&>(model)))  // read only
         numbers.append(reinterpret_cast<const char*>(p.tensor->data()), p.tensor->size() * sizeof(float));
     const std::string ids(reinterpret_cast<const char*>(held_out.data()), held_out.size() * sizeof(held_out[0]));
-    return fmt::format("{}{}\nmodel {:016x}\nheld-out {:016x}\nwindows {} sequences {} passages {} seed {}\n", header,
+    return fmt::format("{}{}\nmodel {:016x}\nheld-out {:016x}\nwindows {} sequences {} passages {} seed {}\n", file_header,
                        program_fingerprint(), fnv1a(numbers), fnv1a(ids), probe.windows, probe.sequences,
                        probe.passages, probe.seed);
 }

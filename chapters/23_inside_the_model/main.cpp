@@ -244,6 +244,66 @@ void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
         three(r.in_context_scores(0, 0)), three(r.in_context_scores(0, 1)), without_label(s, r)));
 }
 
+// The head step your-sentence shows: --layer and --head when given, else the costliest to remove.
+std::size_t head_shown(const Lesson& lesson, const Flags& f, const Removals& removals) {
+    const bool chosen = lesson.given("--layer") || lesson.given("--head");
+    return chosen ? f.layer * f.recipe.gpt.config.heads + f.head : costliest(removals);
+}
+
+// Everything a learner gives, read and checked before anything prints or trains.
+struct Inputs {
+    Corpus corpus;
+    std::optional<TrainedGpt> given;  // --checkpoint DIR
+    Sentences sentences;
+};
+
+Inputs read_inputs(const Lesson& lesson, Flags& f) {
+    Recipe& r = f.recipe;
+    Inputs in{checked_recipe(r), std::nullopt, {}};
+    check_head(f.layer, f.head, r.gpt.config);  // their ranges are the largest a recipe allows
+    if (f.all_held_out && lesson.given("--windows"))
+        throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
+    if (f.all_held_out) f.probe.windows = std::size_t(-1);
+    in.given = given_checkpoint(in.corpus, r);  // read now, so that a bad one is refused before any output
+    in.sentences = checked_sentences(f, lesson, in.corpus, in.given ? in.given->tokenizer : tokenizer_of(in.corpus, r));
+    return in;
+}
+
+// What the steps show, measured on the trained model.
+struct Inside {
+    HeadScores scores;
+    Removals removals;
+    Patching patching;
+    SentenceLens lens;
+    MatrixList matrices() const {
+        MatrixList all = scores.matrices();
+        for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices()})
+            all.insert(all.end(), more.begin(), more.end());
+        return all;
+    }
+};
+
+Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, const Sentences& sentences) {
+    const Gpt<float>& model = m.trained.model;
+    const std::size_t L = model.config.layers, H = model.config.heads;
+    Labels layers, heads, tokens, heads_of_layers, depths{"embeddings"};
+    for (std::size_t l = 0; l < L; ++l) layers.push_back(fmt::format("L{}", l)), depths.push_back(fmt::format("block {}", l));
+    for (std::size_t h = 0; h < H; ++h) heads.push_back(fmt::format("H{}", h));
+    for (std::size_t k = 0; k < L * H; ++k) heads_of_layers.push_back(fmt::format("L{}H{}", k / H, k % H));
+    for (std::size_t id : sentences.text) tokens.push_back(symbol(m.trained.tokenizer, id));
+    Labels patched;
+    for (std::size_t id : sentences.corrupt) patched.push_back(symbol(m.trained.tokenizer, id));
+    lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
+                   {"patched_tokens", patched}, {"depths", depths}});
+    Inside in;
+    Measurements held_out = measured(model, m.held_out_ids(), probe);  // or what a run kept
+    in.scores = std::move(held_out.scores);
+    in.removals = std::move(held_out.removals);
+    in.patching = patch_heads(model, sentences.clean, sentences.corrupt);
+    in.lens = read_with_lens(model, sentences.text);
+    return in;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -252,62 +312,19 @@ int main(int argc, char** argv) {
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
-        // Every mistake in the input is found here, before anything prints or trains.
-        Recipe& r = f.recipe;
-        Corpus corpus = checked_recipe(r);
-        check_head(f.layer, f.head, r.gpt.config);  // their ranges are the largest a recipe allows
-        if (f.all_held_out && lesson.given("--windows"))
-            throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
-        if (f.all_held_out) f.probe.windows = std::size_t(-1);
-        // --checkpoint DIR: read now, so that a bad one is refused before any output
-        std::optional<TrainedGpt> given = given_checkpoint(corpus, r);
-        const Sentences sentences = checked_sentences(f, lesson, corpus, given ? given->tokenizer : tokenizer_of(corpus, r));
-        const Tokens &sentence = sentences.text, &clean = sentences.clean, &corrupt = sentences.corrupt;
-
+        Inputs in = read_inputs(lesson, f);
+        const Tokens &sentence = in.sentences.text, &clean = in.sentences.clean, &corrupt = in.sentences.corrupt;
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
-            return prepare_language_model(std::move(corpus), r, std::move(given), gpt_progress_bar());
+            return prepare_language_model(std::move(in.corpus), f.recipe, std::move(in.given), gpt_progress_bar());
         });
-        struct Inside {
-            HeadScores scores;
-            Removals removals;
-            Patching patching;
-            SentenceLens lens;
-            MatrixList matrices() const {
-                MatrixList all = scores.matrices();
-                for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices()})
-                    all.insert(all.end(), more.begin(), more.end());
-                return all;
-            }
-        };
-        Part<Inside>& inside = lesson.part<Inside>([&] {
-            const LanguageModel& m = lm();
-            const Gpt<float>& model = m.trained.model;
-            const std::size_t L = model.config.layers, H = model.config.heads;
-            Labels layers, heads, tokens, heads_of_layers, depths{"embeddings"};
-            for (std::size_t l = 0; l < L; ++l) layers.push_back(fmt::format("L{}", l)), depths.push_back(fmt::format("block {}", l));
-            for (std::size_t h = 0; h < H; ++h) heads.push_back(fmt::format("H{}", h));
-            for (std::size_t k = 0; k < L * H; ++k) heads_of_layers.push_back(fmt::format("L{}H{}", k / H, k % H));
-            for (std::size_t id : sentence) tokens.push_back(symbol(m.trained.tokenizer, id));
-            Labels patched;
-            for (std::size_t id : corrupt) patched.push_back(symbol(m.trained.tokenizer, id));
-            lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
-                           {"patched_tokens", patched}, {"depths", depths}});
-            Inside in;
-            Measurements held_out = measured(model, m.held_out_ids(), f.probe);  // or what a run kept
-            in.scores = std::move(held_out.scores);
-            in.removals = std::move(held_out.removals);
-            in.patching = patch_heads(model, clean, corrupt);
-            in.lens = read_with_lens(model, sentence);
-            return in;
-        });
+        Part<Inside>& inside = lesson.part<Inside>([&] { return look_inside(lesson, lm(), f.probe, in.sentences); });
         lesson.step("model", "The model and what is measured",
                     [&] { show_model(lesson, lm(), inside().scores, f.probe); });
         lesson.step("scores", "What each head attends to", [&] { show_scores(lesson, lm(), inside().scores); });
         lesson.step("your-sentence", "Your sentence, head by head", [&] {
-            const bool chosen = lesson.given("--layer") || lesson.given("--head");
-            const std::size_t shown = chosen ? f.layer * r.gpt.config.heads + f.head : costliest(inside().removals);
-            show_sentence(lesson, lm(), inside().lens, shown, chosen);
+            show_sentence(lesson, lm(), inside().lens, head_shown(lesson, f, inside().removals),
+                          lesson.given("--layer") || lesson.given("--head"));
         });
         lesson.step("removals", "What breaks without each head",
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
