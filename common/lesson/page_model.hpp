@@ -1,4 +1,4 @@
-// What a page that computes (explorer/live.js) needs to put a sentence through chapter 22's
+// What a page that computes (explorer/live_start.js) needs to put a sentence through chapter 22's
 // trained GPT in the browser: the files the native program would read, the default recipe's
 // kept checkpoint folder and the text it learned from, as one script beside the page
 // (DIR/trained_model.js): window.tutorialTrainedModel = {"/trained/gpt-…/recipe.txt": base64, …}.

@@ -10,7 +10,7 @@ Progress training_progress(const std::string& what, std::function<std::string(in
     const bool terminal = isatty(STDERR_FILENO);
     return [what, detail, terminal](int step, int steps, const LoggedStep& row) {
 #if defined(__EMSCRIPTEN__)
-        // in the browser: a line a step, which the page's progress bar reads (explorer/live.js)
+        // in the browser: a line a step, which the page's progress bar reads (explorer/live_progress.js)
         if (step > 0) fmt::print(stderr, "{}: step {}/{}\n", what, step, steps);
         return;
 #endif
