@@ -78,8 +78,9 @@ for program in chapters:
                          lines_like=" checks ")
         text_runs += 1
 nineteen = bin_dir / "ch19_linear_attention"
+longest = largest(options_of(nineteen)[0], "--steps")
 for step in ["sequence", "parallel", "recurrent", "chunked", "delta-rule", "memory"]:
-    code, out, err, kept = run(nineteen, "--step", step, *largest(options_of(nineteen)[0], "--steps"))
+    code, out, err, kept = run(nineteen, "--step", step, *longest)
     expect_untrained(f"ch19 --step {step} --steps 5000", code, out, err, kept)
 
 # Through a pipe too, a training says what it is doing: one line on stderr as each starts. Chapter

@@ -244,10 +244,12 @@ void show_in_context(Lesson& lesson, const HeadScores& s, const Removals& r) {
         three(r.in_context_scores(0, 0)), three(r.in_context_scores(0, 1)), without_label(s, r)));
 }
 
+// Whether the learner chose the head step your-sentence shows (--layer, --head).
+bool head_chosen(const Lesson& lesson) { return lesson.given("--layer") || lesson.given("--head"); }
+
 // The head step your-sentence shows: --layer and --head when given, else the costliest to remove.
 std::size_t head_shown(const Lesson& lesson, const Flags& f, const Removals& removals) {
-    const bool chosen = lesson.given("--layer") || lesson.given("--head");
-    return chosen ? f.layer * f.recipe.gpt.config.heads + f.head : costliest(removals);
+    return head_chosen(lesson) ? f.layer * f.recipe.gpt.config.heads + f.head : costliest(removals);
 }
 
 // Everything a learner gives, read and checked before anything prints or trains.
@@ -323,8 +325,7 @@ int main(int argc, char** argv) {
                     [&] { show_model(lesson, lm(), inside().scores, f.probe); });
         lesson.step("scores", "What each head attends to", [&] { show_scores(lesson, lm(), inside().scores); });
         lesson.step("your-sentence", "Your sentence, head by head", [&] {
-            show_sentence(lesson, lm(), inside().lens, head_shown(lesson, f, inside().removals),
-                          lesson.given("--layer") || lesson.given("--head"));
+            show_sentence(lesson, lm(), inside().lens, head_shown(lesson, f, inside().removals), head_chosen(lesson));
         });
         lesson.step("removals", "What breaks without each head",
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
