@@ -1,4 +1,4 @@
-// Milliseconds per training step of the GPT (common/math/gpt_training.hpp) at nanoGPT's
+// Milliseconds per training step of the GPT (common/gpt/gpt_training.hpp) at nanoGPT's
 // char recipe (V 81, T 64, B 12, L 4, H 4, d 128), one thread: the whole step, then where
 // its time goes (forward, loss, backward, clipping and AdamW), and the rate of its matrix
 // products (fixed_order::product_into at the step's shapes) against OpenBLAS's sgemm at the
@@ -20,9 +20,9 @@
 #include <cblas.h>
 #include <time.h>
 
-#include "common/math/fixed_order_product.hpp"
-#include "common/math/gpt_training.hpp"
-#include "common/math/random.hpp"
+#include "common/gpt/gpt_training.hpp"
+#include "common/numbers/fixed_order_product.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

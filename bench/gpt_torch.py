@@ -2,7 +2,7 @@
 architecture: biases, learned positions, pre-norm blocks, exact GELU, the output layer tied to
 wte) and train.py's loop (AdamW β 0.9/0.99, weight decay 0.1 on the 2-D parameters only, 100
 warmup steps then cosine to lr/10 at the last step, the gradient clipped at norm 1), with no
-dropout, as the C++ (common/math/gpt_model.hpp, gpt_training.hpp) trains it. The parameters
+dropout, as the C++ (common/gpt/gpt_model.hpp, gpt_training.hpp) trains it. The parameters
 carry nanoGPT's names, so a C++ --dump loads into it.
 
 Shapes: B windows, T positions, d = d_model, H heads of d_h = d / H, V tokens.
@@ -102,7 +102,7 @@ def learning_rate(step, steps, lr, warmup=100):
 
 def held_out_loss(model, ids, context, most=200, per_pass=32):
     """The mean loss over whole windows of the held-out ids (starts 0, T, 2T, …): all of them, or
-    `most` spread evenly (window ⌊w·all/most⌋), as common/math/gpt_training.cpp measures it."""
+    `most` spread evenly (window ⌊w·all/most⌋), as common/gpt/gpt_training.cpp measures it."""
     every = (len(ids) - 1) // context
     windows = min(every, most)
     starts = [(w * every // windows) * context for w in range(windows)]

@@ -1,4 +1,4 @@
-// Benchmarks of the attention kernels in common/math/long_attention.hpp: one head,
+// Benchmarks of the attention kernels in common/long_context/long_attention.hpp: one head,
 // d = 64, float32, n from 512 to 16 384, with a square sgemm as the yardstick
 // of what this processor's matrix multiply reaches.
 //
@@ -12,8 +12,8 @@
 
 #include <vector>
 
-#include "common/math/long_attention.hpp"
-#include "common/math/random.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

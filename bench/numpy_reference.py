@@ -24,7 +24,7 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def normal_matrix(seed, rows, cols):
-    """common/math/random.hpp's Random(seed).normal_matrix(rows, cols), vectorised:
+    """common/numbers/random.hpp's Random(seed).normal_matrix(rows, cols), vectorised:
     splitmix64 draws, two per sample, Box–Muller in double, rounded to float32."""
     count = rows * cols
     with np.errstate(over="ignore"):

@@ -1,4 +1,4 @@
-// Benchmarks of byte-pair encoding (common/math/tokenizer.hpp) on Moby-Dick's training text
+// Benchmarks of byte-pair encoding (common/tokens/tokenizer.hpp) on Moby-Dick's training text
 // (the first 90 %, 1,070,685 characters; tools/corpus.py sets it up): learning the merges up
 // to a vocabulary of 256 (chapter 21's default), 512 and 1024 symbols, and encoding the
 // held-out 10 %. One core: learning is single-threaded.
@@ -6,8 +6,8 @@
 //   ./tutorial bench --benchmark_filter=Bpe
 #include <benchmark/benchmark.h>
 
-#include "common/lesson/corpus.hpp"
-#include "common/math/tokenizer.hpp"
+#include "common/text/corpus.hpp"
+#include "common/tokens/tokenizer.hpp"
 
 namespace {
 

@@ -493,7 +493,7 @@ SIGNALS = {
 
 def run_lesson(e, exe, color):
     """Runs the lesson on the learner's mathematics, within the limits; its verdict, read from the
-    run's report (--report: common/lesson/run_document.hpp), which the lesson writes only when it
+    run's report (--report: common/output/run_document.hpp), which the lesson writes only when it
     ran to its end."""
     runs = WORK / "runs"
     runs.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 // dom.js: the small helpers the page is drawn with: an HTML element, an SVG element, and the
 // width a text will take. The page's script is in pieces of one job each, classic scripts
-// inlined in a fixed order (common/lesson/explorer_page.cpp lists it): what a piece defines at
+// inlined in a fixed order (common/output/explorer_page.cpp lists it): what a piece defines at
 // its top level, the pieces after it use. Plain DOM and d3 v5: it works from file://.
 'use strict';
 

@@ -6,7 +6,7 @@
 
 // Every matrix comes with its shape and the corner of it the page holds (all of a small
 // matrix): its values, and one label per row and column of the corner.
-// (The document's members: common/lesson/run_document.hpp.)
+// (The document's members: common/output/run_document.hpp.)
 // Labels that repeat (a token that occurs twice: "the" in a sentence, every token of the copy
 // task's second half) do not say which row is which: the page writes the position too,
 // "3: the", as the terminal's heat maps write the index before the label.

@@ -58,7 +58,7 @@ function knobsChanged(session) {
 }
 
 // The model a --text knob needs, from trained_model.js beside the page (a <script> loads from
-// file://; common/lesson/page_model.hpp writes it): the model and the text it learned from.
+// file://; common/language_model/page_model.hpp writes it): the model and the text it learned from.
 function loadTrainedModel(session) {
   const { fields, errorOf } = session.knobs;
   if (!fields.has('--text')) return;

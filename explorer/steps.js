@@ -3,7 +3,7 @@
 // in order: the first at once, the rest in slices while the reader reads.
 'use strict';
 
-// One block of a step, drawn by its kind (the kinds: common/lesson/run_document.hpp).
+// One block of a step, drawn by its kind (the kinds: common/output/run_document.hpp).
 function drawBlock(page, b) {
   switch (b.kind) {
     case 'text': return proseParagraph(b);

@@ -67,7 +67,7 @@ from chapters import chapters  # noqa: E402
 
 LARGEST_PAGE = 2 * 1024 * 1024  # bytes; a chapter's manifest may allow more ([tests] page_megabytes)
 PAGE_ALLOWED = {c.program: c.tests["page_megabytes"] * 1024 * 1024 for c in chapters() if "page_megabytes" in c.tests}
-CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/lesson/run_document.cpp)
+CORNER = 128  # the page holds the top-left 128 × 128 of a larger matrix (common/output/run_document.cpp)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 args = sys.argv[1:]

@@ -4,7 +4,7 @@ who changes a constant trains anew.
 
     python3 tests/gpt_code_version.py      (ctest runs it as gpt_code_version)
 
-Copies of common/math/gpt_*.[ch]pp, edited one way each: a comment after every line, a block
+Copies of common/gpt/*.[ch]pp, edited one way each: a comment after every line, a block
 comment, indentation doubled and blank lines; then a constant, an operator, a word.
 """
 import re
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from code_version import version  # noqa: E402
 
-SOURCES = sorted((ROOT / "common" / "math").glob("gpt_*.[ch]pp"))
+SOURCES = sorted((ROOT / "common" / "gpt").glob("*.[ch]pp"))
 failures = []
 
 

@@ -1,4 +1,4 @@
-// A fresh seeded GPT (common/math/gpt_model.hpp), a batch of tokens and the model's logits on
+// A fresh seeded GPT (common/gpt/gpt_model.hpp), a batch of tokens and the model's logits on
 // them, written as .npy files, so that a model of nanoGPT's architecture in numpy or PyTorch can
 // load the same numbers and compare its logits:
 //
@@ -22,10 +22,10 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xnpy.hpp>
 
-#include "common/lesson/output_files.hpp"
-#include "common/math/gpt_training.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
+#include "common/gpt/gpt_training.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
+#include "common/output/output_files.hpp"
 
 namespace {
 

@@ -28,7 +28,7 @@ def command(program, *args):
 
 
 # What a training says on stderr as it starts, when stderr is not a terminal
-# (common/lesson/training_progress.hpp): the run's work, not a complaint.
+# (common/training/training_progress.hpp): the run's work, not a complaint.
 TRAINING = re.compile(r"^training( [^:]+)?: \d+ steps$")
 
 

@@ -3,15 +3,16 @@
     python3 tests/math_is_pure.py [STAMP]     (the build runs it before compiling any math
                                                file; STAMP is touched when it passes)
 
-common/math/*, common/reference/* and every chapter's math.hpp / math.cpp may include only
-"common/math/…" (the reference also "common/reference/…"), their own chapter's math.hpp,
+The folders of the libraries math and reference (common/README.md), and every chapter's
+math.hpp / math.cpp, may include only the folders of the library math (the reference also
+"common/reference/…"), their own chapter's math.hpp,
 xtensor's headers and standard headers, and they print nothing and ask the system nothing:
   - no printing (fmt, <iostream>, <cstdio>, printf, puts, std::cout, std::cerr),
-  - no command line (CLI11), nothing of common/lesson/,
+  - no command line (CLI11), nothing of the lesson's or the language model's folders,
   - no MPI (mpi.h: chapter 17's processes talk in its ring.cpp, not in its mathematics),
   - no questions to the system (/proc, sysconf, getenv, <unistd.h>): those are the
-    lesson's (common/lesson/machine_memory.hpp).
-And a file of common/math/ holds one concept, which a learner reads through in a few screens:
+    lesson's (common/machine/machine_memory.hpp).
+And a file of those folders holds one concept, which a learner reads through in a few screens:
 at most 450 lines (the attention-only model keeps its token mixers in mixer_*.cpp and its
 products in fixed_order_product.cpp).
 (Debian puts fmt and CLI11 on the default include path, so the compiler alone cannot
@@ -21,6 +22,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from common_folders import folders  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # BLAS is mathematics; mmap is how the long-sequence kernels allocate pages (not a question).
@@ -28,8 +32,10 @@ ALLOWED_SYSTEM = re.compile(r"^(xtensor|xtensor-blas|xtl|xsimd)/|^[a-z_]+$|^cbla
 REFUSED_SYSTEM = {"iostream", "cstdio"}  # look like any standard header, are printing
 # Uses in code (comments and strings left out) that print or ask the system.
 REFUSED_CODE = re.compile(r"\b(printf|fprintf|puts|fputs|std::cout|std::cerr|std::clog|sysconf|getenv)\b|/proc/")
-MOST_LINES = 450  # of a file of common/math/
-WHY = "the mathematics prints nothing and asks the system nothing (only common/math/, xtensor and the standard library)"
+MOST_LINES = 450  # of a file of the mathematics' folders
+MATH = tuple(f"common/{f.name}/" for f in folders() if f.library == "math")
+WHY = ("the mathematics prints nothing and asks the system nothing (only the folders of the library math "
+       "in common/README.md, xtensor and the standard library)")
 
 
 def code_of(line):
@@ -38,7 +44,7 @@ def code_of(line):
     return line.split("//")[0]
 
 
-files = sorted((ROOT / "common" / "math").glob("*.[ch]pp")) + sorted((ROOT / "common" / "reference").glob("*.[ch]pp"))
+files = [file for folder in folders() if folder.pure for file in folder.files()]
 files += sorted((ROOT / "chapters").glob("*/math.[ch]pp"))
 problems = []
 for path in files:
@@ -50,7 +56,7 @@ for path in files:
         if include:
             quote, header = include.groups()
             # The reference may include the mathematics; the mathematics never the reference.
-            prefixes = ("common/math/", "common/reference/") if path.parent.name == "reference" else ("common/math/",)
+            prefixes = (*MATH, "common/reference/") if path.parent.name == "reference" else MATH
             ok = ((header.startswith(prefixes) or header == own) if quote == '"'
                   else bool(ALLOWED_SYSTEM.match(header)) and header not in REFUSED_SYSTEM)
             if not ok:
@@ -59,7 +65,7 @@ for path in files:
         used = REFUSED_CODE.search(code_of(line))
         if used:
             problems.append(f"{where}: uses {used.group(0)}: {WHY}")
-    if path.parent == ROOT / "common" / "math" and len(lines) > MOST_LINES:
+    if path.parent.parent == ROOT / "common" and len(lines) > MOST_LINES:
         problems.append(f"{path.relative_to(ROOT)}: {len(lines)} lines, more than {MOST_LINES}: "
                         "one concept per file (split it where a second one starts)")
 if problems:

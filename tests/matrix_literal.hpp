@@ -3,7 +3,7 @@
 
 #include <initializer_list>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 inline Matrix matrix(std::size_t r, std::size_t c, std::initializer_list<float> values) {
     Matrix m = Matrix::from_shape({r, c});

@@ -2,7 +2,7 @@
 
     python3 tests/page_pieces.py D3_JS [BIN_DIR]   (ctest runs it as page_pieces; the release build)
 
-  - the pieces common/lesson/explorer_page.cpp lists, in the order the page runs them, are the
+  - the pieces common/output/explorer_page.cpp lists, in the order the page runs them, are the
     files explorer/*.js, each listed once;
   - no function of a piece is longer than 150 lines (Debian's node-acorn parses the pieces in the
     page), no two pieces declare the same name at their top level (the pieces are classic
@@ -45,7 +45,7 @@ def check(what, wrong):
 
 
 # The order of the pieces, as the page's writer lists it.
-source = (ROOT / "common" / "lesson" / "explorer_page.cpp").read_text()
+source = (ROOT / "common" / "output" / "explorer_page.cpp").read_text()
 listed = [name for block in re.findall(r"_pieces = \{(.*?)\};", source, re.S)
           for name in re.findall(r'"([\w.]+\.js)"', block)]
 files = sorted(p.name for p in EXPLORER.glob("*.js"))

@@ -3,7 +3,7 @@
     python3 tests/run_report.py BIN_DIR     (ctest runs it as run_report)
 
 Every chapter runs once (with the fast flags of tests/fast_args.py) with --report and --dump,
-and its document (common/lesson/run_document.hpp) is checked against the run:
+and its document (common/output/run_document.hpp) is checked against the run:
   - "schema" is 1, and the program and title are the chapter's;
   - its steps (number, name, heading) are what --list-steps prints;
   - every listed matrix is a dumped one and the other way round; its shape is the dump's and

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "common/math/gpt_model.hpp"
-#include "common/math/random.hpp"
+#include "common/gpt/gpt_model.hpp"
+#include "common/numbers/random.hpp"
 
 inline Gpt<float> shaken_gpt(const GptConfig& config, std::uint64_t seed) {
     Gpt<float> m = fresh_gpt(config, seed);

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <vector>
 
-#include "common/math/adam.hpp"
-#include "common/math/attention.hpp"
-#include "common/math/attention_backward.hpp"
-#include "common/math/mask.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/random.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/attention_backward.hpp"
+#include "common/attention/mask.hpp"
+#include "common/learning/adam.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_only_model.hpp"
-#include "common/math/random.hpp"
+#include "common/copy_model/attention_only_model.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

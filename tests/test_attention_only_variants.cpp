@@ -1,4 +1,4 @@
-// The variants of the attention-only model (common/math/attention_only_model.hpp's Variant)
+// The variants of the attention-only model (common/copy_model/attention_only_model.hpp's Variant)
 // against things computed another way: the hand-written backward pass against central
 // differences in double (copy_task's gradient_check) for each variant and their combinations;
 // the limits where a variant is plain attention (a window and sinks covering every key, top-k
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_only_model.hpp"
-#include "common/math/copy_task.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
-#include "common/math/score_indexer.hpp"
+#include "common/copy_model/attention_only_model.hpp"
+#include "common/copy_model/copy_task.hpp"
+#include "common/copy_model/score_indexer.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

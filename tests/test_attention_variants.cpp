@@ -1,4 +1,4 @@
-// The side-by-side table of the attention variants (common/math/attention_variants): each
+// The side-by-side table of the attention variants (common/copy_model/attention_variants): each
 // formula against the numbers worked by hand at DeepSeek-V3's shape (h = 128, d_h = 128,
 // d_model = 7168, 61 layers, bfloat16), and the accuracy column against train_copy_task run
 // on its own (a tiny budget: the same numbers exactly), the evaluated rows against the MHA
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_variants.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/score_indexer.hpp"
+#include "common/copy_model/attention_variants.hpp"
+#include "common/copy_model/score_indexer.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
-// common/math/cache_size against DeepSeek-V2's Table 1 and the published sizes worked by hand.
+// common/long_context/cache_size against DeepSeek-V2's Table 1 and the published sizes worked by hand.
 #include <doctest/doctest.h>
 
-#include "common/math/cache_size.hpp"
+#include "common/long_context/cache_size.hpp"
 
 TEST_CASE("cache size: Table 1 of DeepSeek-V2, per token and layer, in elements") {
     CHECK(mha_cache_elements(128, 128) == 32768);  // 2 · n_h · d_h

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "common/lesson/checkpoint.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/training/checkpoint.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // mistakes are recognised (common/lesson/compare.hpp).
 #include <doctest/doctest.h>
 
+#include "common/attention/softmax.hpp"
 #include "common/lesson/compare.hpp"
-#include "common/math/softmax.hpp"
 
 namespace {
 

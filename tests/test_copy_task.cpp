@@ -1,4 +1,4 @@
-// The copy task (common/math/copy_task): its sequences repeat at the lags it states, the
+// The copy task (common/copy_model/copy_task): its sequences repeat at the lags it states, the
 // held-out stream continues where it says, the halves count what they say on a model whose
 // predictions are known, and a short training run learns to copy with every mixer.
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/math/copy_task.hpp"
+#include "common/copy_model/copy_task.hpp"
 
 TEST_CASE("copy task: every sequence repeats its start at a lag in [shortest_lag, L]") {
     Random rng(2);

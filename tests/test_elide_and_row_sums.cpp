@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "common/lesson/elide.hpp"
+#include "common/display/elide.hpp"
 #include "common/lesson/self_check.hpp"
 
 TEST_CASE("a short list is kept whole, a long one keeps its first and last five") {

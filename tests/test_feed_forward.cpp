@@ -6,9 +6,9 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/feed_forward.hpp"
-#include "common/math/linear.hpp"
-#include "common/math/random.hpp"
+#include "common/block/feed_forward.hpp"
+#include "common/numbers/linear.hpp"
+#include "common/numbers/random.hpp"
 
 TEST_CASE("linear: x · W + b by hand") {
     const Matrix x = {{1.0f, 2.0f}, {0.0f, -1.0f}};

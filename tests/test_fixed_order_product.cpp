@@ -1,4 +1,4 @@
-// The fixed-order products (common/math/fixed_order_product.hpp) against the plain loop of
+// The fixed-order products (common/numbers/fixed_order_product.hpp) against the plain loop of
 // their definition, bit for bit: every entry starts at 0 and adds op(a)_ik · b_kj for
 // k = 0, 1, 2, … in turn, whatever the blocks, panels and runs of terms the kernel uses.
 #include <doctest/doctest.h>
@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "common/math/fixed_order_product.hpp"
-#include "common/math/random.hpp"
+#include "common/numbers/fixed_order_product.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "common/math/float32_range.hpp"
+#include "common/numbers/float32_range.hpp"
 
 TEST_CASE("the smallest normal and subnormal float32 and their exp gaps") {
     CHECK(double(std::numeric_limits<float>::min()) == doctest::Approx(1.1754944e-38).epsilon(1e-6));

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "common/math/gpt_model.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
+#include "common/gpt/gpt_model.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 #include "common/reference/gpt_by_loops.hpp"
 #include "tests/shaken_gpt.hpp"
 

@@ -1,4 +1,4 @@
-// The GPT (common/math/gpt_model.hpp) against things computed another way: its hand-written
+// The GPT (common/gpt/gpt_model.hpp) against things computed another way: its hand-written
 // backward pass against central finite differences in double, every entry of every parameter;
 // its float forward pass against plain loops in double written here (token by token, head by
 // head, key by key); its names and shapes against nanoGPT's; a tiny training run.
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "common/math/feed_forward.hpp"
-#include "common/math/finite_difference.hpp"
-#include "common/math/gpt_layers.hpp"
-#include "common/math/gpt_model.hpp"
-#include "common/math/gpt_training.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
+#include "common/block/feed_forward.hpp"
+#include "common/gpt/gpt_layers.hpp"
+#include "common/gpt/gpt_model.hpp"
+#include "common/gpt/gpt_training.hpp"
+#include "common/learning/finite_difference.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 #include "tests/shaken_gpt.hpp"
 
 namespace {

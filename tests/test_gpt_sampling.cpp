@@ -1,4 +1,4 @@
-// Sampling from a GPT (common/math/gpt_sampling.hpp): the KV cache's logits against the full
+// Sampling from a GPT (common/gpt/gpt_sampling.hpp): the KV cache's logits against the full
 // forward pass (gpt_forward) at every position; the sampling probabilities against a softmax in
 // double; generation past the context against a slow loop that recomputes each window.
 #include <doctest/doctest.h>
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "common/math/gpt_sampling.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
+#include "common/gpt/gpt_sampling.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 #include "tests/shaken_gpt.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Training a GPT on token ids (common/math/gpt_training.hpp): the batches are windows of the text
+// Training a GPT on token ids (common/gpt/gpt_training.hpp): the batches are windows of the text
 // with their targets one token later; the held-out loss is the mean over every whole window,
 // however many windows go through the model at once; a text that repeats is learned.
 #include <doctest/doctest.h>
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "common/math/gpt_training.hpp"
-#include "common/math/input_error.hpp"
+#include "common/gpt/gpt_training.hpp"
+#include "common/numbers/input_error.hpp"
 
 TEST_CASE("random batches are windows of the text, the targets one token later") {
     Tokens ids(50);

@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
-#include "common/lesson/heat_map_text.hpp"
-#include "common/lesson/text_width.hpp"
+#include "common/display/heat_map_text.hpp"
+#include "common/display/text_width.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The WebAssembly build's SVD (one-sided Jacobi) against LAPACK's, which the native build uses
-// (common/math/score_indexer.cpp): the same singular values, and factors that rebuild B.
+// (common/copy_model/score_indexer.cpp): the same singular values, and factors that rebuild B.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "common/math/jacobi_svd.hpp"
+#include "common/numbers/jacobi_svd.hpp"
 
 namespace {
 xt::xtensor<double, 2> random_matrix(std::size_t n, std::size_t m, unsigned seed) {

@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "common/math/input_error.hpp"
-#include "common/lesson/labelled_csv.hpp"
+#include "common/inputs/labelled_csv.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 // The message parse_labelled_csv throws for `text`, or "" when it loads.

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "common/math/layer_norm.hpp"
-#include "common/math/random.hpp"
+#include "common/block/layer_norm.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 double row_mean(const Matrix& m, std::size_t i) {

@@ -1,6 +1,6 @@
-// The long-sequence kernels (common/math/long_attention.hpp) against a loop in
+// The long-sequence kernels (common/long_context/long_attention.hpp) against a loop in
 // double precision, against each other, and the memory guard
-// (common/math/memory_budget.hpp) on lengths no machine can hold.
+// (common/numbers/memory_budget.hpp) on lengths no machine can hold.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,12 +8,12 @@
 #include <limits>
 #include <vector>
 
-#include "common/math/input_error.hpp"
-#include "common/math/long_attention.hpp"
-#include "common/math/memory_budget.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/math/random.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/memory_budget.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
-#include "common/math/attention.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/mask.hpp"
-#include "common/math/random.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/mask.hpp"
+#include "common/attention/softmax.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/math/softmax.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 const float minus_infinity = -std::numeric_limits<float>::infinity();

@@ -7,12 +7,12 @@
 
 #include <xtensor/xmanipulation.hpp>
 
-#include "common/math/attention.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/multi_head.hpp"
-#include "common/math/random.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/multi_head.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 // Multi-head self-attention written from the formula, head by head and entry

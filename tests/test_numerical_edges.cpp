@@ -8,12 +8,12 @@
 #include <limits>
 #include <string>
 
-#include "common/math/attention.hpp"
-#include "common/math/input_error.hpp"
-#include "common/lesson/labelled_csv.hpp"
-#include "common/math/mask.hpp"
-#include "common/lesson/print.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/mask.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/display/print.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/numbers/input_error.hpp"
 
 TEST_CASE("softmax of ±1e4 and ±1e30 scores: finite weights, each row summing to 1") {
     const Matrix s = {{1e4f, -1e4f, 1e4f}, {-1e30f, -1e30f, -1e30f}, {1e30f, -1e30f, 0.0f},

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "common/math/attention.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/permutation.hpp"
-#include "common/math/positional_encoding.hpp"
-#include "common/math/random.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/permutation.hpp"
+#include "common/attention/positional_encoding.hpp"
 #include "common/lesson/self_check.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 // A uniformly random permutation of 0 … n−1 (Fisher–Yates), from the project's generator.

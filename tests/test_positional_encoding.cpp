@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "common/math/matmul.hpp"
-#include "common/math/positional_encoding.hpp"
+#include "common/attention/positional_encoding.hpp"
+#include "common/numbers/matmul.hpp"
 
 TEST_CASE("PE: entries computed by hand (d_model = 10)") {
     const Matrix PE = sinusoidal_encoding(8, 10);

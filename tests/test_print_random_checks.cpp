@@ -5,13 +5,13 @@
 #include <limits>
 #include <set>
 
-#include "common/lesson/print.hpp"
-#include "common/math/random.hpp"
-#include "common/lesson/side_by_side.hpp"
+#include "common/display/fit_width.hpp"
+#include "common/display/print.hpp"
+#include "common/display/side_by_side.hpp"
+#include "common/display/text_table.hpp"
+#include "common/display/text_width.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/lesson/fit_width.hpp"
-#include "common/lesson/text_width.hpp"
+#include "common/numbers/random.hpp"
 
 TEST_CASE("numbers print with fixed decimals, and never as -0.000") {
     CHECK(format_number(0.12345f, 3) == "0.123");

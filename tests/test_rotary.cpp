@@ -1,10 +1,10 @@
-// common/math/rotary (RoPE on a whole matrix, float32) against common/reference/rope_by_loops
+// common/attention/rotary (RoPE on a whole matrix, float32) against common/reference/rope_by_loops
 // (a loop in double), and a quarter turn worked by hand.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "common/math/rotary.hpp"
+#include "common/attention/rotary.hpp"
 #include "common/reference/rope_by_loops.hpp"
 
 namespace {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "common/math/attention.hpp"
-#include "common/math/random.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 float row_sum(const Matrix& m, std::size_t i) {

@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "common/attention/softmax.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
+#include "common/numbers/matmul.hpp"
 #include "tests/printed_by.hpp"
 
 namespace {

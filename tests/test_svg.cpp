@@ -19,10 +19,10 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/colormap.hpp"
-#include "common/math/input_error.hpp"
+#include "common/display/colormap.hpp"
+#include "common/display/svg.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/svg.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 

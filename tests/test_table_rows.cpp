@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "common/lesson/table_rows.hpp"
+#include "common/display/table_rows.hpp"
 
 TEST_CASE("rows_for makes one row per index, in order") {
     const std::vector<TextRow> body =

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/terminal_chart.hpp"
+#include "common/display/terminal_chart.hpp"
 
 namespace {
 

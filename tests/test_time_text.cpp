@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "common/lesson/time_text.hpp"
+#include "common/display/time_text.hpp"
 
 TEST_CASE("time_text picks µs, ms or s and a fixed number of decimals") {
     CHECK(time_text(0.0000246) == "24.6 µs");

@@ -1,4 +1,4 @@
-// The tokenizer of common/math/tokenizer.hpp: the rule that cuts words, byte-pair encoding
+// The tokenizer of common/tokens/tokenizer.hpp: the rule that cuts words, byte-pair encoding
 // against a slow recount of every pair before each merge, decode(encode(s)) == s for random
 // strings and for every word of a text, and the tokenizer file written and read back.
 #include <doctest/doctest.h>
@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/lesson/corpus.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/tokenizer.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/text/corpus.hpp"
+#include "common/tokens/tokenizer.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Trained models kept on disk (common/lesson/training_memory): what is read back is what
+// Trained models kept on disk (common/training/training_memory): what is read back is what
 // training gave, bit for bit; a file for other settings, cut short or damaged is not read
 // back; and train_copy_task asks the memory first and tells it after.
 #include <doctest/doctest.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/lesson/training_memory.hpp"
+#include "common/training/training_memory.hpp"
 
 namespace {
 

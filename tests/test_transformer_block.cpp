@@ -7,10 +7,10 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/attention.hpp"
-#include "common/math/linear.hpp"
-#include "common/math/random.hpp"
-#include "common/math/transformer_block.hpp"
+#include "common/attention/attention.hpp"
+#include "common/block/transformer_block.hpp"
+#include "common/numbers/linear.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 Matrix permuted_rows(const Matrix& m, const std::vector<std::size_t>& order) {

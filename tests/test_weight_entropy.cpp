@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "common/math/softmax.hpp"
-#include "common/math/weight_entropy.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/attention/weight_entropy.hpp"
 
 TEST_CASE("entropy: 0 for a one-hot row, ln m for a uniform row, ln 2 for two halves") {
     const Matrix w = {{0.0f, 1.0f, 0.0f, 0.0f}, {0.25f, 0.25f, 0.25f, 0.25f}, {0.5f, 0.0f, 0.5f, 0.0f}};

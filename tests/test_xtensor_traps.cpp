@@ -10,8 +10,8 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/math/matrix.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/matrix.hpp"
 
 namespace {
 

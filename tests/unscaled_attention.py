@@ -3,7 +3,7 @@
     python3 tests/unscaled_attention.py BIN_DIR UNSCALED_BIN_DIR
 
 UNSCALED_BIN_DIR holds each chapter linked twice more (tests/unscaled_copy.py):
-  chNN_unscaled            against the shared attention (common/math/attention.cpp,
+  chNN_unscaled            against the shared attention (common/attention/attention.cpp,
                            mask.cpp) without the scaling;
   chNN_unscaled_reference  against the reference attention in double
                            (common/reference/attention_by_loops.cpp) without it.
@@ -25,9 +25,12 @@ from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has
 from fast_args import FAST_ARGS  # noqa: E402
 sys.path.insert(0, str(ROOT / "tools"))
 from chapters import chapters  # noqa: E402
+from common_folders import folders  # noqa: E402
 
 BIN, UNSCALED = Path(sys.argv[1]), Path(sys.argv[2])
-INCLUDE = re.compile(r'#include "common/(math|reference)/(\w+)\.hpp"')
+INCLUDE = re.compile(r'#include "common/([a-z_]+)/(\w+)\.hpp"')
+# The folders of the mathematics and of the reference (common/README.md).
+PURE_SOURCES = [source for folder in folders() if folder.pure for source in folder.files()]
 # The chapters whose lessons show attention scaled by 1/√d_k (their manifests say so).
 SHOWS_SCALED = {c.program for c in chapters() if c.shows_scaled_attention}
 
@@ -43,7 +46,7 @@ def users_of(scaled):
     changed = True
     while changed:
         changed = False
-        for source in [*(ROOT / "common" / "math").glob("*.[ch]pp"), *(ROOT / "common" / "reference").glob("*.[ch]pp")]:
+        for source in PURE_SOURCES:
             header = f"{source.parent.name}/{source.stem}"
             if header not in users and includes(source) & users:
                 users.add(header)
@@ -56,7 +59,7 @@ def sources(chapter):
 
 
 ATTENTIONS = [  # which attention loses its 1/√d_k, and the suffix of the programs built without it
-    ("the shared attention", users_of({"math/attention", "math/mask"}), "_unscaled"),
+    ("the shared attention", users_of({"attention/attention", "attention/mask"}), "_unscaled"),
     ("the reference", users_of({"reference/attention_by_loops"}), "_unscaled_reference"),
 ]
 failures = 0

@@ -1,6 +1,6 @@
 """Copies an attention's sources with the 1/√d_k scaling removed.
 
-    python3 tests/unscaled_copy.py OUT_DIR common/math/attention.cpp common/math/mask.cpp
+    python3 tests/unscaled_copy.py OUT_DIR common/attention/attention.cpp common/attention/mask.cpp
     python3 tests/unscaled_copy.py OUT_DIR common/reference/attention_by_loops.cpp
 
 Each file must hold exactly one line `const float scale = 1.0f / std::sqrt(...)` (or, in

@@ -2,7 +2,7 @@
 
     python3 tools/code_version.py FILE…      prints 16 hex digits (CMakeLists.txt reads them)
 
-A kept model is read back only by the code version that trained it (common/lesson/trained_gpt.cpp).
+A kept model is read back only by the code version that trained it (common/language_model/trained_gpt.cpp).
 The hash is of the tokens, not of the bytes: a comment added or changed, blank lines, indentation
 or spaces between tokens leave it as it is, so that a learner who annotates gpt_model.cpp keeps
 their trained model; any other change (a constant, an operator, a name) makes a new version, and

@@ -20,7 +20,7 @@ endfunction()
 # included_headers(VARIABLE [PROJECT] FILE…): the headers FILE… include from other projects,
 # sorted: the standard library's (<vector>) and xtensor's, fmt's, CLI11's, doctest's
 # (<xtensor/xview.hpp>);
-# with PROJECT, also the project's own under common/math/ ("/…/common/math/softmax.hpp").
+# with PROJECT, also the project's own under common/ ("/…/common/attention/softmax.hpp").
 # Headers of the system (<unistd.h>) and of one chapter (<mpi.h>) are left out.
 function(included_headers variable)
   cmake_parse_arguments(PARSE_ARGV 1 INCLUDED "PROJECT" "" "")
@@ -30,7 +30,7 @@ function(included_headers variable)
     foreach(line IN LISTS includes)
       if(line MATCHES "^#include <([a-z_]+|(xtensor|fmt|CLI|doctest)/[A-Za-z_]+\\.h(pp)?)>")
         list(APPEND headers "<${CMAKE_MATCH_1}>")
-      elseif(INCLUDED_PROJECT AND line MATCHES "^#include \"(common/math/[^\"]+)\"")
+      elseif(INCLUDED_PROJECT AND line MATCHES "^#include \"(common/[a-z_]+/[^\"]+)\"")
         list(APPEND headers "\"${CMAKE_SOURCE_DIR}/${CMAKE_MATCH_1}\"")
       endif()
     endforeach()

@@ -1,4 +1,5 @@
 #include "chapters/01_dot_product_scores/checks.hpp"
+#include "common/inputs/sequence.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "chapters/01_dot_product_scores/math.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/lesson/sequence.hpp"
 
 // `loop_step` names the step that shows the loop ("step 2").
 void check_scores(SelfChecks& check, const Sequence& seq, const DotProductScores& r, const std::string& loop_step);

@@ -10,10 +10,11 @@
 
 #include "chapters/01_dot_product_scores/checks.hpp"
 #include "chapters/01_dot_product_scores/math.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 
@@ -100,7 +101,7 @@ void show_reading(Lesson& lesson, const Labels& tokens, const Matrix& scores) {
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = add_sentence_options(lesson, "\"" + default_sentence + "\"");
     std::string query = "sat";
     lesson.option("--query", query, "the token whose scores the one-query step computes one by one");
 

@@ -1,6 +1,6 @@
 #include "chapters/01_dot_product_scores/math.hpp"
 
-#include "common/math/matmul.hpp"
+#include "common/numbers/matmul.hpp"
 
 // X is (n × d_model); returns (n × n).
 Matrix scores_by_loops(const Matrix& X) {

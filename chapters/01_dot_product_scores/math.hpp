@@ -9,8 +9,8 @@
 // Shapes: X (n × d_model), one token per row; scores (n × n).
 #pragma once
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // Everything the lesson shows, computed once.
 struct DotProductScores {

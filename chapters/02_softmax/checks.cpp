@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
 #include "common/reference/softmax_by_loops.hpp"
 
 namespace {

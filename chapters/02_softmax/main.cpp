@@ -14,11 +14,12 @@
 
 #include "chapters/02_softmax/checks.hpp"
 #include "chapters/02_softmax/math.hpp"
-#include "common/lesson/elide.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/display/elide.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/math/softmax.hpp"
 
 namespace {
 
@@ -53,7 +54,7 @@ void show_naive_x100(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& 
 void show_temperature(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
     const std::size_t n = tokens.size();
     lesson.say(
-        "The stable loop lives in common/math/softmax.hpp as softmax_rows, and every later\n"
+        "The stable loop lives in common/attention/softmax.hpp as softmax_rows, and every later\n"
         "chapter calls it. Dividing the scores by a temperature T before the softmax\n"
         "sharpens the weights (T < 1) or flattens them (T > 1); --temperature sets T.");
     lesson.show(r.weights, Style().svg());
@@ -146,7 +147,7 @@ void show_stable_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson&
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = add_sentence_options(lesson, "\"" + default_sentence + "\"");
     Flags flags;
     add_flags(lesson, flags);
 
@@ -167,7 +168,7 @@ int main(int argc, char** argv) {
         lesson.step("stable-loop", "The stable softmax: subtract the row maximum first",
                     [&] { show_stable_loop(lesson, tokens, r); });
         lesson.step("temperature",
-                    fmt::format("From now on: softmax_rows (common/math/softmax.hpp), at temperature T = {:g}",
+                    fmt::format("From now on: softmax_rows (common/attention/softmax.hpp), at temperature T = {:g}",
                                 flags.temperature),
                     [&] { show_temperature(lesson, tokens, r); });
         lesson.step("checks", "Self-checks", [&] { check_softmax(lesson.checks(), r); });

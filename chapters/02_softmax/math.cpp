@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
-#include "common/math/weight_entropy.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/attention/weight_entropy.hpp"
+#include "common/numbers/matmul.hpp"
 
 // scores (n × m) → weights (n × m)
 Matrix naive_softmax_rows(const Matrix& scores) {

@@ -16,9 +16,9 @@
 
 #include <vector>
 
-#include "common/math/input_error.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // Everything the lesson shows, computed once.
 struct SoftmaxLesson {

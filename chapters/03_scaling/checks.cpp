@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/display/print.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {

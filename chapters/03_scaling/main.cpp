@@ -14,9 +14,10 @@
 
 #include "chapters/03_scaling/checks.hpp"
 #include "chapters/03_scaling/math.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/text_table.hpp"
+#include "common/machine/machine_memory.hpp"
 
 namespace {
 
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
     lesson.option("--seed", seed, "seed of the random queries and keys");
     lesson.option("--n", pairs, "random (q, k) pairs per d_k for the variance table", Range{100, 1000000});
     lesson.option("--max-d-k", max_d_k, "the tables double d_k from 4 up to this", Range{4, 4096});
-    lesson.refuse_text("the variance of q · k is measured on random vectors of every width d_k, not on one sentence");
+    refuse_text(lesson, "the variance of q · k is measured on random vectors of every width d_k, not on one sentence");
 
     return lesson.run(argc, argv, [&] {
         // The widest sweep holds q and k, two (pairs × max_d_k) matrices: refuse what cannot fit.

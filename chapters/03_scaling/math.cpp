@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "common/math/matmul.hpp"
-#include "common/math/random.hpp"
-#include "common/math/softmax.hpp"
-#include "common/math/weight_entropy.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/attention/weight_entropy.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 double sample_variance(const std::vector<float>& xs) {
     double mean = 0.0;

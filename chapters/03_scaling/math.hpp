@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // The variance of q · k measured over `pairs` random pairs of width d_k.
 struct VarianceRow {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/lesson/sequence.hpp"
-#include "common/math/input_error.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/numbers/input_error.hpp"
 
 Phonebook load_phonebook() {
     Phonebook book{read_data_file("phonebook_keys.csv"), read_data_file("phonebook_values.csv"),

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/lesson/labelled_csv.hpp"
+#include "common/inputs/labelled_csv.hpp"
 
 struct Phonebook {
     LabelledMatrix keys;     // (m × d_k)  how you recognise each person

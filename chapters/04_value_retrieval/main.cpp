@@ -9,11 +9,12 @@
 #include <fmt/ranges.h>
 
 #include "chapters/04_value_retrieval/checks.hpp"
-#include "chapters/04_value_retrieval/math.hpp"
 #include "chapters/04_value_retrieval/inputs.hpp"
+#include "chapters/04_value_retrieval/math.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/combination.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
 
 namespace {
 
@@ -183,7 +184,7 @@ void show_hard_lookup(Lesson& lesson, const Phonebook& book, const ValueRetrieva
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\" (for the sentence step)");
+    const SequenceSource& input = add_sentence_options(lesson, "\"" + default_sentence + "\" (for the sentence step)");
     float temperature = 1.0f;
     lesson.option("--temperature", temperature, "T in softmax(scores / T), for the phonebook and the sentence",
                   Range{0, no_limit, Range::low_excluded});

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/math/input_error.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
 
 // scores (q × m) → (q × m); the hard lookup's weights.
 Matrix one_hot_of_best(const Matrix& scores) {

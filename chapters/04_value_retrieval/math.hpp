@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "common/math/input_error.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // Both lookups of a set of queries in a phonebook.
 struct Lookup {

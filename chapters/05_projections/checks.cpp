@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "common/display/print.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/lesson/print.hpp"
-#include "common/math/matmul.hpp"
+#include "common/numbers/matmul.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 double asymmetry_threshold(const Matrix& scores) { return scaled_tolerance(1e-3, scores); }

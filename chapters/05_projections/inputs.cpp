@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/model_sentence.hpp"
-#include "common/math/input_error.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/model_sentence.hpp"
+#include "common/numbers/input_error.hpp"
 
 const std::string law_sentence = "the law will never be perfect but its application should be just";
 

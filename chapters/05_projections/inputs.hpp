@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <string>
 
-#include "common/lesson/labelled_csv.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/inputs/sequence.hpp"
 
 struct Weights {
     LabelledMatrix W_Q, W_K, W_V;  // (d_model × d_k), (d_model × d_k), (d_model × d_v)

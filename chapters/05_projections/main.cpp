@@ -15,12 +15,13 @@
 #include "chapters/05_projections/checks.hpp"
 #include "chapters/05_projections/inputs.hpp"
 #include "chapters/05_projections/math.hpp"
+#include "common/display/elide.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/model_sentence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/combination.hpp"
-#include "common/lesson/elide.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/model_sentence.hpp"
-#include "common/lesson/sequence.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 
@@ -249,7 +250,7 @@ void show_matrix_form(Lesson& lesson, const Labels& tokens, const Projected& r) 
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = add_sentence_options(lesson, "\"" + default_sentence + "\"");
     Flags flags;
     add_flags(lesson, flags);
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/matmul.hpp"
 
 // X (n × d_model), W (d_model × d_out) → (n × d_out): each token's row times W.
 Matrix project(const Matrix& X, const Matrix& W) {

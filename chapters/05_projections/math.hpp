@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/math/attention.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/attention/attention.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // A projection of the sequence: X (n × d_model) · W (d_model × d_out) → (n × d_out).
 // Q = project(X, W_Q), K = project(X, W_K), V = project(X, W_V).
@@ -66,7 +66,7 @@ std::vector<std::pair<std::size_t, std::size_t>> largest_entries(const Matrix& m
 struct Projected {
     Matrix W_Q, W_K, W_V;      // the projections as given: (d_model × d_k), (d_model × d_k), (d_model × d_v)
     Matrix Q, K, V;            // (n × d_k), (n × d_k), (n × d_v)
-    AttentionSteps attention;  // the matrix form (common/math/attention)
+    AttentionSteps attention;  // the matrix form (common/attention/attention)
     LoopForm loops;            // the loop form
     Matrix last_query_terms;   // (n × d_v) weights(n−1, j) · v_j, the last query's terms
     Asymmetry asymmetry;       // of attention.scores

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/attention/mask.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/math/mask.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {
@@ -81,7 +81,7 @@ void check_masking(SelfChecks& check, const Causal& c, const Padded& p, const Le
                     : fmt::format("renormalised = −inf way, on the {} rows that kept weight", c.sound_rows.size()),
                 max_abs_difference(pick_rows(c.renormalised, c.sound_rows), pick_rows(c.steps.weights, c.sound_rows)),
                 row_sum_tolerance(n));  // renormalising divides by a float sum of up to n weights
-    // The first tokens alone, through the shared masked attention (common/math/mask).
+    // The first tokens alone, through the shared masked attention (common/attention/mask).
     const std::size_t prefix = std::max<std::size_t>(1, n / 2);
     const MaskedAttentionSteps head_only = masked_attention(row_block(c.p.Q, 0, prefix), row_block(c.p.K, 0, prefix),
                                                             row_block(c.p.V, 0, prefix), causal_mask(prefix));

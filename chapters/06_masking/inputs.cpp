@@ -1,4 +1,5 @@
 #include "chapters/06_masking/inputs.hpp"
+#include "common/inputs/sequence.hpp"
 
 #include <algorithm>
 

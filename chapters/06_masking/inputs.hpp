@@ -7,8 +7,8 @@
 #include <string>
 
 #include "chapters/06_masking/math.hpp"
-#include "common/lesson/labelled_csv.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/inputs/sequence.hpp"
 
 extern const std::string default_sentence;  // "the animal didn't cross the street because it was too tired"
 extern const std::string short_sentence;    // "this forum is awesome", padded in the batches

@@ -18,9 +18,10 @@
 #include "chapters/06_masking/checks.hpp"
 #include "chapters/06_masking/inputs.hpp"
 #include "chapters/06_masking/math.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/math/float32_range.hpp"
+#include "common/numbers/float32_range.hpp"
 
 namespace {
 
@@ -161,9 +162,8 @@ void show_causal_mask(Lesson& lesson, const Causal& c) {
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option(
-        "\"" + default_sentence + "\" (for the causal mask; the batch examples keep their sentences)",
-        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
-        .input;
+        "\"" + default_sentence + "\" (for the causal mask; the batch examples keep their sentences)");
+    refuse_text(lesson, "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it");
 
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(input);

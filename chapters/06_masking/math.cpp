@@ -6,8 +6,8 @@
 #include <numeric>
 #include <tuple>
 
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/matmul.hpp"
 
 // (n × n): mask(i, j) = 1 when query i may see key j, 0 when key j is hidden from it.
 Matrix lower_triangle_mask(std::size_t n) {
@@ -47,7 +47,7 @@ Matrix pad_key_mask(const Matrix& padding, std::size_t s) {
 
 // masked_scores (n × m), −inf where hidden → weights (n × m): a hidden key gets exactly 0,
 // the visible ones share 1, and a row with no visible key is all zeros, never NaN.
-// One query's row at a time, each pass one call over the row (common/math/softmax.cpp
+// One query's row at a time, each pass one call over the row (common/attention/softmax.cpp
 // writes the plain softmax that the other chapters use as loops over the entries).
 Matrix masked_softmax_rows(const Matrix& masked_scores) {
     const std::size_t m = cols(masked_scores);

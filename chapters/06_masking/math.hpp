@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/math/attention.hpp"
-#include "common/math/mask.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/mask.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // The causal mask (n × n): mask(i, j) = 1 when j ≤ i, a lower triangle.
 Matrix lower_triangle_mask(std::size_t n);
@@ -66,7 +66,7 @@ struct QKV {
 QKV project(const Matrix& X, const Projections& W);
 
 // Q, K, V of X, then softmax(Q · Kᵀ / √d_k with −inf where mask = 0) · V, every
-// intermediate kept. X (n × d_model); mask (n × n). masked_attention (common/math/mask)
+// intermediate kept. X (n × d_model); mask (n × n). masked_attention (common/attention/mask)
 // computes the same: the self-checks compare the two, and both with the reference
 // loops of common/reference.
 std::pair<QKV, MaskedAttentionSteps> masked_self_attention(const Matrix& X, const Projections& W, const Matrix& mask);

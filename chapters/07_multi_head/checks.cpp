@@ -9,11 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/math/attention_parameters.hpp"
-#include "common/math/project_in_double.hpp"
-#include "common/math/transformer_block.hpp"
+#include "common/block/attention_parameters.hpp"
+#include "common/block/transformer_block.hpp"
+#include "common/display/print.hpp"
+#include "common/display/text_table.hpp"
+#include "common/numbers/project_in_double.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/model_sentence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/model_sentence.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 const std::string default_sentence = "the cat sat on the mat";
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/lesson/sequence.hpp"
 #include "chapters/07_multi_head/math.hpp"
+#include "common/inputs/sequence.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

@@ -18,10 +18,11 @@
 #include "chapters/07_multi_head/checks.hpp"
 #include "chapters/07_multi_head/inputs.hpp"
 #include "chapters/07_multi_head/math.hpp"
+#include "common/block/attention_parameters.hpp"
+#include "common/display/text_table.hpp"
+#include "common/display/text_width.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/lesson/text_width.hpp"
-#include "common/math/attention_parameters.hpp"
 
 namespace {
 
@@ -194,7 +195,7 @@ void show_cost(Lesson& lesson, std::size_t n, std::size_t d_model, std::size_t h
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option(
+    const SequenceSource& input = add_sentence_options(lesson, 
         "\"" + default_sentence + "\" with random embeddings of width --d-model; with --input, d_model is the file's width");
     Flags flags;
     add_flags(lesson, flags);

@@ -8,8 +8,8 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/math/attention.hpp"
-#include "common/math/matmul.hpp"
+#include "common/attention/attention.hpp"
+#include "common/numbers/matmul.hpp"
 
 Heads split_into_heads(const Matrix& m, std::size_t h) {
     const std::size_t n = rows(m), d_k = cols(m) / h;

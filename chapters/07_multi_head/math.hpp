@@ -14,14 +14,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/math/attention_weights.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/multi_head.hpp"
-#include "common/math/random.hpp"
-#include "common/math/random_embeddings.hpp"
+#include "common/attention/attention_weights.hpp"
+#include "common/attention/multi_head.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+#include "common/numbers/random.hpp"
+#include "common/numbers/random_embeddings.hpp"
 
-// The four projections (common/math/attention_weights.hpp), drawn at random (seeded: the
+// The four projections (common/attention/attention_weights.hpp), drawn at random (seeded: the
 // same on every machine): W_Q, W_K, W_V (d_model × h·d_k) each, head i owns columns
 // [i·d_k, (i+1)·d_k); W_O (h·d_v × d_model), head i's output meets rows [i·d_v, (i+1)·d_v).
 struct MultiHeadWeights : AttentionWeights {

@@ -5,8 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 const std::string default_source = "the black cat sat";
 const std::string default_target = "le chat noir";

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/lesson/labelled_csv.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/inputs/sequence.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

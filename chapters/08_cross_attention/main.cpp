@@ -16,9 +16,10 @@
 #include "chapters/08_cross_attention/checks.hpp"
 #include "chapters/08_cross_attention/inputs.hpp"
 #include "chapters/08_cross_attention/math.hpp"
-#include "common/lesson/elide.hpp"
+#include "common/display/elide.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/text_table.hpp"
 
 namespace {
 
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     Flags flags;
     add_flags(lesson, flags);
-    lesson.refuse_text("the encoder reads English and the decoder French, both as words of data/translation/: --source, --target");
+    refuse_text(lesson, "the encoder reads English and the decoder French, both as words of data/translation/: --source, --target");
 
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(flags);

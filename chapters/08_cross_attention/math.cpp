@@ -2,7 +2,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/math/matmul.hpp"
+#include "common/numbers/matmul.hpp"
 
 Crossing first_crossing(const std::vector<std::size_t>& looks_at) {
     for (std::size_t b = 0; b < looks_at.size(); ++b)

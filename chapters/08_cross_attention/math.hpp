@@ -20,10 +20,10 @@
 
 #include <string>
 
-#include "common/math/attention.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/permutation.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/permutation.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // What cross-attention reads: the two sequences' states and the three projections.
 // Rows and columns: "english" and "french" tokens, the "encoder dims" and "decoder dims"
@@ -54,7 +54,7 @@ Crossing first_crossing(const std::vector<std::size_t>& looks_at);
 
 struct CrossAttention {
     Matrix Q, K, V;                     // (m × d_k), (n × d_k), (n × d_v)
-    AttentionSteps steps;               // the matrix form (common/math/attention)
+    AttentionSteps steps;               // the matrix form (common/attention/attention)
     std::vector<std::size_t> looks_at;  // per decoder token: the encoder token of its largest weight
     Crossing crossing;                  // of looks_at
     Order order;                        // the encoder's tokens reversed

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
+#include "common/display/print.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/lesson/print.hpp"
 #include "common/reference/attention_by_loops.hpp"
 #include "common/reference/positional_encoding_by_formula.hpp"
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "chapters/09_positional_encoding/math.hpp"
-#include "common/lesson/labelled_csv.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/inputs/sequence.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

@@ -14,9 +14,10 @@
 #include "chapters/09_positional_encoding/checks.hpp"
 #include "chapters/09_positional_encoding/inputs.hpp"
 #include "chapters/09_positional_encoding/math.hpp"
-#include "common/lesson/elide.hpp"
+#include "common/attention/positional_encoding.hpp"
+#include "common/display/elide.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/positional_encoding.hpp"
 
 namespace {
 
@@ -183,9 +184,8 @@ void show_long(const Shown& s) {
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option(
-        "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)",
-        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
-        .input;
+        "\"" + default_sentence + "\", compared with \"the mat sat on the cat\" (with --input: the sequence reversed)");
+    refuse_text(lesson, "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it");
     Flags flags;
     add_flags(lesson, flags);
 

@@ -5,8 +5,8 @@
 
 #include <xtensor/xmath.hpp>
 
-#include "common/math/matmul.hpp"
-#include "common/math/positional_encoding.hpp"
+#include "common/attention/positional_encoding.hpp"
+#include "common/numbers/matmul.hpp"
 
 Matrix positional_encoding(std::size_t n, std::size_t d_model) {
     Matrix PE = Matrix::from_shape({n, d_model});  // (n × d_model): one row per position

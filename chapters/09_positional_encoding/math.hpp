@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/permutation.hpp"
+#include "common/attention/attention.hpp"
+#include "common/attention/permutation.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 struct Projections {
     Matrix W_Q, W_K, W_V;  // (d_model × d_k) each

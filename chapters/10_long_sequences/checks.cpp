@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "common/lesson/machine_memory.hpp"
-#include "common/math/memory_budget.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/numbers/memory_budget.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {

@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/measure_in_child.hpp"
-#include "common/lesson/print.hpp"
+#include "common/display/print.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/memory_budget.hpp"
-#include "common/math/random.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/machine/measure_in_child.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/memory_budget.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

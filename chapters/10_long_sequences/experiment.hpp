@@ -3,7 +3,7 @@
 // The lesson gives a `Measure` (the time and the memory of one call, taken in a
 // child process); the sweeps double n from 256 until a time budget or the memory
 // runs out. The mathematics they measure is in math.hpp and
-// common/math/long_attention.hpp.
+// common/long_context/long_attention.hpp.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "chapters/10_long_sequences/math.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // One measurement, given by the lesson: the seconds of one call, the bytes it added (0: unknown).
 struct Cost {
@@ -21,7 +21,7 @@ struct Cost {
 using Measure = std::function<Cost(const std::function<void()>& work)>;
 
 // How the lesson writes what it measured: "1.5 MiB" (— for 0: not measured), "n^2.01"; its
-// times, "12.3 ms", with common/lesson/time_text.hpp.
+// times, "12.3 ms", with common/display/time_text.hpp.
 std::string memory_text(double bytes);
 std::string power(double exponent);
 

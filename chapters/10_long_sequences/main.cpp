@@ -12,9 +12,10 @@
 #include "chapters/10_long_sequences/checks.hpp"
 #include "chapters/10_long_sequences/experiment.hpp"
 #include "chapters/10_long_sequences/inputs.hpp"
+#include "common/display/time_text.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/time_text.hpp"
+#include "common/machine/machine_memory.hpp"
 
 namespace {
 
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     Settings flags;
     add_flags(lesson, flags);
-    lesson.refuse_text("the cost is measured on random sequences of 256 to --max-n tokens, not on one sentence");
+    refuse_text(lesson, "the cost is measured on random sequences of 256 to --max-n tokens, not on one sentence");
     return lesson.run(argc, argv, [&] {
         const Settings s = checked_settings(flags);
         set_blas_threads(1);

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/math/matmul.hpp"
-#include "common/math/random.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 Inputs random_inputs(std::size_t n, std::size_t d, std::uint64_t seed) {
     return {Random(seed).normal_matrix(n, d), Random(seed + 1).normal_matrix(n, d), Random(seed + 2).normal_matrix(n, d)};

@@ -18,15 +18,15 @@
 // Tiled over blocks of queries and keys (FlashAttention-2's order) it is exact
 // streaming attention in O(n·d) memory. Fewer keys: a sliding window of w keys,
 // [b, b + w) with b = i − w/2 shifted inward at the ends; LongNet's dilated
-// segments. The kernels are common/math/long_attention.hpp (experiment.hpp measures
+// segments. The kernels are common/long_context/long_attention.hpp (experiment.hpp measures
 // them); this file writes the online softmax for one query, and a window's keys.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "common/math/long_attention.hpp"
-#include "common/math/matrix.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/numbers/matrix.hpp"
 
 struct Inputs {
     Matrix Q, K, V;  // (n × d) each

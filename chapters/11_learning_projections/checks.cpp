@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
+#include "common/display/print.hpp"
 #include "common/reference/attention_by_loops.hpp"
 #include "common/reference/softmax_backward_by_jacobian.hpp"
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/lesson/labelled_csv.hpp"
+#include "common/inputs/labelled_csv.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--steps", f.steps, "training steps (Adam updates on the whole training set)", Range{1, 5000});

@@ -15,9 +15,10 @@
 #include "chapters/11_learning_projections/checks.hpp"
 #include "chapters/11_learning_projections/inputs.hpp"
 #include "chapters/11_learning_projections/math.hpp"
+#include "common/display/print.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/print.hpp"
-#include "common/lesson/text_table.hpp"
 
 namespace {
 
@@ -29,7 +30,7 @@ void show_backward(Lesson& lesson, const Learning& r) {
     lesson.say(fmt::format(
         "The chain rule, run from the loss back to the weights, for the sentence\n"
         "\"{}\". Each gradient has the shape of what it is the gradient of,\n"
-        "and each line undoes one line of the forward pass (common/math/attention_backward.cpp).",
+        "and each line undoes one line of the forward pass (common/attention/attention_backward.cpp).",
         fmt::join(r.data[0].tokens, " ")));
     const std::vector<std::tuple<const char*, const char*, const Matrix*>> lines = {
         {"loss = Σ ‖output − target‖² / (nB)", "d_output = 2 (output − target) / (nB)", &g.d_output},
@@ -191,9 +192,8 @@ int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     const std::string& input = lesson.add_input_option(
         "queen (red), box (blue), king (green), it, she, he: the sentence whose attention is shown, with columns "
-        "male,female,thing,he,she,it,red,green,blue",
-        "it needs the named features male … blue; chapter 05 takes --text")
-        .input;
+        "male,female,thing,he,she,it,red,green,blue");
+    refuse_text(lesson, "it needs the named features male … blue; chapter 05 takes --text");
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

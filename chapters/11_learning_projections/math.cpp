@@ -8,8 +8,8 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xsort.hpp>
 
-#include "common/math/mask.hpp"
-#include "common/math/matmul.hpp"
+#include "common/attention/mask.hpp"
+#include "common/numbers/matmul.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Chapter 11 · the mathematics: learning W_Q, W_K, W_V by gradient descent.
 //
 // One causal attention layer, its loss, and the chain rule run backwards
-// (common/math/attention_backward.hpp holds the passes; math.cpp adds the softmax's
+// (common/attention/attention_backward.hpp holds the passes; math.cpp adds the softmax's
 // backward line, the loss, the gradient check, Adam and the training loop):
 //
 //   output = softmax(X·W_Q · (X·W_K)ᵀ / √d_k + mask) · X·W_V        (n × d_v)
@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_backward.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/random.hpp"
+#include "common/attention/attention_backward.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+#include "common/numbers/random.hpp"
 
 // Nine named embedding dimensions: the kind of a noun, the three pronouns, and
 // the colour a noun has in this sentence.

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "common/lesson/text_table.hpp"
-#include "common/math/permutation.hpp"
+#include "common/attention/permutation.hpp"
+#include "common/display/text_table.hpp"
 #include "common/reference/block_by_loops.hpp"
 #include "common/reference/layer_norm_by_loops.hpp"
 
@@ -118,8 +118,8 @@ void check_wiring(SelfChecks& check, const Matrix& X, const TransformerBlockLess
                 max_abs_difference(block_forward(X, silent, NormPlacement::post).output,
                                    layer_norm_tokens(layer_norm_tokens(X, params.ln1), params.ln2)),
                 1e-6);
-    // math.cpp writes the block out for the lesson; common/math has the same one, unit-tested.
-    check.close("this block equals common/math's transformer_block",
+    // math.cpp writes the block out for the lesson; common/block has the same one, unit-tested.
+    check.close("this block equals common/block's transformer_block",
                 max_abs_difference(r.s.output, transformer_block(X, params, placement).output),
                 scaled_tolerance(1e-6, r.s.output));
 }

@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--heads", f.heads, "h: attention heads; must divide d_model (10 for the default sentence)",

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/lesson/sequence.hpp"
-#include "common/math/transformer_block.hpp"
+#include "common/block/transformer_block.hpp"
+#include "common/inputs/sequence.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

@@ -13,6 +13,7 @@
 #include "chapters/12_transformer_block/checks.hpp"
 #include "chapters/12_transformer_block/inputs.hpp"
 #include "chapters/12_transformer_block/math.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
 
 namespace {
@@ -185,7 +186,7 @@ void show_counts(const Setting& c) {
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = add_sentence_options(lesson, "\"" + default_sentence + "\"");
     Flags flags;
     add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {

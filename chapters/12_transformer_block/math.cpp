@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "common/math/attention_parameters.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/linear.hpp"
+#include "common/block/attention_parameters.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/linear.hpp"
 
 // x (n × d_model) → x̂ (n × d_model). Each row is one token, normalised on its own:
 // the rows never mix (batch normalisation would mix them, down the columns).

@@ -12,7 +12,7 @@
 // Shapes: X and Y (n × d_model); Q, K, V (n × d_model) in h heads of
 // d_k = d_model / h columns; each head's weights (n × n); hidden (n × d_ff),
 // d_ff = 4 · d_model. The sub-layers (attention with biases, the FFN) and the
-// parameters come from common/math/transformer_block; the normalisation and the
+// parameters come from common/block/transformer_block; the normalisation and the
 // residual wiring are written here.
 #pragma once
 
@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/transformer_block.hpp"
+#include "common/block/transformer_block.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // x̂: each token (row) shifted to mean 0 and scaled by 1/√(σ² + ε). (n × d_model) → (n × d_model)
 Matrix normalise_tokens(const Matrix& x);

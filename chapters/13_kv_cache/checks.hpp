@@ -1,5 +1,5 @@
 // Chapter 13 · the self-checks: the step-by-step decoding against full causal attention
-// at once (common/math) and against attention written as loops in double
+// at once (common/attention) and against attention written as loops in double
 // (common/reference/), causal and windowed; the cost table and the models' caches
 // against their closed forms.
 #pragma once

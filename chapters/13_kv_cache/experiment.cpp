@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/math/long_attention.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/random.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 DecodingCosts decoding_costs(const Matrix& models, const Measure& measure) {
     using C = DecodingCosts;

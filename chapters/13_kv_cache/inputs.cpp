@@ -5,8 +5,9 @@
 #include <fmt/format.h>
 
 #include "chapters/13_kv_cache/math.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--prefill", f.prefill, "tokens of the prompt, computed at once (default: 7, at most n − 1)",

@@ -14,11 +14,12 @@
 #include "chapters/13_kv_cache/experiment.hpp"
 #include "chapters/13_kv_cache/inputs.hpp"
 #include "chapters/13_kv_cache/math.hpp"
-#include "common/lesson/elide.hpp"
+#include "common/display/elide.hpp"
+#include "common/display/time_text.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/measure_in_child.hpp"
-#include "common/lesson/time_text.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/machine/measure_in_child.hpp"
 
 namespace {
 
@@ -239,7 +240,7 @@ void show_measured(Lesson& lesson, const Shown& s) {
     lesson.say(
         fmt::format("One head of GPT-2 small again (d_model = {}, d = {}), random inputs; the time of\n"
                     "generating the token at position n − 1, each the best of a few rounds in a child\n"
-                    "process (common/lesson/measure_in_child.hpp). These numbers change from run to run.",
+                    "process (common/machine/measure_in_child.hpp). These numbers change from run to run.",
                     C::d_model, C::d));
     std::vector<TextRow> body;
     for (const MeasuredToken& m : s.costs.measured)
@@ -257,9 +258,8 @@ void show_measured(Lesson& lesson, const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"",
-        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
-        .input;
+    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    refuse_text(lesson, "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it");
     Flags flags;
     add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/math/input_error.hpp"
-#include "common/math/matmul.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
 
 Matrix first_rows(const Matrix& m, std::size_t count) {
     Matrix rows_ = Matrix::from_shape({count, cols(m)});

@@ -31,9 +31,9 @@
 #include <limits>
 #include <vector>
 
-#include "common/math/mask.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/attention/mask.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 struct Projections {
     Matrix W_Q, W_K, W_V;  // (d_model × d_k), (d_model × d_k), (d_model × d_v)
@@ -100,7 +100,7 @@ Matrix band_mask(std::size_t n, std::size_t w);
 // The whole sequence at once, no cache: what the decoding must equal.
 struct FullAttention {
     Matrix Q, K, V;                // (n × d_k), (n × d_k), (n × d_v) X · W
-    MaskedAttentionSteps causal;   // masked_attention with causal_mask(n)   (common/math)
+    MaskedAttentionSteps causal;   // masked_attention with causal_mask(n)   (common/attention)
     MaskedAttentionSteps windowed; // masked_attention with band_mask(n, w)
 };
 FullAttention full_attention(const Matrix& X, const Projections& W, std::size_t w);

@@ -4,8 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 

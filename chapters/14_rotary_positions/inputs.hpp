@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <string>
 
-#include "common/lesson/labelled_csv.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/inputs/sequence.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

@@ -11,6 +11,7 @@
 #include "chapters/14_rotary_positions/checks.hpp"
 #include "chapters/14_rotary_positions/inputs.hpp"
 #include "chapters/14_rotary_positions/math.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
 
 namespace {
@@ -179,9 +180,8 @@ void label_everything(Lesson& lesson, const Sequence& seq, const LabelledMatrix&
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"",
-        "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it")
-        .input;
+    const std::string& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    refuse_text(lesson, "its W_Q, W_K, W_V fit data/embeddings.csv only; chapter 05 takes it");
     Options o;
     add_options(lesson, o);
     return lesson.run(argc, argv, [&] {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <complex>
 
-#include "common/math/input_error.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
 
 std::vector<double> rope_frequencies(std::size_t d_k, double base) {
     std::vector<double> theta(d_k / 2);

@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/permutation.hpp"
+#include "common/attention/permutation.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // θ_i = base^(−2i/d_k) for i = 0 … d_k/2 − 1: the angle pair i turns by per position.
 std::vector<double> rope_frequencies(std::size_t d_k, double base);

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
-#include "common/math/project_in_double.hpp"
+#include "common/display/print.hpp"
+#include "common/numbers/project_in_double.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {

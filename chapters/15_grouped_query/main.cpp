@@ -16,8 +16,9 @@
 #include "chapters/15_grouped_query/checks.hpp"
 #include "chapters/15_grouped_query/inputs.hpp"
 #include "chapters/15_grouped_query/math.hpp"
+#include "common/display/table_rows.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/table_rows.hpp"
 
 namespace {
 
@@ -127,7 +128,7 @@ void show_concat(const Shown& s) {
 void show_as_multi_head(const Shown& s) {
     s.lesson.say(fmt::format(
         "Repeat each key–value head's d_k columns of W_K and W_V h/g = {} times in a row and\n"
-        "the layer is chapter 07's multi-head attention (common/math/multi_head) with {} heads:\n"
+        "the layer is chapter 07's multi-head attention (common/attention/multi_head) with {} heads:\n"
         "(d_model × g·d_k) → (d_model × h·d_k). That is what repeat_kv does to K and V before\n"
         "a multi-head kernel; a grouped kernel reads K_j once for its h/g query heads instead.{}",
         s.h / s.g, s.h, s.g == s.h ? "\nHere g = h: nothing is repeated, and the weights are chapter 07's own." : ""));
@@ -188,7 +189,7 @@ void show_cache(const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option(input_help);
+    const SequenceSource& input = add_sentence_options(lesson, input_help);
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

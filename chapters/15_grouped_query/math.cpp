@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
-#include "common/math/attention.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/matmul.hpp"
+#include "common/attention/attention.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
 
 std::size_t kv_head_of(std::size_t i, std::size_t h, std::size_t g) {
     // ┌ exercise kv-mapping

@@ -22,15 +22,15 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_weights.hpp"
-#include "common/math/cache_size.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/multi_head.hpp"
-#include "common/math/random.hpp"
-#include "common/math/random_embeddings.hpp"
+#include "common/attention/attention_weights.hpp"
+#include "common/attention/multi_head.hpp"
+#include "common/long_context/cache_size.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+#include "common/numbers/random.hpp"
+#include "common/numbers/random_embeddings.hpp"
 
-// The four projections (common/math/attention_weights.hpp), drawn at random (seeded: the
+// The four projections (common/attention/attention_weights.hpp), drawn at random (seeded: the
 // same on every machine): W_Q (d_model × h·d_k), query head i owns columns [i·d_k, (i+1)·d_k);
 // W_K, W_V (d_model × g·d_k), key–value head j owns columns [j·d_k, (j+1)·d_k); W_O
 // (h·d_v × d_model), query head i's output meets rows [i·d_v, (i+1)·d_v).
@@ -124,5 +124,5 @@ struct ModelCache {
 
 constexpr std::uint64_t context_tokens = 4096;  // one sequence, for the cache's size in MiB
 
-// Mistral 7B and Llama 2 70B: the grouped-query models of common/math/cache_size's table.
+// Mistral 7B and Llama 2 70B: the grouped-query models of common/long_context/cache_size's table.
 std::vector<ModelCache> real_models();

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/display/print.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/lesson/print.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {
@@ -30,7 +30,7 @@ constexpr std::uint64_t measured_seeds = 20;
 
 // Every head's weights on the shown sequence, at the start and trained, recomputed from the
 // model's own Q and K by the reference: causal softmax(Q Kᵀ / √d_h), loops in double. The
-// model's forward pass (common/math/attention_only_model) shares no code with it.
+// model's forward pass (common/copy_model/attention_only_model) shares no code with it.
 void check_against_reference(SelfChecks& check, const Induction& r) {
     double error = 0.0, tolerance = 0.0;  // the head farthest from the reference, relative to its tolerance
     for (const ModelForward<float>* f : {&r.shown_before, &r.shown_after})

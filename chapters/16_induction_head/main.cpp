@@ -1,7 +1,7 @@
 // Chapter 16 · An induction head forms in a model trained here
 //
 // The lesson: a two-layer attention-only model, trained by the hand-written backward
-// pass of common/math/attention_only_model.cpp, learns to copy the repeated half of a
+// pass of common/copy_model/attention_only_model.cpp, learns to copy the repeated half of a
 // random sequence. The steps show the task, the gradient check, the two loss curves,
 // every head's attention before and after, which head does which job (computed from
 // the weights), the accuracy per half, what zeroing a head does, and a copy generated
@@ -17,11 +17,13 @@
 #include "chapters/16_induction_head/checks.hpp"
 #include "chapters/16_induction_head/inputs.hpp"
 #include "chapters/16_induction_head/math.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/lesson/training_progress.hpp"
-#include "common/math/long_attention.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/training/training_memory.hpp"
+#include "common/training/training_progress.hpp"
 
 namespace {
 
@@ -68,7 +70,7 @@ void show_task(Lesson& lesson, const Induction& r) {
 
 void show_gradient_check(Lesson& lesson, const Induction& r) {
     lesson.say(fmt::format(
-        "The backward pass (common/math/attention_only_model.hpp) against central differences\n"
+        "The backward pass (common/copy_model/attention_only_model.hpp) against central differences\n"
         "D(h) = (loss(w + h) − loss(w − h)) / 2h in double, taken as (4·D(h) − D(2h)) / 3, h = 1e-5\n"
         "(Richardson: the h² errors of the two cancel), for every one of the {} entries of a\n"
         "small model (V = 5, n = 6, d_model = 4, 2 layers of 2 heads, 2 sequences):\n"
@@ -175,9 +177,10 @@ int main(int argc, char** argv) {
     set_blas_threads(1);                  // small products: threads would cost more than they save
     reuse_training_buffers();
     Lesson lesson;  // named and titled by chapter.toml
+    keep_trained_models_on_disk();  // a model trained by an earlier run is read back
     Flags flags;
     add_flags(lesson, flags);
-    lesson.refuse_text("its model is trained to copy random tokens and has never read text");
+    refuse_text(lesson, "its model is trained to copy random tokens and has never read text");
     return lesson.run(argc, argv, [&] {
         const Settings chosen = settings(flags);
         // The training, done when the first step reads it (--list-steps does not wait for it).

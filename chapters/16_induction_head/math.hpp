@@ -6,8 +6,8 @@
 // In the second half it can be copied: find where the current token occurred before
 // (position i − L), look one step past it (i − L + 1), and copy that token.
 //
-// The model (common/math/attention_only_model.hpp holds its forward and backward passes,
-// common/math/copy_task.hpp the task and the training loop):
+// The model (common/copy_model/attention_only_model.hpp holds its forward and backward passes,
+// common/copy_model/copy_task.hpp the task and the training loop):
 //   X₀ = E[tokens] + P,   X_{l+1} = X_l + Σ_h softmax_causal(Q_h K_hᵀ / √d_h) V_h W_O^h,
 //   p = softmax_rows(X_L · U),   loss = −mean_i log p_i[token_{i+1}]
 // trained by Adam on fresh random sequences each step, its learning rate constant, then
@@ -30,13 +30,13 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_only_model.hpp"
-#include "common/math/copy_task.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/random.hpp"
+#include "common/copy_model/attention_only_model.hpp"
+#include "common/copy_model/copy_task.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+#include "common/numbers/random.hpp"
 
-// The task, its settings and its training loop are common/math/copy_task.hpp's.
+// The task, its settings and its training loop are common/copy_model/copy_task.hpp's.
 using Settings = CopyTaskSettings;
 constexpr std::size_t prompt_repeat = 3;    // generation: the segment, then its first 3 tokens again
 constexpr double role_score = 0.3;          // a head with a score this high does that job

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "common/display/text_table.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/math/long_attention.hpp"
+#include "common/long_context/long_attention.hpp"
 #include "common/reference/attention_by_loops.hpp"
 #include "common/reference/softmax_stats_by_loops.hpp"
 

@@ -17,8 +17,9 @@
 #include "chapters/17_ring_attention/inputs.hpp"
 #include "chapters/17_ring_attention/math.hpp"
 #include "chapters/17_ring_attention/ring.hpp"
+#include "common/display/table_rows.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/table_rows.hpp"
 
 namespace {
 
@@ -181,7 +182,7 @@ int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     Flags f;
     add_flags(lesson, f);
-    lesson.refuse_text("the ranks share random queries, keys and values: --n, --d, --seed");
+    refuse_text(lesson, "the ranks share random queries, keys and values: --n, --d, --seed");
     return lesson.run(argc, argv, [&] {
         // started alone: the launcher's check of the flags (parsed above, as every rank will)
         if (!Mpi::launched()) return check_before_launch(argv[0], f.n, f.allow_many_ranks);

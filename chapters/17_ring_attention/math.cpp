@@ -6,8 +6,8 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/matmul.hpp"
-#include "common/math/random.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

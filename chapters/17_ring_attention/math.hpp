@@ -24,8 +24,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 using Rows = std::vector<std::size_t>;  // global token positions, increasing
 

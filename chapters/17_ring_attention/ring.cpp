@@ -23,9 +23,9 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
-#include "common/lesson/environment.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/long_attention.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/machine/environment.hpp"
+#include "common/numbers/input_error.hpp"
 
 Mpi::~Mpi() {
     if (joined_) MPI_Finalize();

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
-#include "common/math/multi_head.hpp"
-#include "common/math/project_in_double.hpp"
+#include "common/attention/multi_head.hpp"
+#include "common/display/print.hpp"
+#include "common/numbers/project_in_double.hpp"
 #include "common/reference/latent_attention_by_loops.hpp"
 #include "common/reference/rope_by_loops.hpp"
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
 
 const std::string default_sentence = "the cat sat on the mat";

@@ -16,6 +16,7 @@
 #include "chapters/18_latent_attention/checks.hpp"
 #include "chapters/18_latent_attention/inputs.hpp"
 #include "chapters/18_latent_attention/math.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
 
 namespace {
@@ -186,7 +187,7 @@ void show_cache(const Shown& s) {
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option(input_help);
+    const SequenceSource& input = add_sentence_options(lesson, input_help);
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {

@@ -6,12 +6,12 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/math/input_error.hpp"
-#include "common/math/mask.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/multi_head.hpp"
-#include "common/math/rotary.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/mask.hpp"
+#include "common/attention/multi_head.hpp"
+#include "common/attention/rotary.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
 
 void check_shape(const LatentShape& s) {
     if (s.d_rope % 2 != 0)

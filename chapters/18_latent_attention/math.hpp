@@ -28,13 +28,13 @@
 #include <string>
 #include <vector>
 
-#include "common/math/cache_size.hpp"
-#include "common/math/decode_flops.hpp"
-#include "common/math/latent_weights.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/attention/latent_weights.hpp"
+#include "common/long_context/cache_size.hpp"
+#include "common/long_context/decode_flops.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
-// The eight projections (common/math/latent_weights.hpp), with the labels of their rows and columns.
+// The eight projections (common/attention/latent_weights.hpp), with the labels of their rows and columns.
 struct ChapterWeights : LatentWeights {
     MatrixList matrices() const;
 };

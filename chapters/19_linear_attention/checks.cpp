@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
+#include "common/display/print.hpp"
 #include "common/reference/attention_by_loops.hpp"
 #include "common/reference/delta_rule_by_loops.hpp"
 #include "common/reference/linear_attention_by_loops.hpp"

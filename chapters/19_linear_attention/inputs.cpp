@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "common/attention/attention_weights.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/attention_weights.hpp"
 
 const std::string default_sentence = "the animal didn't cross the street because it was too tired";
 const std::string input_help =

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "chapters/19_linear_attention/math.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/sequence.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

@@ -13,8 +13,10 @@
 #include "chapters/19_linear_attention/inputs.hpp"
 #include "chapters/19_linear_attention/math.hpp"
 #include "chapters/19_linear_attention/trained.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/math/long_attention.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/training/training_memory.hpp"
 
 namespace {
 
@@ -152,7 +154,8 @@ void list_matrices(Lesson& lesson, const Inputs& in, const Recurrences& r) {
 int main(int argc, char** argv) {
     set_blas_threads(1);  // small products: threads would cost more than they save
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option(input_help);
+    keep_trained_models_on_disk();  // a model trained by an earlier run is read back
+    const SequenceSource& input = add_sentence_options(lesson, input_help);
     Flags flags;
     add_flags(lesson, flags);
     return lesson.run(argc, argv, [&] {

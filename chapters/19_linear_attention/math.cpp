@@ -6,9 +6,9 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/input_error.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/random.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 FeatureMap feature_map_named(const std::string& name) {
     if (name == "relu") return FeatureMap::relu;

@@ -15,7 +15,7 @@
 //
 // Trained (part 3): chapter 16's attention-only model on its copy task, its heads mixing
 // tokens by softmax, linear attention, the delta rule or the gated delta rule
-// (common/math/attention_only_model.hpp, common/math/copy_task.hpp).
+// (common/copy_model/attention_only_model.hpp, common/copy_model/copy_task.hpp).
 //
 // Shapes: n tokens, d_model the embedding width, d = d_k = d_v = d_model (one head), C the chunk.
 #pragma once
@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_only_model.hpp"
-#include "common/math/copy_task.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/copy_model/attention_only_model.hpp"
+#include "common/copy_model/copy_task.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // φ, elementwise: elu(x) + 1 (the paper's: x + 1 for x > 0, eˣ below), max(x, 0), or eˣ.
 // eˣ is computed as exp(x − c), c the largest entry of X (keys: `whole`) or of each row

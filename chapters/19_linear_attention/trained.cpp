@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/time_text.hpp"
-#include "common/lesson/training_progress.hpp"
+#include "common/display/time_text.hpp"
+#include "common/training/training_progress.hpp"
 
 namespace {
 std::string three_digits(double x) { return format_number(float(x), 3); }

@@ -13,11 +13,13 @@
 #include "chapters/20_sparse_attention/inputs.hpp"
 #include "chapters/20_sparse_attention/math.hpp"
 #include "chapters/20_sparse_attention/tables.hpp"
+#include "common/display/text_table.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/lesson/training_progress.hpp"
-#include "common/math/long_attention.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/training/training_memory.hpp"
+#include "common/training/training_progress.hpp"
 
 namespace {
 
@@ -27,7 +29,7 @@ Labels variant_names(const std::vector<VariantRow>& table) {
     return labels;
 }
 
-// Each row's training says what it is doing (common/lesson/training_progress.hpp).
+// Each row's training says what it is doing (common/training/training_progress.hpp).
 std::function<Progress(std::size_t)> progress_line() {
     return [](std::size_t row) { return training_progress("training " + variant_costs()[row].name); };
 }
@@ -137,9 +139,10 @@ int main(int argc, char** argv) {
     set_blas_threads(1);                  // small products: threads would cost more than they save
     reuse_training_buffers();
     Lesson lesson;  // named and titled by chapter.toml
+    keep_trained_models_on_disk();  // a model trained by an earlier run is read back
     Flags flags;
     add_flags(lesson, flags);
-    lesson.refuse_text("its copy models are trained on random tokens and have never read text");
+    refuse_text(lesson, "its copy models are trained on random tokens and have never read text");
     return lesson.run(argc, argv, [&] {
         const CopyTaskSettings settings = copy_task_settings(flags);
         const Variant chosen = chosen_variant(flags);

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "common/math/score_indexer.hpp"
+#include "common/copy_model/score_indexer.hpp"
 
 namespace {
 

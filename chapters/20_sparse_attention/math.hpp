@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "common/math/attention_only_model.hpp"
-#include "common/math/attention_variants.hpp"
-#include "common/math/copy_task.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/copy_model/attention_only_model.hpp"
+#include "common/copy_model/attention_variants.hpp"
+#include "common/copy_model/copy_task.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // The flags' defaults, and what the sweeps try (n = 32: the copy is L − 1 = 15 tokens back).
 // The defaults are those of the side-by-side table at the copy task's scale (CopyScale).

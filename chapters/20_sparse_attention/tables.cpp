@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/text_table.hpp"
+#include "common/display/text_table.hpp"
+#include "common/machine/machine_memory.hpp"
 
 std::string three(double x) { return format_number(float(x), 3); }
 
@@ -103,7 +103,7 @@ void show_variants(Lesson& lesson, const VariantsSideBySide& r, const CopyTaskSe
     const VariantShapes shapes;
     const PublishedModel& m = shapes.model;
     lesson.say(fmt::format(
-        "Every variant the tutorial has built, side by side (common/math/attention_variants). What\n"
+        "Every variant the tutorial has built, side by side (common/copy_model/attention_variants). What\n"
         "one layer keeps while decoding, in numbers (elements), at DeepSeek-V3's attention shape:\n"
         "h = {}, d_h = {}, d_model = {}; MLA as published (d_c = {}, d_h^R = {}); GQA with g = {};\n"
         "a window of w = {} (Mistral 7B), s = {} sinks (StreamingLLM); top-k with k = {} and an\n"

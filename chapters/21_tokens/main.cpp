@@ -2,7 +2,7 @@
 //
 // The lesson: Moby-Dick's characters, then byte-pair encoding learned on its first 90 %: the
 // first merges, the vocabulary growing, the learner's sentence split merge by merge, and what a
-// larger vocabulary buys on the held-out 10 %. The learning is common/math/tokenizer.cpp; the
+// larger vocabulary buys on the held-out 10 %. The learning is common/tokens/tokenizer.cpp; the
 // loops of math.cpp show it and check it.
 #include <algorithm>
 #include <chrono>
@@ -13,11 +13,11 @@
 
 #include "chapters/21_tokens/checks.hpp"
 #include "chapters/21_tokens/math.hpp"
-#include "common/lesson/corpus.hpp"
-#include "common/lesson/fit_width.hpp"
+#include "common/display/fit_width.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/token_text.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/text/corpus.hpp"
+#include "common/text/token_text.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Chapter 21 · the mathematics: From text to tokens.
 //
 // Byte-pair encoding, the loops written out (the shared, fast tokenizer is
-// common/math/tokenizer.hpp, which says the rule that cuts text into words):
+// common/tokens/tokenizer.hpp, which says the rule that cuts text into words):
 //
 //   count:  count(a, b) = Σ_words  count(word) · #{i : word[i] = a, word[i+1] = b}
 //   merge:  (a, b) with the largest count (a tie: the smallest (a, b)) becomes the new
@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/math/tokenizer.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+#include "common/tokens/tokenizer.hpp"
 
 // A distinct word of the text, as symbol ids, and how often it occurs.
 struct CountedWord {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/gpt/gpt_sampling.hpp"
 #include "common/lesson/attention_tolerance.hpp"
-#include "common/math/gpt_sampling.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 namespace {
@@ -32,7 +32,7 @@ void check_heads(SelfChecks& check, const SentenceRead& s) {
 }
 
 // The sentence's logits, from math.cpp's plain forward pass, against three other ways: the
-// training's forward pass (common/math/gpt_model.cpp: fixed-order products), the same in double,
+// training's forward pass (common/gpt/gpt_model.cpp: fixed-order products), the same in double,
 // and one token at a time through the KV cache.
 void check_logits(SelfChecks& check, const Gpt<float>& model, const SentenceRead& s) {
     const std::size_t V = model.config.vocab;
@@ -55,7 +55,7 @@ void check_logits(SelfChecks& check, const Gpt<float>& model, const SentenceRead
         for (std::size_t h = 0; h < training.blocks[l].weights.size(); ++h)
             weights_error = std::max(weights_error, max_abs_difference(s.weights[l * s.heads + h], training.blocks[l].weights[h]));
     const double scale = std::max(largest, 1.0);
-    check.close("logits = the training's forward pass (common/math/gpt_model.cpp; relative)", training_error / scale, 1e-5);
+    check.close("logits = the training's forward pass (common/gpt/gpt_model.cpp; relative)", training_error / scale, 1e-5);
     check.close("every head's weights = the training's forward pass", weights_error, 1e-5);
     check.close("logits = the forward pass in double (relative)", double_error / scale, 1e-4);
     check.close("logits = the tokens decoded one at a time through the KV cache (relative)", cache_error / scale, 1e-5);

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "common/lesson/language_model.hpp"
 #include "chapters/22_small_gpt/math.hpp"
+#include "common/language_model/language_model.hpp"
 #include "common/lesson/self_check.hpp"
 
 void check_language_model(SelfChecks& check, const LanguageModel& lm, const SentenceRead& s,

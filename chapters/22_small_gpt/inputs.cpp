@@ -1,10 +1,12 @@
 #include "chapters/22_small_gpt/inputs.hpp"
 
+#include "common/language_model/page_model.hpp"
 #include "common/lesson/lesson.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
     add_recipe_flags(lesson, f.recipe);
     lesson.option("--text", f.text, "the sentence the model reads (its attention, its predictions)");
+    carry_trained_model(lesson);  // a sentence in the page goes through this model
     lesson.option("--prompt", f.prompt, "the text samples start from");
     lesson.option("--temperature", f.temperature, "τ: logits / τ before sampling", Range{0.01, 10});
     lesson.option("--top-k", f.top_k, "sample among the k most likely tokens (0: all)", Range{0, 1024});

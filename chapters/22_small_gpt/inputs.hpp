@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/lesson/recipe_flags.hpp"
+#include "common/language_model/recipe_flags.hpp"
 
 class Lesson;  // common/lesson/lesson.hpp: the chapter's flags are declared in it
 

@@ -1,7 +1,7 @@
 // Chapter 22 · A small GPT learns Moby-Dick
 //
 // The lesson: a GPT of nanoGPT's architecture, its forward and backward passes written in
-// common/math, trained here on the first 90 % of Moby-Dick's tokens (chapter 21's byte-pair
+// common/gpt, trained here on the first 90 % of Moby-Dick's tokens (chapter 21's byte-pair
 // encoding). The steps show the text and its tokens, the model's parameters under nanoGPT's
 // names, text sampled before training, the loss falling from ln V, text sampled after, and the
 // learner's sentence read by the trained model: every head's attention, where each head looks
@@ -17,13 +17,13 @@
 #include "chapters/22_small_gpt/checks.hpp"
 #include "chapters/22_small_gpt/inputs.hpp"
 #include "chapters/22_small_gpt/math.hpp"
+#include "common/display/text_table.hpp"
+#include "common/gpt/gpt_sampling.hpp"
+#include "common/learning/adamw.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/lesson/token_text.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/adamw.hpp"
-#include "common/math/gpt_sampling.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/text/token_text.hpp"
 
 namespace {
 

@@ -10,9 +10,9 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/layer_norm.hpp"
-#include "common/math/matmul.hpp"
-#include "common/math/softmax.hpp"
+#include "common/attention/softmax.hpp"
+#include "common/block/layer_norm.hpp"
+#include "common/numbers/matmul.hpp"
 
 Matrix embed(const Gpt<float>& m, const Tokens& ids) {
     const std::size_t n = ids.size(), d = m.config.d_model;

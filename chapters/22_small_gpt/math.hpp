@@ -1,12 +1,12 @@
 // Chapter 22 · the mathematics: a small GPT learns Moby-Dick, and reads a sentence.
 //
-// The model (common/math/gpt_model.hpp, nanoGPT's architecture, GPT-2's):
+// The model (common/gpt/gpt_model.hpp, nanoGPT's architecture, GPT-2's):
 //   x₀ = wte[tokens] + wpe[positions]                      (n × d)
 //   L blocks: x += attn(ln_1(x)), x += mlp(ln_2(x))        causal multi-head attention, MLP 4d wide
 //   logits = ln_f(x) · wteᵀ                                (n × V)  the output layer is wte, tied
-// trained on the first 90 % of the text's tokens by AdamW (common/math/gpt_training.hpp).
+// trained on the first 90 % of the text's tokens by AdamW (common/gpt/gpt_training.hpp).
 //
-// Here, the forward pass of one sentence written plainly, as the formulas read (common/math's
+// Here, the forward pass of one sentence written plainly, as the formulas read (common/gpt's
 // gpt_forward computes the same for a whole batch, with kept buffers and fixed-order products,
 // for training; the self-checks compare the two):
 //
@@ -32,9 +32,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "common/math/gpt_model.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/gpt/gpt_model.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 constexpr std::size_t predictions_shown = 5;  // the most likely next tokens after each token
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "chapters/23_inside_the_model/math.hpp"
-#include "common/lesson/language_model.hpp"
+#include "common/language_model/language_model.hpp"
 #include "common/lesson/self_check.hpp"
 
 void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,

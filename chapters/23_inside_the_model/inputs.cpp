@@ -4,13 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "common/language_model/page_model.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/token_text.hpp"
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/text/token_text.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
     add_recipe_flags(lesson, f.recipe);
     lesson.option("--text", f.text, "the sentence read through the logit lens (two tokens at least)");
+    carry_trained_model(lesson);  // a sentence in the page goes through this model
     lesson.option("--clean", f.clean, "patching: the sentence whose heads are copied");
     lesson.option("--corrupt", f.corrupt, "patching: the sentence they are copied into (as many tokens)");
     // Without them, the head shown is the one whose removal costs most (step 3).

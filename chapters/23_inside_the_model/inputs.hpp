@@ -7,7 +7,7 @@
 #include <string>
 
 #include "chapters/23_inside_the_model/math.hpp"
-#include "common/lesson/recipe_flags.hpp"
+#include "common/language_model/recipe_flags.hpp"
 
 class Lesson;
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/kept_file.hpp"
-#include "common/lesson/training_memory.hpp"
+#include "common/training/kept_file.hpp"
+#include "common/training/training_memory.hpp"
 
 namespace {
 

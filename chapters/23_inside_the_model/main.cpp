@@ -18,11 +18,11 @@
 #include "chapters/23_inside_the_model/inputs.hpp"
 #include "chapters/23_inside_the_model/kept_measurements.hpp"
 #include "chapters/23_inside_the_model/math.hpp"
+#include "common/display/text_table.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/machine_memory.hpp"
-#include "common/lesson/text_table.hpp"
-#include "common/lesson/token_text.hpp"
-#include "common/math/input_error.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/text/token_text.hpp"
 
 namespace {
 

@@ -7,9 +7,9 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/math/gpt_layers.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/random.hpp"
+#include "common/gpt/gpt_layers.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/numbers/random.hpp"
 
 namespace {
 

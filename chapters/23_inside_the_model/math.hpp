@@ -1,7 +1,7 @@
 // Chapter 23 · the mathematics: inside the trained model — what each head does, and what breaks
 // without it.
 //
-// The model is chapter 22's GPT (common/math/gpt_model.hpp): L blocks of H heads, and in block l
+// The model is chapter 22's GPT (common/gpt/gpt_model.hpp): L blocks of H heads, and in block l
 //   x += [z_0 … z_{H−1}] · attn.c_projᵀ + b,     z_h = A_h v_h,  A_h = softmax_causal(q_h k_hᵀ / √d_h)
 // so a head reaches the rest of the model only through its output z_h (n × d_h). Every
 // intervention here replaces z_h and runs the model again (gpt_forward's HeadReplacement):
@@ -45,9 +45,9 @@
 #include <string>
 #include <vector>
 
-#include "common/math/gpt_model.hpp"
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/gpt/gpt_model.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 constexpr double role_share = 0.3;  // a head whose share or score is this high does that job
 

@@ -11,7 +11,7 @@
 // 1e-5 · max(1, max |V|): a missing factor like the √d_k is far above them.
 #pragma once
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 struct AttentionTolerance {
     double weights;  // per weight

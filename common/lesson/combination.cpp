@@ -1,13 +1,13 @@
 #include "common/lesson/combination.hpp"
 
-#include "common/lesson/elide.hpp"
+#include "common/display/elide.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "common/lesson/elide.hpp"
-#include "common/lesson/print.hpp"
+#include "common/display/elide.hpp"
+#include "common/display/print.hpp"
 
 Combination combination_of_row(const Matrix& weights, std::size_t row, std::size_t most, float smallest) {
     Combination combination;

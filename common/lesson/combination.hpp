@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 struct Term {
     std::size_t index;  // which value (row of V, column of weights)

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/print.hpp"
+#include "common/display/print.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 // Empty when `got` equals `expected` within float rounding (relative to the size
 // of the numbers); otherwise one or two lines saying what differs and why it may.

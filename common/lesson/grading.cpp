@@ -8,7 +8,7 @@
 #include <xtensor/xnpy.hpp>
 
 #include "common/lesson/compare.hpp"
-#include "common/lesson/environment.hpp"
+#include "common/machine/environment.hpp"
 
 Grading::Grading() {
     if (const char* expect = environment(Setting::expected_matrices)) expect_dir_ = expect;

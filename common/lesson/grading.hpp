@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 class Grading {
 public:
@@ -18,7 +18,7 @@ public:
     // kept one; shown again under the same name, the last one counts.
     void compare(const std::string& name, const Matrix& m, const Labels& row_labels, const Labels& col_labels);
     // The matrices the chapter's run kept, in the list's order: each name with its first
-    // difference (empty: equal). The run's document records them (common/lesson/run_document.hpp).
+    // difference (empty: equal). The run's document records them (common/output/run_document.hpp).
     std::vector<std::pair<std::string, std::string>> verdicts() const;
     // Prints the verdict (✓ all equal, or ✗ and the first difference).
     void report();

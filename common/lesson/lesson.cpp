@@ -1,5 +1,6 @@
 #include "common/lesson/lesson.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -8,14 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "common/math/input_error.hpp"
-#include "common/lesson/elide.hpp"
-#include "common/lesson/environment.hpp"
-#include "common/lesson/fit_width.hpp"
-#include "common/lesson/heat_map_text.hpp"
-#include "common/lesson/page_model.hpp"
-#include "common/lesson/side_by_side.hpp"
-#include "common/lesson/training_memory.hpp"
+#include "common/display/elide.hpp"
+#include "common/display/fit_width.hpp"
+#include "common/display/heat_map_text.hpp"
+#include "common/display/side_by_side.hpp"
+#include "common/machine/environment.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 
@@ -72,28 +71,31 @@ Lesson::Lesson(std::string program, std::string title)
     command_line_.frame_ends();
 }
 
-const SequenceSource& Lesson::add_input_option(const std::string& default_sequence, const std::string& text_refused) {
-    command_line_.add("--input", sequence_source_.input,
+const std::string& Lesson::add_input_option(const std::string& default_sequence) {
+    command_line_.add("--input", input_path_,
                  fmt::format("a labelled CSV sequence (header token,<dims…>, one row per token) "
                              "instead of the default: {}",
                              default_sequence),
                  Text::path);
-    if (!text_refused.empty()) {
-        refuse_text(text_refused);
-        return sequence_source_;
-    }
-    command_line_.add("--text", sequence_source_.text,
-                      "your sentence instead: X's rows are its token embeddings in chapter 22's trained GPT "
-                      "(trained first if missing, about a minute)",
-                      Text::text);
-    sentence_through_model_ = true;
-    return sequence_source_;
+    return input_path_;
 }
 
-void Lesson::refuse_text(const std::string& why) {
-    command_line_.add("--text", sequence_source_.text,
-                      "your sentence through chapter 22's GPT: not in this chapter (" + why + ")", Text::text);
-    text_refused_ = why;
+void Lesson::refuse_option(const std::string& name, const std::string& help, const std::string& why) {
+    refused_.push_back({name, why});
+    command_line_.add(name, refused_given_.emplace_back(), help, Text::text);
+}
+
+void Lesson::after_parse(std::function<void()> check) { after_parse_.push_back(std::move(check)); }
+
+void Lesson::page_file(const std::string& name, std::function<std::string()> make) {
+    page_files_.push_back({name, std::move(make)});
+}
+
+// Whether the chapter takes a sentence (--text declared and not refused): the page then has
+// a knob for it.
+bool Lesson::takes_text() const {
+    const bool refused = std::any_of(refused_.begin(), refused_.end(), [](const auto& r) { return r.first == "--text"; });
+    return command_line_.declares("--text") && !refused;
 }
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
@@ -102,23 +104,22 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
         fmt::print("{}", command_line_.json(fmt::format(", \"sentence_through_model\": {}", sentence_through_model_)));
         return 0;
     }
-    if (!sequence_source_.text.empty() && !sequence_source_.input.empty()) {
-        fmt::print(stderr, "{}: --text: not with --input (the sequence is one or the other)\n", program_);
+    try {
+        for (const auto& check : after_parse_) check();
+    } catch (const InputError& e) {
+        fmt::print(stderr, "{}: {}\n", program_, e.what());
         return 2;
     }
-    if (!sequence_source_.text.empty() && !text_refused_.empty()) {
-        fmt::print(stderr, "{}: --text: {}\n", program_, text_refused_);
-        return 2;
-    }
-    sequence_source_.listing_only = list_steps_;
+    for (std::size_t i = 0; i < refused_.size(); ++i)
+        if (command_line_.given(refused_[i].first)) {
+            fmt::print(stderr, "{}: {}: {}\n", program_, refused_[i].first, refused_[i].second);
+            return 2;
+        }
     PrintStyle style;
     style.color = wants_color(color_, no_color_);
     style.line_width = terminal_width();
     page_.set_style(style);
     checks_.set_line_width(style.line_width);
-    // A model an earlier run trained with the same settings and code is read back, not trained again.
-    static TrainedOnDisk trained_on_disk;
-    use_training_memory(&trained_on_disk);
     try {
         files_.set_directories(dump_dir_, svg_dir_, html_dir_);
         files_.set_report_file(report_path_);
@@ -201,13 +202,15 @@ void Lesson::keep_document() {
     for (const auto& [name, difference] : grading_.verdicts()) summary.compared.push_back({name, difference});
     const std::string json = document_.json(program_, title_, listed_, summary);
     if (files_.paging()) {
-        // A page that computes a sentence reads the trained model beside it.
-        // (A chapter that refuses --text has no such knob.)
-        const bool takes_text = command_line_.declares("--text") && text_refused_.empty();
-        const std::string model = explorer_.computes() && takes_text ? trained_model_script() : std::string();
-        if (!model.empty()) files_.keep_page_file("trained_model.js", model);
+        // A page that computes a sentence reads the trained model beside it (page_file).
+        bool model = false;
+        for (const auto& [name, make] : page_files_) {
+            const std::string text = explorer_.computes() ? make() : std::string();
+            if (!text.empty()) files_.keep_page_file(name, text);
+            model = model || !text.empty();
+        }
         const std::string live = command_line_.json(fmt::format(", \"arguments\": {}, \"model\": {}, \"text\": {}",
-                                                                command_line_.given_json(), !model.empty(), takes_text));
+                                                                command_line_.given_json(), model, takes_text()));
         files_.keep_page(explorer_.html(title_, json, live));
     }
     if (files_.reporting()) files_.keep_report(json);

@@ -3,12 +3,12 @@
 // math.cpp, lists the result's matrices, then registers its steps and presents them:
 //
 //   #include "chapters/01_dot_product_scores/math.hpp"
+//   #include "common/inputs/sequence.hpp"
 //   #include "common/lesson/lesson.hpp"
-//   #include "common/lesson/sequence.hpp"
-//
+//   //
 //   int main(int argc, char** argv) {
 //       Lesson lesson("ch01_dot_product_scores", "Chapter 01 · Dot-product scores");
-//       const SequenceSource& input = lesson.add_input_option("\"the cat sat\"");
+//       const std::string& input = lesson.add_input_option("\"the cat sat\"");   // --input PATH
 //       std::size_t query = 2;
 //       lesson.option("--query", query, "the row of the one-query step", Range{0, 2});
 //       return lesson.run(argc, argv, [&] {
@@ -71,7 +71,7 @@
 //   lesson.show_side_by_side({{r.before, Style()}, {r.after, Style()}});
 //
 // Pictures (--svg DIR). Every chapter accepts --svg DIR and then writes pictures
-// as DIR/<name>.svg (see common/lesson/svg.hpp for what they look like):
+// as DIR/<name>.svg (see common/display/svg.hpp for what they look like):
 //
 //   - show() draws a heat map of a matrix when it is shown with Style().svg()
 //     and is at most 64 × 64: attention maps, masks and positional encodings are
@@ -86,15 +86,15 @@
 //     Axis labels carry their units; make an axis log (the `true`) where the lesson
 //     is a power law, so it reads as a straight line.
 //   - chart(name, title, x, y, series, options) prints the same curves as a chart
-//     of text (common/lesson/terminal_chart.hpp) and draws them like plot().
+//     of text (common/display/terminal_chart.hpp) and draws them like plot().
 //
 // The page (--html DIR). Every chapter accepts --html DIR and then writes DIR/index.html:
 // the steps as they printed, with their prose, tables, charts and self-checks, and every
 // listed matrix as a heat map to hover (attention weights also as lines between tokens), in
-// one page that opens from file:// (common/lesson/explorer_page.hpp; ./tutorial explore).
+// one page that opens from file:// (common/output/explorer_page.hpp; ./tutorial explore).
 //
 // The report (--report PATH). What the run showed as one JSON document, the one the page draws
-// from (common/lesson/run_document.hpp): the steps and their blocks, every listed matrix with
+// from (common/output/run_document.hpp): the steps and their blocks, every listed matrix with
 // its declared kind, the self-checks and, under ./tutorial check, the verdict. With --step, the
 // report holds that step and the matrices it shows, and only what they read is computed (a
 // page whose whole run is slow draws the step in view first: explorer/live_runs.js).
@@ -106,30 +106,30 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
-#include "common/lesson/explorer_page.hpp"
+#include "common/display/print.hpp"
+#include "common/display/svg.hpp"
+#include "common/display/terminal_chart.hpp"
+#include "common/display/text_table.hpp"
 #include "common/lesson/grading.hpp"
-#include "common/lesson/listed_matrices.hpp"
 #include "common/lesson/options.hpp"
 #include "common/lesson/page.hpp"
 #include "common/lesson/part.hpp"
-#include "common/lesson/print.hpp"
-#include "common/lesson/run_document.hpp"
-#include "common/lesson/run_files.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/lesson/sequence.hpp"
 #include "common/lesson/steps.hpp"
 #include "common/lesson/style.hpp"
-#include "common/lesson/svg.hpp"
-#include "common/lesson/terminal_chart.hpp"
-#include "common/lesson/text_table.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+#include "common/output/explorer_page.hpp"
+#include "common/output/listed_matrices.hpp"
+#include "common/output/run_document.hpp"
+#include "common/output/run_files.hpp"
 
 class Lesson {
 public:
@@ -151,15 +151,26 @@ public:
     // Whether the flag `name` was on the command line (its default may depend on the input).
     bool given(const std::string& name) const { return command_line_.given(name); }
 
-    // Adds --input PATH (a labelled CSV sequence) and --text "a sentence" (the trained
-    // model's token embeddings, common/lesson/model_sentence.hpp), one or the other, and
-    // returns what they fill: load_sequence(source, …) reads it. A chapter whose mathematics
-    // cannot take the model's embeddings says why in `text_refused` (then --text is refused
-    // in one line, before anything is read).
-    const SequenceSource& add_input_option(const std::string& default_sequence, const std::string& text_refused = "");
-    // A chapter that reads no sequence: --text is declared only to be refused in one line,
-    // saying `why` its mathematics takes no sentence.
-    void refuse_text(const std::string& why);
+    // Adds --input PATH (a labelled CSV sequence instead of `default_sequence`) and returns the
+    // path it fills: load_sequence(path, …) reads it (common/inputs/sequence.hpp). A sentence
+    // through chapter 22's model comes with it from add_sentence_options
+    // (common/language_model/sentence_option.hpp), not from the frame.
+    const std::string& add_input_option(const std::string& default_sequence);
+    // A flag the chapter declares only to refuse it in one line, before anything is read:
+    // "NAME: why" (--text in a chapter whose mathematics takes no sentence).
+    void refuse_option(const std::string& name, const std::string& help, const std::string& why);
+    // Runs `check` once the command line is read, before the body: an InputError it throws is
+    // the run's one line on stderr (exit code 2), as a bad flag's.
+    void after_parse(std::function<void()> check);
+    // Whether this run only lists the steps (--list-steps): nothing is computed for it.
+    bool listing_steps() const { return list_steps_; }
+    // A file the page of --html carries beside it when the page computes (a flag's data that
+    // the WebAssembly program reads, e.g. the trained model a sentence goes through): `make`
+    // gives its text, "" for none.
+    void page_file(const std::string& name, std::function<std::string()> make);
+    // Says that --text goes through chapter 22's model (add_sentence_options): --list-options
+    // tells so, and ./tutorial explore makes that model before the page.
+    void sentence_through_model() { sentence_through_model_ = true; }
 
     // Parses the command line, runs the body, writes the dumps, returns the exit code.
     int run(int argc, char** argv, const std::function<void()>& body);
@@ -172,7 +183,7 @@ public:
     // How text refers to another step: ref("loop-form") → "step 2".
     std::string ref(const std::string& name) const;
 
-    // The words of a kind of label that the chapter's list names (common/math/matrix_list.hpp):
+    // The words of a kind of label that the chapter's list names (common/numbers/matrix_list.hpp):
     //   lesson.labels("tokens", seq.tokens);
     //   lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}});   // several at once
     void labels(const std::string& kind, Labels words);
@@ -198,7 +209,7 @@ public:
     // the result's own matrix (one never listed, a copy, is the chapter's mistake).
     void show(const Matrix& matrix, const Style& style = Style());
     // Prints a listed matrix as a heat map of text, one character per entry
-    // (common/lesson/heat_map_text.hpp): a whole attention map fits the line, where show()
+    // (common/display/heat_map_text.hpp): a whole attention map fits the line, where show()
     // would elide its middle; the decimals are those of the scale's ends.
     void heat_map(const Matrix& matrix, const Style& style = Style());
     // Listed matrices next to each other as far as the width allows.
@@ -209,7 +220,7 @@ public:
     void show_side_by_side(const std::vector<SideBySide>& matrices);
     // With --svg, draws a listed matrix as <name>.svg without printing it.
     void draw(const Matrix& matrix, const Style& style = Style());
-    // A table of text (common/lesson/text_table.hpp); more than `max_rows` rows
+    // A table of text (common/display/text_table.hpp); more than `max_rows` rows
     // print as the first and last few, with ⋮ between.
     void table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows = 16);
     // With --svg, draws curves as <name>.svg: one line per series, with a legend.
@@ -229,13 +240,17 @@ private:
     std::string matrix_text(const ListedMatrix& m, const Style& style);
     void draw_picture(const ListedMatrix& m, const Style& style);
     void keep_document();
+    bool takes_text() const;
 
     // The command line.
     std::string program_, title_;
     CommandLine command_line_;
-    SequenceSource sequence_source_;  // --input, --text
-    std::string text_refused_;        // why this chapter refuses --text ("": it takes it)
-    bool sentence_through_model_ = false;  // --text: its tokens' embeddings in chapter 22's GPT
+    std::string input_path_;  // --input
+    std::vector<std::pair<std::string, std::string>> refused_;  // a flag refused, and why
+    std::deque<std::string> refused_given_;                     // what was given for each
+    std::vector<std::function<void()>> after_parse_;
+    std::vector<std::pair<std::string, std::function<std::string()>>> page_files_;  // beside the page
+    bool sentence_through_model_ = false;
     std::string dump_dir_, svg_dir_, html_dir_, report_path_;
     bool no_color_ = false;
     std::string color_ = "auto";

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/fit_width.hpp"
-#include "common/lesson/text_width.hpp"
+#include "common/display/fit_width.hpp"
+#include "common/display/text_width.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/lesson/print.hpp"
+#include "common/display/print.hpp"
 #include "common/lesson/self_check.hpp"
 
 class Page {

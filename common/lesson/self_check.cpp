@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "common/lesson/fit_width.hpp"
+#include "common/display/fit_width.hpp"
 
 void SelfChecks::print(const std::string& mark, const std::string& text) const {
     fmt::print("{}\n", wrap_to_width(mark + " " + text, line_width_, 2));

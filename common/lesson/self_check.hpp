@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 class SelfChecks {
 public:

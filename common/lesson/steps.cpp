@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "common/math/input_error.hpp"
+#include "common/numbers/input_error.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // How a listed matrix is printed where a step shows it: its decimals, and whether
 // --svg also draws it. Its name, formula and labels are the chapter's list's
-// (common/math/matrix_list.hpp); only what differs from the defaults is set:
+// (common/numbers/matrix_list.hpp); only what differs from the defaults is set:
 //
 //   lesson.show(seq.X, Style().decimals(1));
 //   lesson.show(r.weights, Style().svg());   // with --svg, also weights.svg

@@ -9,7 +9,7 @@
 // of them (a causal window), those where an additive mask is not −∞ (the mask is added to
 // the scores, as chapter 06 does), w keys centred on the query (a sliding window, chapter 10),
 // or LongNet's dilated segments (chapter 10). A query that sees no key has no weights to
-// normalise: its rows of weights and of output are 0, the convention of common/math/softmax.hpp.
+// normalise: its rows of weights and of output are 0, the convention of common/attention/softmax.hpp.
 //
 // In LongNet's pattern a key may be seen through several (segment, dilation) pairs: the
 // pairs' outputs mixed by their softmax denominators are one softmax over every (pair, key)
@@ -23,8 +23,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "common/math/long_attention.hpp"
-#include "common/math/matrix.hpp"
+#include "common/long_context/long_attention.hpp"
+#include "common/numbers/matrix.hpp"
 
 // Which keys each query sees.
 struct KeysSeen {

@@ -14,8 +14,8 @@
 // layer norms are layer_norm_by_loops, the heads heads_by_loops.
 #pragma once
 
-#include "common/math/matrix.hpp"
-#include "common/math/transformer_block.hpp"
+#include "common/block/transformer_block.hpp"
+#include "common/numbers/matrix.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 // x · W + b. x (n × d_in), W (d_in × d_out), b (d_out) → (n × d_out)

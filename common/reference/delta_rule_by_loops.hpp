@@ -13,7 +13,7 @@
 
 #include <vector>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 struct DeltaRuleByLoops {
     Matrix output;  // (n × d_v) o_t = S_tᵀ q_t

@@ -1,4 +1,4 @@
-// A GPT of nanoGPT's architecture (common/math/gpt_model.hpp) written out as loops in double,
+// A GPT of nanoGPT's architecture (common/gpt/gpt_model.hpp) written out as loops in double,
 // one sequence, straight from the formulas: the reference that chapter 23's interventions are
 // checked with. A head's output can be replaced, as gpt_forward's HeadReplacement does:
 //
@@ -14,7 +14,7 @@
 
 #include <vector>
 
-#include "common/math/gpt_model.hpp"
+#include "common/gpt/gpt_model.hpp"
 
 struct GptByLoops {
     Mat<double> logits;                 // (n × V)

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "common/math/multi_head.hpp"
-#include "common/math/project_in_double.hpp"
+#include "common/attention/multi_head.hpp"
+#include "common/numbers/project_in_double.hpp"
 #include "common/reference/rope_by_loops.hpp"
 
 namespace {

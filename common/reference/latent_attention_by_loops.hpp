@@ -14,8 +14,8 @@
 
 #include <cstddef>
 
-#include "common/math/latent_weights.hpp"
-#include "common/math/matrix.hpp"
+#include "common/attention/latent_weights.hpp"
+#include "common/numbers/matrix.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 struct LatentByLoops {

@@ -11,7 +11,7 @@
 
 #include <cstddef>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 // PE(pos, c) for an encoding of width d_model.
 double pe_by_formula(std::size_t pos, std::size_t c, std::size_t d_model);

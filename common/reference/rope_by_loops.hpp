@@ -13,7 +13,7 @@
 
 #include <cstddef>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 // M (n × d, d even) → (n × d): row t turned to position offset + t, interleaved pairs.
 Matrix rope_by_loops(const Matrix& M, std::size_t offset, double base);

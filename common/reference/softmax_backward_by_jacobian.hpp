@@ -7,7 +7,7 @@
 // is what it checks).
 #pragma once
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 
 // P (n × m) the weights, rows softmax(s); d_P (n × m) the gradient of the loss with respect
 // to them. Returns d_S (n × m), the gradient with respect to the scores s.

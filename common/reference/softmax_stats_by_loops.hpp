@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "common/math/matrix.hpp"
+#include "common/numbers/matrix.hpp"
 #include "common/reference/attention_by_loops.hpp"
 
 struct SoftmaxStatsByLoops {

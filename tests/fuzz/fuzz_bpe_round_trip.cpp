@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/lesson/corpus.hpp"
-#include "common/math/input_error.hpp"
-#include "common/math/tokenizer.hpp"
+#include "common/numbers/input_error.hpp"
+#include "common/text/corpus.hpp"
+#include "common/tokens/tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0 || size > 4096) return 0;

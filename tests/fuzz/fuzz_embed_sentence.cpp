@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/math/input_error.hpp"
-#include "common/lesson/sequence.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/numbers/input_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const LabelledMatrix embeddings = read_data_file("embeddings.csv");

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/math/input_error.hpp"
-#include "common/lesson/labelled_csv.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/numbers/input_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "common/math/input_error.hpp"
-#include "common/lesson/labelled_csv.hpp"
-#include "common/lesson/print.hpp"
+#include "common/display/print.hpp"
+#include "common/inputs/labelled_csv.hpp"
+#include "common/numbers/input_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;

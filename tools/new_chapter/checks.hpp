@@ -3,7 +3,7 @@
 #pragma once
 
 #include "chapters/@folder@/math.hpp"
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/self_check.hpp"
-#include "common/lesson/sequence.hpp"
 
 void check_self_attention(SelfChecks& check, const Sequence& seq, const SelfAttention& r);

@@ -6,8 +6,9 @@
 
 #include "chapters/@folder@/checks.hpp"
 #include "chapters/@folder@/math.hpp"
+#include "common/inputs/sequence.hpp"
+#include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
-#include "common/lesson/sequence.hpp"
 
 namespace {
 
@@ -17,7 +18,7 @@ const std::string default_sentence = "the cat sat on the mat";
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
-    const SequenceSource& input = lesson.add_input_option("\"" + default_sentence + "\"");
+    const SequenceSource& input = add_sentence_options(lesson, "\"" + default_sentence + "\"");
 
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);

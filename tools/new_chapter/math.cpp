@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/math/attention.hpp"
+#include "common/attention/attention.hpp"
 
 // X is (n × d_model); returns (n × n).
 Matrix scaled_scores(const Matrix& X) {

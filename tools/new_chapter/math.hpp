@@ -10,8 +10,8 @@
 // (n × d_model).
 #pragma once
 
-#include "common/math/matrix.hpp"
-#include "common/math/matrix_list.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
 
 // Everything the lesson shows, computed once.
 struct SelfAttention {

@@ -2,7 +2,7 @@
 # the same header-only xtensor, xtl, xsimd, fmt and CLI11 as the native build, seen through a
 # folder of links to them alone (-I/usr/include would bring the machine's own C library in).
 # There is no BLAS there: the products are the project's fixed-order loops
-# (common/math/matmul.cpp). utf8proc is tools/wasm/utf8proc.h, its widths read from the
+# (common/numbers/matmul.cpp). utf8proc is tools/wasm/utf8proc.h, its widths read from the
 # machine's utf8proc when the build is configured (tools/wasm/width_table.cpp).
 set(WASM_INCLUDE ${CMAKE_BINARY_DIR}/include)
 file(MAKE_DIRECTORY ${WASM_INCLUDE})
@@ -45,7 +45,7 @@ set(UTF8PROC_LIBRARY "")
 add_compile_options(-fexceptions)
 add_link_options(-fexceptions)
 # WebAssembly's 128-bit vectors (every current browser has them): the products' eight floats
-# (common/math/eight_floats.hpp) as two of them, the same sums in the same order. Chapter 22's
+# (common/numbers/eight_floats.hpp) as two of them, the same sums in the same order. Chapter 22's
 # run with a sentence took 3.2 s under node without them, 1.3 s with.
 add_compile_options(-msimd128)
 add_link_options(-msimd128)

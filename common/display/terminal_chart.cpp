@@ -1,0 +1,89 @@
+#include "common/display/terminal_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "common/display/side_by_side.hpp"
+
+namespace {
+
+// Where a value falls on an axis of `cells` cells, 0 … cells − 1.
+struct CellScale {
+    bool log = false;
+    double low = 0.0, high = 0.0;
+    double at(double v) const { return log ? std::log10(v) : v; }
+    double value(double t) const { return log ? std::pow(10.0, t) : t; }
+    std::size_t cell(double v, std::size_t cells) const {
+        const double span = std::max(high - low, 1e-9);
+        return static_cast<std::size_t>(std::lround((at(v) - low) / span * double(cells - 1)));
+    }
+};
+
+bool drawable(double x, double y, const ChartOptions& o) {
+    return std::isfinite(x) && std::isfinite(y) && (!o.log_x || x > 0.0) && (!o.log_y || y > 0.0);
+}
+
+void cut_trailing_spaces(std::string& line) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+}
+
+}  // namespace
+
+std::string terminal_chart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
+    CellScale sx{o.log_x, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    CellScale sy{o.log_y, sx.low, sx.high};
+    for (const ChartSeries& s : series)
+        for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
+            if (drawable(s.x[i], s.y[i], o)) {
+                sx.low = std::min(sx.low, sx.at(s.x[i])), sx.high = std::max(sx.high, sx.at(s.x[i]));
+                sy.low = std::min(sy.low, sy.at(s.y[i])), sy.high = std::max(sy.high, sy.at(s.y[i]));
+            }
+    if (sx.low > sx.high || o.width == 0 || o.height == 0) return "";
+
+    // The grid, one string per cell, so that a mark may take several bytes ("•").
+    std::vector<std::vector<std::string>> grid(o.height, std::vector<std::string>(o.width, " "));
+    for (const ChartSeries& s : series)
+        for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
+            if (drawable(s.x[i], s.y[i], o))
+                grid[o.height - 1 - sy.cell(s.y[i], o.height)][sx.cell(s.x[i], o.width)] = s.mark;
+
+    std::string out;
+    const std::size_t middle = (o.height - 1) / 2;
+    for (std::size_t r = 0; r < o.height; ++r) {
+        const double t = sy.high - std::max(sy.high - sy.low, 1e-9) * double(r) / double(std::max<std::size_t>(o.height - 1, 1));
+        const bool labelled = r == 0 || r == middle || r == o.height - 1;
+        const std::string label = labelled && o.y_text ? o.y_text(sy.value(t)) : "";
+        std::string line = fmt::format("{:>{}} │", label, o.label_width);
+        for (const std::string& cell : grid[r]) line += cell;
+        cut_trailing_spaces(line);
+        out += line + "\n";
+    }
+    std::string axis;
+    for (std::size_t c = 0; c < o.width; ++c) axis += "─";
+    out += fmt::format("{:>{}} └{}\n", "", o.label_width, axis);
+
+    // The ticks: each at its column, shifted left to end at the last column, never
+    // over the tick before it.
+    std::string ticks;
+    std::size_t used = 0;  // columns of the tick line taken so far (after the margin)
+    for (const ChartTick& tick : o.ticks) {
+        if (!drawable(tick.x, sy.value(sy.low), o)) continue;
+        const std::size_t length = visible_width(tick.text);
+        std::size_t start = sx.cell(tick.x, o.width);
+        if (start + length > o.width) start = o.width > length ? o.width - length : 0;
+        if (used > 0 && start < used + 1) start = used + 1;
+        ticks += std::string(start - used, ' ') + tick.text;
+        used = start + length;
+    }
+    if (!o.x_title.empty()) ticks += (ticks.empty() ? "" : "  ") + o.x_title;
+    if (!ticks.empty()) out += std::string(o.label_width + 2, ' ') + ticks + "\n";
+    if (series.size() > 1) {
+        std::string legend(o.label_width, ' ');
+        for (const ChartSeries& s : series) legend += fmt::format("  {} {}", s.mark, s.name);
+        out += legend + "\n";
+    }
+    return out;
+}

@@ -1,0 +1,47 @@
+// Trained models kept on disk, so that a run reads back what an earlier one trained: the
+// copy task's trainings (chapters 16, 19 and 20) are the seconds a learner waits, and
+// --step, --dump, --html and a second run would otherwise train the same models again.
+//
+// A model is kept under its settings (settings_text) and a fingerprint of the program that
+// trained it (a hash of its own bytes): the same settings and the same code train the same
+// model to the last bit, so what is read back is what training would give. Any change to the
+// code (a rebuild that changed the program), or to a setting, trains anew. A file that does
+// not read back whole (cut short, another version) is trained anew and written again.
+//
+// Where: $TUTORIAL_TRAINED when it is set (empty: no folder), else trained/ beside the
+// program's folder (build/release/trained for build/release/bin/chNN_name). A folder that
+// cannot be written keeps nothing, and the run trains as it would without it. Within one run
+// a model is also kept in memory, so that it is trained once even without a folder.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/copy_model/copy_task.hpp"
+#include "common/training/kept_file.hpp"
+
+// The folder trained models are kept in: $TUTORIAL_TRAINED when it is set, else trained/ beside
+// the program's folder; empty when there is none.
+std::string trained_folder();
+
+class TrainedOnDisk : public TrainingMemory {
+public:
+    TrainedOnDisk();  // the folder, from $TUTORIAL_TRAINED or the program's path
+    explicit TrainedOnDisk(std::string folder) : folder_(std::move(folder)) {}
+
+    bool recall(const CopyTaskSettings& s, TrainedModel& model) override;
+    void remember(const CopyTaskSettings& s, const TrainedModel& model) override;
+
+    // The file a model of these settings is kept in (empty: none is kept).
+    std::string file_for(const CopyTaskSettings& s) const;
+
+private:
+    std::string folder_;
+    std::vector<std::pair<std::string, TrainedModel>> this_run_;  // key_of(settings), model
+};
+
+// The copy task's trainings of this program kept in trained_folder() (chapters 16, 19 and 20 call
+// it first): a model an earlier run trained with the same settings and code is read back, not
+// trained again.
+void keep_trained_models_on_disk();
