@@ -1,4 +1,4 @@
-// draw_lesson.js: window.drawLesson(lesson, { step }) turns a chapter's lesson (the JSON in
+// draw_lesson.js: window.drawLesson(lesson, { step, rerun }) turns a chapter's lesson (the JSON in
 // <script id="lesson">) into the page, and draws it again after a rerun (live_runs.js): what
 // an earlier drawing put on the page goes, and its listeners with it. The pieces before this
 // one draw; here is the page's shared state, and the first drawing.
@@ -13,7 +13,7 @@
 const withPositions = (words) => (new Set(words).size < words.length ? words.map((w, i) => `${i}: ${w}`) : words);
 
 let stopListening = null;  // ends the listeners of the drawing before
-window.drawLesson = (lesson, { step } = {}) => {
+window.drawLesson = (lesson, { step, rerun = false } = {}) => {
   if (stopListening) stopListening.abort();
   stopListening = new AbortController();
   for (const e of document.querySelectorAll('body > .drawn')) e.remove();
@@ -27,6 +27,7 @@ window.drawLesson = (lesson, { step } = {}) => {
     listening: { signal: stopListening.signal },  // the window's listeners, ended by the next drawing
     tip: makeTooltip(),
     main: null, fills: [], filled: 0,          // the sections, what draws each, how many are drawn
+    sliceMs: rerun ? RERUN_SLICE_MS : SLICE_MS,  // how long a slice of drawing may take (steps.js)
     modelViewsInStep: new Set(),               // groups whose model view this step already has
     familyViews: new Map(),                    // group key → its first view with buttons: { view, show }
     gridLines: 0,                              // names each heat map's pattern of lines

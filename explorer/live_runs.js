@@ -29,7 +29,11 @@ function startWorker(session) {
 
 // Runs the chapter with these arguments, or after the run under way (only the last asked waits).
 function runChapter(session, args) {
-  if (session.busy) { session.pending = args; return; }
+  if (session.busy) {
+    session.pending = args;
+    if (session.warming) session.progress.say('Computing…');  // the first run is still under way
+    return;
+  }
   // a sentence needs the model beside the page: the first run waits for its script
   if (session.modelLoading && args.includes('--text')) { session.modelLoading.then(() => runChapter(session, args)); return; }
   session.busy = true;
@@ -52,6 +56,28 @@ function sendRun(session, args, step) {
   session.worker.postMessage({ args: [...args, ...one, '--no-color', '--report', REPORT], report: REPORT });
   session.worker.current = { args, step };
   session.training = false;
+}
+
+// The page opens with the recorded run drawn; the worker runs it once more, unseen, so that the
+// reader's first change is as quick as the next ones: the WebAssembly is warm, and what a run
+// keeps (chapter 23 measures the model on held-out text: 13 s in the browser) is kept. Not a
+// chapter whose model is not beside the page (its run would train it), nor one whose run trains.
+function warmUp(session) {
+  if (session.busy || session.worker === null || (session.live.text && !session.live.model)) return;
+  session.busy = session.warming = true;
+  sendRun(session, session.live.arguments, null);
+}
+
+// The warm run's end: nothing drawn; its time tells whether the next change draws its step first.
+function warmedUp(session, data) {
+  session.busy = session.warming = false;
+  if (data.crashed) {
+    session.worker.terminate();
+    session.worker = null;
+  } else if (data.exitCode === 0 || data.exitCode === 1) {
+    session.lastMs = data.ms;
+  }
+  if (session.pending) runChapter(session, session.pending);
 }
 
 // The last whole run's document with one step, and the matrices it shows, from a run of that step.
@@ -81,6 +107,7 @@ function finished(session, data) {
   if (data.ready) return;
   if (data.progress !== undefined) { progressed(session, data.progress); return; }
   Object.assign(session.trainedFiles, data.trained);
+  if (session.warming) { warmedUp(session, data); return; }
   const { args, step } = session.worker.current;
   session.progress.hide();
   if (step && !data.crashed && data.exitCode !== 2 && data.report) { stepComputed(session, data, args, step); return; }
@@ -103,6 +130,13 @@ function finished(session, data) {
 }
 
 function progressed(session, line) {
+  if (session.warming) {  // a run that trains is not worth running unasked: stopped
+    if (!TRAINING.test(line)) return;
+    session.worker.terminate();
+    session.worker = null;
+    warmedUp(session, {});
+    return;
+  }
   session.training = session.training || TRAINING.test(line);
   if (session.training && session.worker.current.step) {  // the step alone trains: the whole run instead, training once
     const { args } = session.worker.current;
@@ -118,7 +152,7 @@ function progressed(session, line) {
 // The step in view, drawn now; the whole run follows (unless the learner has typed on).
 function stepComputed(session, data, args, step) {
   showError(session, '');
-  window.currentStep = window.drawLesson(withStep(session.lastDocument, JSON.parse(data.report)), { step: window.currentStep() });
+  window.currentStep = window.drawLesson(withStep(session.lastDocument, JSON.parse(data.report)), { step: window.currentStep(), rerun: true });
   for (const s of document.querySelectorAll('section.step')) s.classList.toggle('stale', +s.dataset.step !== step);
   session.progress.say(`Step ${step} computed in ${Math.round(data.ms)} ms; the other steps follow…`);
   document.body.dataset.stepMs = String(Math.round(data.ms));
@@ -140,7 +174,7 @@ function wholeRunComputed(session, data, args) {
   session.lastTrained = session.training;
   document.body.dataset.trained = session.training ? 'yes' : 'no';
   const inView = window.currentStep ? window.currentStep() : 1;
-  window.currentStep = window.drawLesson(session.lastDocument, { step: inView });
+  window.currentStep = window.drawLesson(session.lastDocument, { step: inView, rerun: true });
   session.progress.say(`Computed in ${Math.round(data.ms)} ms${data.exitCode === 1 ? ' (a self-check failed: see the last step)' : ''}.`);
   document.body.dataset.runMs = String(Math.round(data.ms));
 }
@@ -150,7 +184,7 @@ function stopRun(session) {
   if (!session.worker) return;
   session.worker.terminate();
   session.worker = null;
-  session.busy = false;
+  session.busy = session.warming = false;
   session.pending = null;
   session.progress.hide();
   session.progress.say('Stopped. The last result stays.');

@@ -14,6 +14,7 @@ function startLivePage() {
     },
     knobs: makeKnobs(live), progress: makeProgressLine(),
     worker: null, busy: false, pending: null, stopLater: null,  // the run under way, the one asked next
+    warming: false,        // the run under way is the one made unasked as the page opened (warmUp)
     runs: 0, stepRuns: 0, lastGood: live.arguments,               // runs drawn, the last good arguments
     // the last whole run's document (at first the recorded one), how long it took (ms), whether it trained
     lastDocument: JSON.parse(document.getElementById('lesson').textContent), lastMs: null, lastTrained: false,
@@ -41,8 +42,12 @@ function startLivePage() {
     knobsChanged(session);
   }
   // The program unpacked and compiled while the reader reads, not after their first change
-  // (half a second of chapter 01's first rerun).
-  setTimeout(() => { if (!session.worker) startWorker(session); }, 0);
+  // (half a second of chapter 01's first rerun), then run once (warmUp, after the model beside
+  // the page has loaded).
+  setTimeout(() => {
+    if (!session.worker) startWorker(session);
+    (session.modelLoading || Promise.resolve()).then(() => warmUp(session));
+  }, 0);
   window.liveArguments = () => session.lastGood;
   window.liveIdle = () => !session.busy && !session.pending && !session.typing;  // for the tests: nothing runs or waits
 }
