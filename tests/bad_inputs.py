@@ -15,7 +15,8 @@ a bounded number of lines).
 The chapters are found from their manifests (tools/chapters.py) and their flags in their --help,
 so a chapter that lands later is covered: every PATH flag gets the file cases, every number flag
 a non-number. What only a person can know is in the chapter's manifest (below); a chapter whose
-manifest says nothing gets the generic cases.
+manifest says nothing gets the generic cases. Under the sanitizers the flags' cases are tried on
+one flag of each type per chapter (flags_to_try): their question is memory.
 """
 import concurrent.futures
 import os
@@ -28,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from printed_numbers import chapter_programs, problems_in  # noqa: E402  (no nan in a matrix, no -0.000)
 from launch import command  # noqa: E402  (bin/NAME.launcher, when a chapter has one)
-from fast_args import FAST_ARGS  # noqa: E402
+from fast_args import FAST_ARGS, SANITIZED  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from chapters import chapters  # noqa: E402
 
@@ -254,6 +255,19 @@ FRAME_FLAGS = {"--dump", "--svg", "--html", "--color", "--step"}
 FRAME_CHAPTERS = {c.program for i, c in enumerate(chapters()) if i == 0 or c.launcher}
 
 
+def flags_to_try(flags):
+    """Every flag; under the sanitizers, the first of each type. A value is parsed by the code of
+    its type (common/lesson/flag_values.hpp), and the sanitizers' question is memory, not each
+    flag's message: one flag of a type goes through that code as well as all of them."""
+    if not SANITIZED:
+        return flags
+    chosen = {}
+    for flag, type_name in flags.items():
+        if type_name not in chosen.values():
+            chosen[flag] = type_name
+    return chosen
+
+
 def check_chapter(chapter):
     flags = every_flag = parse_help(chapter)
     if chapter not in FRAME_CHAPTERS:
@@ -270,7 +284,7 @@ def check_chapter(chapter):
     near_misses = NEAR_MISSES.get(chapter, []) + [([own[0][:-1], "1"], own[0])] * bool(own)
     for args, meant in near_misses:
         jobs.append((f"{' '.join(args)} (for {meant})", args, [args[0], f"(did you mean {meant}?)"], True))
-    for flag, type_name in flags.items():
+    for flag, type_name in flags_to_try(flags).items():
         if type_name and type_name not in VALUE_TYPES:
             report(chapter, f"{flag} {type_name}", [f"type name {type_name} (expected one of {sorted(VALUE_TYPES)}: "
                                                    "the frame checks a value by its type name)"], "")
