@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
@@ -14,6 +15,7 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--seed", f.seed, "seed of the initial weights and of the sequences of every training",
                   Range{0, 999999999});
     lesson.option("--steps", f.steps, "Adam steps of every training", Range{1, 5000});
+    refuse_text(lesson, "its copy models are trained on random tokens and have never read text");
 }
 
 Variant chosen_variant(const Flags& f) {

@@ -18,7 +18,7 @@ struct Flags {
     int steps = default_steps;            // --steps: Adam steps of every training
 };
 
-// --window, --sinks, --top-k, --rank, --seed and --steps.
+// --window, --sinks, --top-k, --rank, --seed and --steps; --text refused (the models never read text).
 void add_flags(Lesson& lesson, Flags& f);
 
 // The window, sinks, k and r the flags give, once they are parsed.

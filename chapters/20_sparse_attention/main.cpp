@@ -14,7 +14,6 @@
 #include "chapters/20_sparse_attention/math.hpp"
 #include "chapters/20_sparse_attention/tables.hpp"
 #include "common/display/text_table.hpp"
-#include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/long_context/long_attention.hpp"
 #include "common/machine/machine_memory.hpp"
@@ -141,8 +140,7 @@ int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     keep_trained_models_on_disk();  // a model trained by an earlier run is read back
     Flags flags;
-    add_flags(lesson, flags);
-    refuse_text(lesson, "its copy models are trained on random tokens and have never read text");
+    add_flags(lesson, flags);  // and --text, refused
     return lesson.run(argc, argv, [&] {
         const CopyTaskSettings settings = copy_task_settings(flags);
         const Variant chosen = chosen_variant(flags);
