@@ -81,8 +81,8 @@ const std::string& Lesson::add_input_option(const std::string& default_sequence)
 }
 
 void Lesson::refuse_option(const std::string& name, const std::string& help, const std::string& why) {
-    refused_.push_back({name, why});
-    command_line_.add(name, refused_given_.emplace_back(), help, Text::text);
+    RefusedOption& refused = refused_.emplace_back(RefusedOption{name, why, {}});
+    command_line_.add(name, refused.given, help, Text::text);
 }
 
 void Lesson::after_parse(std::function<void()> check) { after_parse_.push_back(std::move(check)); }
@@ -94,7 +94,7 @@ void Lesson::page_file(const std::string& name, std::function<std::string()> mak
 // Whether the chapter takes a sentence (--text declared and not refused): the page then has
 // a knob for it.
 bool Lesson::takes_text() const {
-    const bool refused = std::any_of(refused_.begin(), refused_.end(), [](const auto& r) { return r.first == "--text"; });
+    const bool refused = std::any_of(refused_.begin(), refused_.end(), [](const auto& r) { return r.name == "--text"; });
     return command_line_.declares("--text") && !refused;
 }
 
@@ -110,9 +110,9 @@ int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
         fmt::print(stderr, "{}: {}\n", program_, e.what());
         return 2;
     }
-    for (std::size_t i = 0; i < refused_.size(); ++i)
-        if (command_line_.given(refused_[i].first)) {
-            fmt::print(stderr, "{}: {}: {}\n", program_, refused_[i].first, refused_[i].second);
+    for (const RefusedOption& refused : refused_)
+        if (command_line_.given(refused.name)) {
+            fmt::print(stderr, "{}: {}: {}\n", program_, refused.name, refused.why);
             return 2;
         }
     PrintStyle style;

@@ -246,8 +246,10 @@ private:
     std::string program_, title_;
     CommandLine command_line_;
     std::string input_path_;  // --input
-    std::vector<std::pair<std::string, std::string>> refused_;  // a flag refused, and why
-    std::deque<std::string> refused_given_;                     // what was given for each
+    struct RefusedOption {
+        std::string name, why, given;  // given: the flag's value, read only to be refused
+    };
+    std::deque<RefusedOption> refused_;  // a deque: the command line holds a reference to each `given`
     std::vector<std::function<void()>> after_parse_;
     std::vector<std::pair<std::string, std::function<std::string()>>> page_files_;  // beside the page
     bool sentence_through_model_ = false;
