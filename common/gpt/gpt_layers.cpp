@@ -11,6 +11,7 @@
 #include "common/block/layer_norm.hpp"
 #include "common/numbers/eight_floats.hpp"
 #include "common/numbers/fixed_order_product.hpp"
+#include "common/numbers/threads.hpp"
 
 using namespace fixed_order;
 
@@ -18,12 +19,14 @@ namespace gpt_layers {
 
 namespace {
 
-// out (1 × m) = Σ_rows a (n × m), the rows added in order.
+// out (1 × m) = Σ_rows a (n × m), the rows added in order (threads take columns).
 template <class T>
 void column_sums(const T* a, std::size_t n, std::size_t m, T* out) {
-    for (std::size_t j = 0; j < m; ++j) out[j] = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < m; ++j) out[j] += a[i * m + j];
+    threads::split(m, [&](std::size_t j0, std::size_t j1) {
+        for (std::size_t j = j0; j < j1; ++j) out[j] = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = j0; j < j1; ++j) out[j] += a[i * m + j];
+    }, 64);
 }
 
 }  // namespace
@@ -41,8 +44,10 @@ void linear(const Mat<T>& x, const Mat<T>& W, const Mat<T>& b, Mat<T>& y) {
     product_into(Operand<T>{x.data(), in, 1}, W_t.data(), y.data(), N, in, out);
     T* y_ = y.data();
     const T* b_ = b.data();
-    for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = 0; j < out; ++j) y_[i * out + j] += b_[j];
+    threads::split(N, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            for (std::size_t j = 0; j < out; ++j) y_[i * out + j] += b_[j];
+    }, 16);
 }
 
 template <class T>
@@ -81,16 +86,18 @@ void layer_norm(const Mat<T>& x, const Mat<T>& gamma, const Mat<T>& beta, Mat<T>
     reshape_to(y, N, d);
     reshape_to(stats, N, 2);
     const T *g = gamma.data(), *b = beta.data();
-    for (std::size_t i = 0; i < N; ++i) {
-        const T* x_i = x.data() + i * d;
-        T* y_i = y.data() + i * d;
-        // two passes: E[x²] − E[x]² loses digits when the mean is large
-        const T mean = sum_in_eights<T>(d, [&](std::size_t c) { return x_i[c]; }) / T(d);
-        const T variance = sum_in_eights<T>(d, [&](std::size_t c) { return (x_i[c] - mean) * (x_i[c] - mean); }) / T(d);
-        const T r = T(1) / std::sqrt(variance + T(layer_norm_epsilon));
-        for (std::size_t c = 0; c < d; ++c) y_i[c] = (x_i[c] - mean) * r * g[c] + b[c];
-        stats(i, 0) = mean, stats(i, 1) = r;
-    }
+    threads::split(N, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const T* x_i = x.data() + i * d;
+            T* y_i = y.data() + i * d;
+            // two passes: E[x²] − E[x]² loses digits when the mean is large
+            const T mean = sum_in_eights<T>(d, [&](std::size_t c) { return x_i[c]; }) / T(d);
+            const T variance = sum_in_eights<T>(d, [&](std::size_t c) { return (x_i[c] - mean) * (x_i[c] - mean); }) / T(d);
+            const T r = T(1) / std::sqrt(variance + T(layer_norm_epsilon));
+            for (std::size_t c = 0; c < d; ++c) y_i[c] = (x_i[c] - mean) * r * g[c] + b[c];
+            stats(i, 0) = mean, stats(i, 1) = r;
+        }
+    }, 16);
 }
 
 template <class T>
@@ -100,22 +107,34 @@ void layer_norm_backward(const Mat<T>& x, const Mat<T>& stats, const Mat<T>& gam
     reshape_to(d_gamma, 1, d);
     reshape_to(d_beta, 1, d);
     d_gamma.fill(T(0)), d_beta.fill(T(0));
-    std::vector<T> x_hat(d), g(d);
     T *dg = d_gamma.data(), *db = d_beta.data();
-    for (std::size_t i = 0; i < N; ++i) {
-        const T *x_i = x.data() + i * d, *dy_i = dy.data() + i * d;
-        const T mean = stats(i, 0), r = stats(i, 1);
-        for (std::size_t c = 0; c < d; ++c) {
-            x_hat[c] = (x_i[c] - mean) * r;
-            g[c] = dy_i[c] * gamma.data()[c];
-            dg[c] += dy_i[c] * x_hat[c];
-            db[c] += dy_i[c];
+    // dx row by row (threads take rows)
+    threads::split(N, [&](std::size_t begin, std::size_t end) {
+        std::vector<T> x_hat(d), g(d);
+        for (std::size_t i = begin; i < end; ++i) {
+            const T *x_i = x.data() + i * d, *dy_i = dy.data() + i * d;
+            const T mean = stats(i, 0), r = stats(i, 1);
+            for (std::size_t c = 0; c < d; ++c) {
+                x_hat[c] = (x_i[c] - mean) * r;
+                g[c] = dy_i[c] * gamma.data()[c];
+            }
+            const T mean_g = sum_in_eights<T>(d, [&](std::size_t c) { return g[c]; }) / T(d);
+            const T mean_gx = sum_in_eights<T>(d, [&](std::size_t c) { return g[c] * x_hat[c]; }) / T(d);
+            T* dx_i = dx.data() + i * d;
+            for (std::size_t c = 0; c < d; ++c) dx_i[c] += r * (g[c] - mean_g - x_hat[c] * mean_gx);
         }
-        const T mean_g = sum_in_eights<T>(d, [&](std::size_t c) { return g[c]; }) / T(d);
-        const T mean_gx = sum_in_eights<T>(d, [&](std::size_t c) { return g[c] * x_hat[c]; }) / T(d);
-        T* dx_i = dx.data() + i * d;
-        for (std::size_t c = 0; c < d; ++c) dx_i[c] += r * (g[c] - mean_g - x_hat[c] * mean_gx);
-    }
+    }, 16);
+    // dγ and dβ column by column, each a sum over the rows in order (threads take columns)
+    threads::split(d, [&](std::size_t c0, std::size_t c1) {
+        for (std::size_t i = 0; i < N; ++i) {
+            const T *x_i = x.data() + i * d, *dy_i = dy.data() + i * d;
+            const T mean = stats(i, 0), r = stats(i, 1);
+            for (std::size_t c = c0; c < c1; ++c) {
+                dg[c] += dy_i[c] * ((x_i[c] - mean) * r);
+                db[c] += dy_i[c];
+            }
+        }
+    }, 32);
 }
 
 // ---- GELU in float, eight numbers at a time ----
@@ -194,7 +213,10 @@ void gelu_floats(const float* z, float* y, std::size_t count, bool slope) {
 template <class T>
 void gelu(const Mat<T>& z, Mat<T>& y) {
     reshape_to(y, z.shape(0), z.shape(1));
-    if constexpr (std::is_same_v<T, float>) return gelu_floats(z.data(), y.data(), z.size(), false);
+    if constexpr (std::is_same_v<T, float>)  // each number alone: threads take runs of 2048 (a multiple of eight)
+        return threads::split(z.size(), [&](std::size_t begin, std::size_t end) {
+            gelu_floats(z.data() + begin, y.data() + begin, end - begin, false);
+        }, 2048);
     const T* z_ = z.data();
     T* y_ = y.data();
     for (std::size_t i = 0; i < z.size(); ++i) y_[i] = exact_gelu(z_[i]);
@@ -202,7 +224,10 @@ void gelu(const Mat<T>& z, Mat<T>& y) {
 
 template <class T>
 void gelu_backward(const Mat<T>& z, Mat<T>& dy) {
-    if constexpr (std::is_same_v<T, float>) return gelu_floats(z.data(), dy.data(), z.size(), true);
+    if constexpr (std::is_same_v<T, float>)
+        return threads::split(z.size(), [&](std::size_t begin, std::size_t end) {
+            gelu_floats(z.data() + begin, dy.data() + begin, end - begin, true);
+        }, 2048);
     const T* z_ = z.data();
     T* d = dy.data();
     for (std::size_t i = 0; i < z.size(); ++i) d[i] *= exact_gelu_slope(z_[i]);
@@ -212,7 +237,9 @@ template <class T>
 void add_into(Mat<T>& x, const Mat<T>& a) {
     T* x_ = x.data();
     const T* a_ = a.data();
-    for (std::size_t i = 0; i < x.size(); ++i) x_[i] += a_[i];
+    threads::split(x.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) x_[i] += a_[i];
+    }, 4096);
 }
 
 #define INSTANTIATE(T)                                                                                     \

@@ -13,6 +13,7 @@
 #include "common/numbers/fixed_order_product.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"
+#include "common/numbers/threads.hpp"
 
 using namespace fixed_order;
 using namespace gpt_layers;
@@ -65,7 +66,9 @@ void attention(const GptBlock<T>& block, GptBlockForward<T>& f, std::size_t head
         reshape_to(f.q[h], N, dh), reshape_to(f.k[h], N, dh), reshape_to(f.v[h], N, dh), reshape_to(f.weights[h], N, n);
         take_columns(f.qkv, h * dh, f.q[h]), take_columns(f.qkv, d + h * dh, f.k[h]);
         take_columns(f.qkv, 2 * d + h * dh, f.v[h]);
-        for (std::size_t b = 0; b < B; ++b) token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], z, b * n, n);
+        threads::split(B, [&](std::size_t b0, std::size_t b1) {  // a sequence's rows: one thread's
+            for (std::size_t b = b0; b < b1; ++b) token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], z, b * n, n);
+        });
         put_columns(z, f.heads, h * dh);
     }
 }
@@ -78,8 +81,10 @@ void attention_backward(const GptBlockForward<T>& f, GptBackwardBuffers<T>& w, s
     reshape_to(w.dz, N, dh), reshape_to(w.dq, N, dh), reshape_to(w.dk, N, dh), reshape_to(w.dv, N, dh);
     for (std::size_t h = 0; h < heads; ++h) {
         take_columns(w.d_heads, h * dh, w.dz);
-        for (std::size_t b = 0; b < B; ++b)
-            token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], w.dz, w.dq, w.dk, w.dv, b * n, n);
+        threads::split(B, [&](std::size_t b0, std::size_t b1) {
+            for (std::size_t b = b0; b < b1; ++b)
+                token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], w.dz, w.dq, w.dk, w.dv, b * n, n);
+        });
         put_columns(w.dq, w.d_qkv, h * dh), put_columns(w.dk, w.d_qkv, d + h * dh);
         put_columns(w.dv, w.d_qkv, 2 * d + h * dh);
     }
@@ -253,16 +258,18 @@ double gpt_loss(const GptForward<T>& f, const std::vector<Tokens>& targets, Mat<
         for (std::size_t i = 0; i < n; ++i) loss += token_loss(f.logits, b * n + i, targets[b][i]);
     if (d_logits) {  // (softmax(row) − onehot(target)) / N
         reshape_to(*d_logits, N, V);
-        for (std::size_t r = 0; r < N; ++r) {
-            const T* l = f.logits.data() + r * V;
-            T* p = d_logits->data() + r * V;
-            const T largest = *std::max_element(l, l + V);
-            T sum = 0;
-            for (std::size_t v = 0; v < V; ++v) p[v] = std::exp(l[v] - largest);
-            for (std::size_t v = 0; v < V; ++v) sum += p[v];
-            for (std::size_t v = 0; v < V; ++v) p[v] = p[v] / sum / T(N);
-            p[targets[r / n][r % n]] -= T(1) / T(N);
-        }
+        threads::split(N, [&](std::size_t r0, std::size_t r1) {  // row by row
+            for (std::size_t r = r0; r < r1; ++r) {
+                const T* l = f.logits.data() + r * V;
+                T* p = d_logits->data() + r * V;
+                const T largest = *std::max_element(l, l + V);
+                T sum = 0;
+                for (std::size_t v = 0; v < V; ++v) p[v] = std::exp(l[v] - largest);
+                for (std::size_t v = 0; v < V; ++v) sum += p[v];
+                for (std::size_t v = 0; v < V; ++v) p[v] = p[v] / sum / T(N);
+                p[targets[r / n][r % n]] -= T(1) / T(N);
+            }
+        });
     }
     return loss / double(N);
 }

@@ -12,6 +12,7 @@
 #include "common/display/time_text.hpp"
 #include "common/machine/file_lock.hpp"
 #include "common/numbers/input_error.hpp"
+#include "common/numbers/threads.hpp"
 #include "common/tokens/tokenizer.hpp"
 #include "common/training/training_memory.hpp"
 
@@ -148,16 +149,17 @@ std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
         fmt::print(stderr, "training the GPT: step {}/{}  loss {}\n", step, steps, format_number(loss, 3));
         return;
 #endif
+        const std::size_t used = threads::count();
         if (!terminal) {
-            if (step == 1) fmt::print(stderr, "training the GPT: {} steps\n", steps);
+            if (step == 1) fmt::print(stderr, "training the GPT on {} thread{}: {} steps\n", used, used == 1 ? "" : "s", steps);
             return;
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double left = seconds / double(step) * double(steps - step);
         const std::size_t filled = 30 * step / steps;
-        fmt::print(stderr, "\rtraining the GPT [{}{}] step {}/{}  loss {}  {} left   {}", std::string(filled, '#'),
-                   std::string(30 - filled, '.'), step, steps, format_number(loss, 3), time_text(left),
-                   step == steps ? "\n" : "");
+        fmt::print(stderr, "\rtraining the GPT on {} thread{} [{}{}] step {}/{}  loss {}  {} left   {}", used,
+                   used == 1 ? "" : "s", std::string(filled, '#'), std::string(30 - filled, '.'), step, steps,
+                   format_number(loss, 3), time_text(left), step == steps ? "\n" : "");
     };
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/threads_option.hpp"
 #include "common/machine/machine_memory.hpp"
 #include "common/numbers/input_error.hpp"
 
@@ -57,6 +58,7 @@ void add_recipe_flags(Lesson& lesson, Recipe& r) {
     lesson.option("--corpus", r.corpus_path, "your own UTF-8 text instead of Moby-Dick", Text::path);
     lesson.option("--checkpoint", r.checkpoint, "read this trained model's folder instead of training", Text::path);
     lesson.flag("--train", r.retrain, "train again, even when a model of this recipe is kept");
+    add_threads_option(lesson);
 }
 
 Corpus checked_recipe(Recipe& r) {

@@ -23,6 +23,8 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "common/numbers/threads.hpp"
+
 struct AdamWSettings {
     float beta1 = 0.9f, beta2 = 0.99f, epsilon = 1e-8f, weight_decay = 0.1f;
 };
@@ -51,12 +53,17 @@ public:
             const float* g = gradients[k]->data();
             float *m = m_[k].data(), *v = v_[k].data();
             const float keep = decays[k] ? shrink : 1.0f;  // w · 1 is w: no decay, the same numbers
-            for (std::size_t i = 0; i < m_[k].size(); ++i) {
-                w[i] *= keep;
-                m[i] = s_.beta1 * m[i] + (1.0f - s_.beta1) * g[i];
-                v[i] = s_.beta2 * v[i] + (1.0f - s_.beta2) * g[i] * g[i];
-                w[i] -= step_size * (m[i] / (std::sqrt(v[i]) / root2 + s_.epsilon));
-            }
+            // entry by entry (threads take runs of entries); the settings copied, so that the
+            // compiler knows no store changes them and runs the loop as vectors
+            const float beta1 = s_.beta1, beta2 = s_.beta2, epsilon = s_.epsilon;
+            threads::split(m_[k].size(), [=](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    w[i] *= keep;
+                    m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+                    v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+                    w[i] -= step_size * (m[i] / (std::sqrt(v[i]) / root2 + epsilon));
+                }
+            }, 4096);
         }
     }
 

@@ -11,6 +11,7 @@
 #include "common/numbers/eight_floats.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/matrix.hpp"
+#include "common/numbers/threads.hpp"
 
 namespace fixed_order {
 
@@ -164,7 +165,17 @@ __attribute__((noinline)) void product_into(Operand<T> a, const T* b, T* c, std:
                   Terms terms) {
     std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
     if constexpr (std::is_same_v<T, float>) {
-        if (terms == Terms::all) return product_packed(a, b, c, n, K, m);
+        if (terms == Terms::all) {
+            // Rows cut between threads, six at a time (threads.hpp): an entry is one thread's sum
+            // over k in turn, whichever rows the thread has. A small product runs on one.
+            if (n * K * m < (std::size_t(1) << 20)) return product_packed(a, b, c, n, K, m);
+            // one piece a thread: each piece packs b anew
+            const std::size_t blocks = (n + block_rows - 1) / block_rows, count = threads::count();
+            return threads::split(n, [&](std::size_t begin, std::size_t end) {
+                product_packed(Operand<float>{a.a + begin * a.row_step, a.row_step, a.k_step}, b, c + begin * m,
+                               end - begin, K, m);
+            }, (blocks + count - 1) / count * block_rows);
+        }
         j_blocks = m - m % 8;
         product_in_blocks(a, b, c, n, K, m, terms);
     }
