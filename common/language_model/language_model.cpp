@@ -150,16 +150,17 @@ std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
         return;
 #endif
         const std::size_t used = threads::count();
+        const std::string training = fmt::format("training the GPT on {} thread{}", used, used == 1 ? "" : "s");
         if (!terminal) {
-            if (step == 1) fmt::print(stderr, "training the GPT on {} thread{}: {} steps\n", used, used == 1 ? "" : "s", steps);
+            if (step == 1) fmt::print(stderr, "{}: {} steps\n", training, steps);
             return;
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double left = seconds / double(step) * double(steps - step);
         const std::size_t filled = 30 * step / steps;
-        fmt::print(stderr, "\rtraining the GPT on {} thread{} [{}{}] step {}/{}  loss {}  {} left   {}", used,
-                   used == 1 ? "" : "s", std::string(filled, '#'), std::string(30 - filled, '.'), step, steps,
-                   format_number(loss, 3), time_text(left), step == steps ? "\n" : "");
+        fmt::print(stderr, "\r{} [{}{}] step {}/{}  loss {}  {} left   {}", training, std::string(filled, '#'),
+                   std::string(30 - filled, '.'), step, steps, format_number(loss, 3), time_text(left),
+                   step == steps ? "\n" : "");
     };
 }
 
