@@ -15,10 +15,12 @@ a bounded number of lines).
 The chapters are found from their manifests (tools/chapters.py) and their flags in their --help,
 so a chapter that lands later is covered: every PATH flag gets the file cases, every number flag
 a non-number. What only a person can know is in the chapter's manifest (below); a chapter whose
-manifest says nothing gets the generic cases. Under the sanitizers the flags' cases are tried on
-one flag of each type per chapter (flags_to_try): their question is memory.
+manifest says nothing gets the generic cases. Under the sanitizers (their question is memory) the
+flags' cases are tried on one flag of each type per chapter (flags_to_try), and a template's
+malformed files on the first chapter that reads it (file_template_readers).
 """
 import concurrent.futures
+import functools
 import os
 import re
 import subprocess
@@ -105,6 +107,11 @@ OUTPUT_FILES = {"--report"}
 
 def parse_help(chapter):
     """{flag: its type's name} of the chapter's flags that read something."""
+    return dict(help_flags(chapter))
+
+
+@functools.lru_cache(maxsize=None)
+def help_flags(chapter):
     code, out, err = run([BIN / chapter, "--help"])
     assert code == 0, f"{chapter} --help exited {code}: {err}"
     flags = {}
@@ -113,6 +120,25 @@ def parse_help(chapter):
         if m and m.group(1) != "--help" and m.group(1) not in OUTPUT_FILES:
             flags[m.group(1)] = m.group(2) or ""
     return flags
+
+
+def file_template_readers(chapters):
+    """{(chapter, flag)} whose malformed files are tried: every PATH flag; under the sanitizers, the
+    first flag (in the chapters' order) that reads each template (FILES, else DEFAULT_FILE). A
+    malformed file is refused by the reader of its kind of file (common/inputs/), the same code in
+    every chapter that reads one, before the chapter's own code runs; the files that work (one
+    token, 300 tokens) go on into each chapter's own code, and are tried in every chapter."""
+    readers, seen = set(), set()
+    for chapter in chapters:
+        for flag in [f for f, t in parse_help(chapter).items() if t == "PATH"]:
+            template = FILES.get((chapter, flag), DEFAULT_FILE)
+            if not SANITIZED or template not in seen:
+                readers.add((chapter, flag))
+                seen.add(template)
+    return readers
+
+
+FILE_CASES_FOR = set()  # file_template_readers of the chapters tried (main)
 
 
 def read_template(spec):
@@ -325,6 +351,8 @@ def check_chapter(chapter):
         jobs.append((f"{flag} missing file", [flag, missing], str(missing), True))
         jobs.append((f"{flag} a directory", [flag, tmp], str(tmp), True))
         for name, text, (expect, where) in file_cases(chapter, flag):
+            if expect == "error" and (chapter, flag) not in FILE_CASES_FOR:
+                continue
             path = tmp / f"{flag.strip('-')}_{re.sub(r'[^a-z0-9]+', '_', name.lower())}.csv"
             path.write_bytes(text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text)
             if expect == "error":
@@ -392,6 +420,7 @@ def main():
     if missing:
         print(f"not built: {', '.join(missing)}")
         return 1
+    FILE_CASES_FOR.update(file_template_readers(chapters))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         for future in [pool.submit(check_chapter, c) for c in chapters]:
             future.result()

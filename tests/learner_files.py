@@ -17,8 +17,9 @@ nothing on stdout. Dense random sequences of 1 to 1000 tokens, values in [−1, 
 [−30, 30], up to 300 dimensions, with long token and dimension names, keep every
 self-check true (tolerances follow the data) and print no line wider than the terminal.
 And tokens in Chinese and emoji line up in the printed matrices.
-Under the sanitizers (their question is memory): one flag of each type per chapter, and the
-dense sequences up to 300 tokens (bad_inputs.flags_to_try).
+Under the sanitizers (their question is memory): one flag of each type per chapter
+(bad_inputs.flags_to_try), a template's files on the first chapter that reads it
+(bad_inputs.file_template_readers), and the dense sequences up to 300 tokens.
 """
 import os
 import re
@@ -29,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bad_inputs import DEFAULT_FILE, FILES, FAST_ARGS, ANY_WIDTH, ONE_TOKEN_REFUSED, parse_help, read_template, csv  # noqa: E402,E501
-from bad_inputs import SANITIZED, flags_to_try  # noqa: E402
+from bad_inputs import SANITIZED, flags_to_try, file_template_readers  # noqa: E402
 from printed_numbers import chapter_programs  # noqa: E402
 from launch import command  # noqa: E402  (bin/NAME.launcher; refusals start the program directly)
 
@@ -62,7 +63,7 @@ def width(line):
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
 
 
-def check_chapter(chapter, tmp):
+def check_chapter(chapter, tmp, readers):
     flags = parse_help(chapter)
     fast = FAST_ARGS.get(chapter, [])
     for flag, type_name in flags_to_try(flags).items():
@@ -75,7 +76,7 @@ def check_chapter(chapter, tmp):
         if type_name in ("INT", "UINT"):
             refused(chapter, [*fast, flag, "99999999999999999999999"], [flag], f"{flag} 99999999999999999999999")
 
-    for flag in [f for f, t in flags.items() if t == "PATH"]:
+    for flag in [f for f, t in flags.items() if t == "PATH" and (chapter, f) in readers]:
         kind, spec = FILES.get((chapter, flag), DEFAULT_FILE)
         if kind in ("text", "folder"):  # a corpus or a checkpoint: not a CSV that a spreadsheet writes
             continue
@@ -195,9 +196,10 @@ def check_color():
 def main():
     import tempfile
     chapters = [c for c in chapter_programs() if not ONLY or any(c.startswith(o) for o in ONLY)]
+    readers = file_template_readers(chapters)
     with tempfile.TemporaryDirectory() as tmp:
         for chapter in chapters:
-            check_chapter(chapter, Path(tmp))
+            check_chapter(chapter, Path(tmp), readers)
             check_dense_inputs(chapter, Path(tmp))
             print(f"{chapter}: {passed} passed so far, {len(failures)} failed", flush=True)
         check_wide_characters(Path(tmp))
