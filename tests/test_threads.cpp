@@ -65,6 +65,24 @@ TEST_CASE("threads: a piece's exception reaches the caller, and the next split r
     threads::set_count(1);
 }
 
+TEST_CASE("threads: a split asked from inside a piece runs, at any count") {
+    // (chapter 20's trainings are pieces of one split, and their products ask for splits)
+    for (const std::size_t count : {1, 2, 3}) {
+        threads::set_count(count);
+        for (const std::size_t outer : {1, 5}) {
+            std::vector<int> seen(outer * 7, 0);
+            threads::split(outer, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i)
+                    threads::split(7, [&](std::size_t b, std::size_t e) {
+                        for (std::size_t j = b; j < e; ++j) ++seen[i * 7 + j];
+                    });
+            });
+            CHECK(seen == std::vector<int>(outer * 7, 1));
+        }
+    }
+    threads::set_count(1);
+}
+
 TEST_CASE("threads: a GPT trained at 1, 2 and 8 threads holds the same bits") {
     const auto one = trained_parameters(1, 3);
     for (const std::size_t count : {2, 8}) {

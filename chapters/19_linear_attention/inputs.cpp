@@ -9,6 +9,7 @@
 #include "common/inputs/sequence.hpp"
 #include "common/language_model/sentence_option.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/threads_option.hpp"
 
 const std::string default_sentence = "the animal didn't cross the street because it was too tired";
 const std::string input_help =
@@ -26,6 +27,7 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--seed", f.seed, "seed of the embeddings, the projections, the memory's pairs and the training");
     lesson.option("--steps", f.steps, "Adam steps of each trained model, the same for all four", Range{1, 5000});
     lesson.flag("--measure", f.measure, "also time the training steps of each model (output varies)");
+    add_threads_option(lesson);  // the trainings side by side, one model a thread
 }
 
 CopyTaskSettings copy_task_settings(const Flags& f) {

@@ -9,6 +9,7 @@
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/matmul.hpp"
 #include "common/numbers/random.hpp"
+#include "common/numbers/threads.hpp"
 
 FeatureMap feature_map_named(const std::string& name) {
     if (name == "relu") return FeatureMap::relu;
@@ -77,6 +78,11 @@ Matrix causal_row_sums(Matrix& A) {
     for (std::size_t i = 0; i < rows(A); ++i)
         for (std::size_t j = 0; j < cols(A); ++j) (j > i ? A(i, j) = 0.0f : sums(i, 0) += A(i, j));
     return sums;
+}
+
+CopyTaskSettings with_mixer(CopyTaskSettings s, Mixer mixer) {
+    s.mixer = mixer;
+    return s;
 }
 }  // namespace
 
@@ -265,17 +271,22 @@ SideBySide train_side_by_side(const CopyTaskSettings& s, const std::function<Pro
     r.accuracy = Matrix({M, 2}), r.memory_bytes = Matrix({M, 2});
     Random small(s.seed + 101);  // the gradient check: 2 sequences of 6 tokens, V = 5, d_model 4, 2 × 2 heads
     const std::vector<Tokens> tiny = repeated_sequences(small, 2, 5, 3, 2);
+    // the four trainings side by side, one model a thread (threads.hpp): a model's numbers are
+    // its own thread's alone, the same bits at any count
+    std::vector<Progress> said;
+    for (std::size_t m = 0; m < M; ++m) said.push_back(progress ? progress(m) : Progress());
+    r.models.resize(M);
+    threads::split(M, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t m = begin; m < end; ++m) r.models[m] = train_copy_task(with_mixer(s, trained_mixers[m]), said[m]);
+    });
     for (std::size_t m = 0; m < M; ++m) {
-        CopyTaskSettings one = s;
-        one.mixer = trained_mixers[m];
-        r.models.push_back(train_copy_task(one, progress ? progress(m) : Progress()));
         r.shown_forward.push_back(model_forward(r.models[m].trained, {r.shown}));
         r.gradient_checks.push_back(
-            gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7, one.mixer)), tiny, 1e-5));
+            gradient_check(in_double(random_model(5, 6, 4, 2, 2, true, s.seed + 7, trained_mixers[m])), tiny, 1e-5));
         r.accuracy(m, 0) = float(r.models[m].after.accuracy_first);
         r.accuracy(m, 1) = float(r.models[m].after.accuracy_second);
         for (const auto& [column, n] : {std::pair{0, short_n}, std::pair{1, long_n}})
-            r.memory_bytes(m, column) = float(bytes_per_number * numbers_per_token(one.mixer, s.layers, s.heads, d_h, n));
+            r.memory_bytes(m, column) = float(bytes_per_number * numbers_per_token(trained_mixers[m], s.layers, s.heads, d_h, n));
     }
     const std::vector<LoggedStep>& first = r.models[0].curve;  // every model logs the same steps
     r.loss_curves = Matrix({first.size(), M});

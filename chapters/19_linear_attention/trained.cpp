@@ -81,8 +81,9 @@ void show_trained(Lesson& lesson, const SideBySide& r) {
 }
 
 void show_measured(Lesson& lesson, const SideBySide& r, const TrainingClock& clock) {
-    lesson.say("Wall-clock time per training step on this machine (one thread), from each model's\n"
-               "first logged step to its last. These numbers change from run to run.");
+    lesson.say("Wall-clock time per training step on this machine (each model on one thread, the\n"
+               "others beside it when --threads is above 1), from each model's first logged step to\n"
+               "its last. These numbers change from run to run.");
     std::vector<TextRow> table;
     for (std::size_t m = 0; m < r.models.size() && m < clock.steps.size(); ++m) {
         const double seconds = std::chrono::duration<double>(clock.last[m] - clock.first[m]).count();

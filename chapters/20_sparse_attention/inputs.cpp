@@ -4,6 +4,7 @@
 
 #include "common/inputs/sequence.hpp"
 #include "common/lesson/lesson.hpp"
+#include "common/lesson/threads_option.hpp"
 
 void add_flags(Lesson& lesson, Flags& f) {
     const std::size_t n = 2 * CopyTaskSettings().half_length;
@@ -15,6 +16,7 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--seed", f.seed, "seed of the initial weights and of the sequences of every training",
                   Range{0, 999999999});
     lesson.option("--steps", f.steps, "Adam steps of every training", Range{1, 5000});
+    add_threads_option(lesson);  // the trainings side by side, one model a thread
     refuse_text(lesson, "its copy models are trained on random tokens and have never read text");
 }
 

@@ -5,6 +5,7 @@
 #include "common/copy_model/score_indexer.hpp"
 #include "common/long_context/decode_flops.hpp"
 #include "common/numbers/input_error.hpp"
+#include "common/numbers/threads.hpp"
 
 namespace {
 
@@ -117,27 +118,35 @@ std::vector<VariantRun> variant_runs(const CopyTaskSettings& base, const CopySca
     };
     bool read_mha = false;  // a row asked for reads MHA's model (row 0)
     for (std::size_t r = 0; r < specs.size(); ++r) read_mha = read_mha || (asked(r) && !specs[r].trained);
-    std::vector<VariantRun> runs;
+    std::vector<VariantRun> runs(specs.size());
+    std::vector<std::size_t> to_train;  // rows asked for (or MHA's, which the others read) that train
+    std::vector<Progress> said(specs.size());
     for (std::size_t r = 0; r < specs.size(); ++r) {
-        VariantRun run;
+        VariantRun& run = runs[r];
         run.name = names[r].name, run.trained = specs[r].trained;
-        if (!asked(r) && !(r == 0 && read_mha)) {
-            runs.push_back(run);  // not asked: its name, no model
-            continue;
-        }
-        if (specs[r].trained) {
-            run.settings = base;
-            run.settings.mixer = specs[r].mixer, run.settings.variant = specs[r].variant;
-            const TrainedModel t = train_copy_task(run.settings, progress ? progress(r) : Progress());
+        if (!specs[r].trained || (!asked(r) && !(r == 0 && read_mha))) continue;
+        run.settings = base;
+        run.settings.mixer = specs[r].mixer, run.settings.variant = specs[r].variant;
+        to_train.push_back(r), said[r] = progress ? progress(r) : Progress();
+    }
+    // the trainings side by side, one model a thread (threads.hpp): a model's numbers are its own
+    // thread's alone, the same bits at any count
+    threads::split(to_train.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            VariantRun& run = runs[to_train[i]];
+            const TrainedModel t = train_copy_task(run.settings, said[to_train[i]]);
             run.model = t.trained, run.held_out = t.after;  // on held_out_sequences(run.settings)
-        } else {  // the MHA row's model (row 0), evaluated with the variant
-            run.settings = mha_settings;
-            run.model = runs[0].model;
-            if (specs[r].variant.top_k > 0) set_indexer_from_heads(run.model, specs[r].variant.indexer_rank);
-            run.model.variant = specs[r].variant;
-            run.held_out = halves(model_forward(run.model, held_out), held_out, base.half_length);
         }
-        runs.push_back(run);
+    });
+    for (std::size_t r = 0; r < specs.size(); ++r) {
+        VariantRun& run = runs[r];
+        if (specs[r].trained || !asked(r)) continue;  // trained above, or not asked: its name, no model
+        // the MHA row's model (row 0), evaluated with the variant
+        run.settings = mha_settings;
+        run.model = runs[0].model;
+        if (specs[r].variant.top_k > 0) set_indexer_from_heads(run.model, specs[r].variant.indexer_rank);
+        run.model.variant = specs[r].variant;
+        run.held_out = halves(model_forward(run.model, held_out), held_out, base.half_length);
     }
     return runs;
 }

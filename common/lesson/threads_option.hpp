@@ -1,7 +1,7 @@
-// --threads N, for a chapter that trains (16, 19, 20, 22, 23): the trainings' products, heads
-// and element-wise passes shared by N threads (common/numbers/threads.hpp), the same numbers at
-// any N. 0, the default, takes the machine's cores, at most eight; the training's line on
-// stderr says how many it used.
+// --threads N, for a chapter that trains: the GPT's products, heads and element-wise passes
+// (chapters 22 and 23), or the copy models a step trains, one a thread (chapters 19 and 20),
+// shared by N threads (common/numbers/threads.hpp), the same numbers at any N. 0, the default,
+// takes the machine's cores, at most eight. (Chapter 16 trains one copy model, on one thread.)
 #pragma once
 
 class Lesson;

@@ -132,9 +132,10 @@ void split(std::size_t total, const std::function<void(std::size_t, std::size_t)
     grain = std::max<std::size_t>(1, grain);
     const std::size_t units = (total + grain - 1) / grain;
     if (inside_a_piece) return piece(0, total);
-    std::lock_guard<std::mutex> turn(one_split_at_a_time);
+    // one piece: run here before the turn is taken, so that a split it asks for can take it
     const std::size_t threads = std::min(wanted.load(), units);
     if (threads <= 1) return piece(0, total);
+    std::lock_guard<std::mutex> turn(one_split_at_a_time);
     const std::size_t pieces = std::min(units, threads * pieces_a_thread);
     // piece p: units [units·p/pieces, units·(p+1)/pieces), as numbers
     const auto bound = [&](std::size_t p) { return std::min(total, units * p / pieces * grain); };

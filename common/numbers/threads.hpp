@@ -8,9 +8,9 @@
 //       for (std::size_t i = begin; i < end; ++i) … row i …
 //   });
 //
-// The pool's threads are made once, by the first split that needs them, and sleep between
-// splits (no spinning: a machine busy with other work loses nothing to them). A split asked
-// from inside a piece runs whole on the thread that asked. The WebAssembly build has one
+// The pool's threads are made once, by the first split that needs them; between splits they
+// watch for the next one for 50 µs, then sleep (a machine busy with other work loses little to
+// them). A split asked from inside a piece runs whole on the thread that asked. The WebAssembly build has one
 // thread: its pages open from file://, where a browser gives no shared memory.
 #pragma once
 
@@ -23,8 +23,9 @@ namespace threads {
 void set_count(std::size_t count);
 std::size_t count();
 
-// piece(begin, end) for consecutive ranges that cover [0, total), at most count() of them, each
-// a multiple of `grain` long but the last; returns when every piece has run. An exception
+// piece(begin, end) for consecutive ranges that cover [0, total), a few for each of count()
+// threads (each thread takes the next one left), each a multiple of `grain` long but the last;
+// returns when every piece has run. An exception
 // thrown by a piece is thrown here, once the others have ended.
 void split(std::size_t total, const std::function<void(std::size_t, std::size_t)>& piece, std::size_t grain = 1);
 

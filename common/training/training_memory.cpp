@@ -55,11 +55,14 @@ std::string TrainedOnDisk::file_for(const CopyTaskSettings& s) const {
 }
 
 bool TrainedOnDisk::recall(const CopyTaskSettings& s, TrainedModel& model) {
-    for (const auto& [key, kept] : this_run_)
-        if (key == key_of(s)) {
-            model = kept;
-            return true;
-        }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [key, kept] : this_run_)
+            if (key == key_of(s)) {
+                model = kept;
+                return true;
+            }
+    }
     const std::string file = file_for(s);
     if (file.empty()) return false;
     const std::optional<std::string> body = read_kept(file, header + key_of(s));
@@ -79,7 +82,10 @@ bool TrainedOnDisk::recall(const CopyTaskSettings& s, TrainedModel& model) {
 }
 
 void TrainedOnDisk::remember(const CopyTaskSettings& s, const TrainedModel& model) {
-    this_run_.emplace_back(key_of(s), model);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        this_run_.emplace_back(key_of(s), model);
+    }
     const std::string file = file_for(s);
     if (file.empty() || model.curve.empty()) return;
     Numbers numbers;

@@ -14,6 +14,7 @@
 // a model is also kept in memory, so that it is trained once even without a folder.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,7 @@ public:
 
 private:
     std::string folder_;
+    std::mutex mutex_;  // trainings on several threads (chapters 19 and 20) ask and tell at once
     std::vector<std::pair<std::string, TrainedModel>> this_run_;  // key_of(settings), model
 };
 
