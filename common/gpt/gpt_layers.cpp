@@ -39,9 +39,12 @@ void linear(const Mat<T>& x, const Mat<T>& W, const Mat<T>& b, Mat<T>& y) {
     // (into the same memory every call: fresh pages would each cost a fault)
     thread_local std::vector<T> W_t;
     W_t.resize(in * out);
-    for (std::size_t j = 0; j < out; ++j)
-        for (std::size_t k = 0; k < in; ++k) W_t[k * out + j] = W.data()[j * in + k];
-    product_into(Operand<T>{x.data(), in, 1}, W_t.data(), y.data(), N, in, out);
+    T* W_t_ = W_t.data();  // (the pool's threads write the caller's buffer)
+    threads::split(out, [&](std::size_t j0, std::size_t j1) {
+        for (std::size_t j = j0; j < j1; ++j)
+            for (std::size_t k = 0; k < in; ++k) W_t_[k * out + j] = W.data()[j * in + k];
+    }, 16);
+    product_into(Operand<T>{x.data(), in, 1}, W_t_, y.data(), N, in, out);
     T* y_ = y.data();
     const T* b_ = b.data();
     threads::split(N, [&](std::size_t begin, std::size_t end) {
@@ -234,6 +237,14 @@ void gelu_backward(const Mat<T>& z, Mat<T>& dy) {
 }
 
 template <class T>
+void copy_into(const Mat<T>& x, Mat<T>& y) {
+    reshape_to(y, x.shape(0), x.shape(1));
+    const T* x_ = x.data();
+    T* y_ = y.data();
+    threads::split(x.size(), [&](std::size_t begin, std::size_t end) { std::copy(x_ + begin, x_ + end, y_ + begin); }, 4096);
+}
+
+template <class T>
 void add_into(Mat<T>& x, const Mat<T>& a) {
     T* x_ = x.data();
     const T* a_ = a.data();
@@ -251,6 +262,7 @@ void add_into(Mat<T>& x, const Mat<T>& a) {
                                       Mat<T>&, Mat<T>&);                                                   \
     template void gelu(const Mat<T>&, Mat<T>&);                                                            \
     template void gelu_backward(const Mat<T>&, Mat<T>&);                                                   \
+    template void copy_into(const Mat<T>&, Mat<T>&);                                                      \
     template void add_into(Mat<T>&, const Mat<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)

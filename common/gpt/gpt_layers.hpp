@@ -53,6 +53,10 @@ void gelu(const Mat<T>& z, Mat<T>& y);
 template <class T>
 void gelu_backward(const Mat<T>& z, Mat<T>& dy);
 
+// y = x (reshaped when it does not fit).
+template <class T>
+void copy_into(const Mat<T>& x, Mat<T>& y);
+
 // x += a, entry by entry.
 template <class T>
 void add_into(Mat<T>& x, const Mat<T>& a);

@@ -44,14 +44,16 @@ void require_tokens(const std::vector<Tokens>& batch, const GptConfig& c, const 
 template <class T>
 void take_columns(const Mat<T>& m, std::size_t c0, Mat<T>& part) {
     const std::size_t N = m.shape(0), w = part.shape(1), width = m.shape(1);
-    for (std::size_t r = 0; r < N; ++r)
-        std::copy_n(m.data() + r * width + c0, w, part.data() + r * w);
+    threads::split(N, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) std::copy_n(m.data() + r * width + c0, w, part.data() + r * w);
+    }, 64);
 }
 template <class T>
 void put_columns(const Mat<T>& part, Mat<T>& m, std::size_t c0) {
     const std::size_t N = m.shape(0), w = part.shape(1), width = m.shape(1);
-    for (std::size_t r = 0; r < N; ++r)
-        std::copy_n(part.data() + r * w, w, m.data() + r * width + c0);
+    threads::split(N, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) std::copy_n(part.data() + r * w, w, m.data() + r * width + c0);
+    }, 64);
 }
 
 // One block's attention: ln_1(x) → q, k, v of each head → causal softmax → [z_0 … z_{H−1}].
@@ -207,22 +209,22 @@ void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForw
     // 1. x₀ = wte[token] + wpe[position]                             (N × d)
     Mat<T>& x = f.x_final;  // the residual stream, block after block
     reshape_to(x, N, d);
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t col = 0; col < d; ++col) x(b * n + i, col) = m.wte(batch[b][i], col) + m.wpe(i, col);
+    threads::split(N, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t col = 0; col < d; ++col) x(r, col) = m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col);
+    }, 64);
     // 2. each block: x += attention(ln_1(x)); x += MLP(ln_2(x))
     for (std::size_t l = 0; l < c.layers; ++l) {
         const GptBlock<T>& block = m.h[l];
         GptBlockForward<T>& bf = f.blocks[l];
-        reshape_to(bf.x, N, d), reshape_to(bf.x_mid, N, d);
-        std::copy(x.begin(), x.end(), bf.x.begin());
+        copy_into(x, bf.x);
         layer_norm(bf.x, block.ln_1_weight, block.ln_1_bias, bf.ln_1, bf.ln_1_stats);
         attention(block, bf, c.heads, B, n);
         for (const HeadReplacement<T>& r : replaced)
             if (r.layer == l) replace_head(r, d / c.heads, bf.heads);
         linear(bf.heads, block.attn_proj_weight, block.attn_proj_bias, f.branch);
         add_into(x, f.branch);
-        std::copy(x.begin(), x.end(), bf.x_mid.begin());
+        copy_into(x, bf.x_mid);
         layer_norm(bf.x_mid, block.ln_2_weight, block.ln_2_bias, bf.ln_2, bf.ln_2_stats);
         linear(bf.ln_2, block.c_fc_weight, block.c_fc_bias, bf.fc);  // (N × 4d)
         gelu(bf.fc, bf.gelu);
@@ -253,12 +255,12 @@ double gpt_loss(const GptForward<T>& f, const std::vector<Tokens>& targets, Mat<
         for (std::size_t t : s)
             if (t >= V) throw InputError(describe("target ", t, " outside the vocabulary of ", V));
     }
-    double loss = 0.0;
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t i = 0; i < n; ++i) loss += token_loss(f.logits, b * n + i, targets[b][i]);
-    if (d_logits) {  // (softmax(row) − onehot(target)) / N
-        reshape_to(*d_logits, N, V);
-        threads::split(N, [&](std::size_t r0, std::size_t r1) {  // row by row
+    // each row's loss (threads take rows), then their sum in order
+    std::vector<double> row_loss(N);
+    if (d_logits) reshape_to(*d_logits, N, V);
+    threads::split(N, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) row_loss[r] = token_loss(f.logits, r, targets[r / n][r % n]);
+        if (d_logits)  // (softmax(row) − onehot(target)) / N
             for (std::size_t r = r0; r < r1; ++r) {
                 const T* l = f.logits.data() + r * V;
                 T* p = d_logits->data() + r * V;
@@ -269,8 +271,9 @@ double gpt_loss(const GptForward<T>& f, const std::vector<Tokens>& targets, Mat<
                 for (std::size_t v = 0; v < V; ++v) p[v] = p[v] / sum / T(N);
                 p[targets[r / n][r % n]] -= T(1) / T(N);
             }
-        });
-    }
+    });
+    double loss = 0.0;
+    for (const double l : row_loss) loss += l;
     return loss / double(N);
 }
 
@@ -307,12 +310,14 @@ void gpt_backward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, const 
     //    and its position, rows in order
     reshape_to(g.wpe, c.context, d);
     g.wpe.fill(T(0));
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t col = 0; col < d; ++col) {
-                g.wte(batch[b][i], col) += w.dx(b * n + i, col);
-                g.wpe(i, col) += w.dx(b * n + i, col);
-            }
+    threads::split(d, [&](std::size_t c0, std::size_t c1) {  // threads take columns: each sum in row order
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t col = c0; col < c1; ++col) {
+                    g.wte(batch[b][i], col) += w.dx(b * n + i, col);
+                    g.wpe(i, col) += w.dx(b * n + i, col);
+                }
+    }, 16);
 }
 
 template <class T>

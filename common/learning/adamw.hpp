@@ -89,20 +89,29 @@ inline float scheduled_learning_rate(std::size_t s, float lr, std::size_t warmup
 // Scales every gradient so that their global norm is at most max_norm; returns the norm
 // before clipping.
 inline double clip_gradient_norm(const std::vector<xt::xtensor<float, 2>*>& gradients, double max_norm = 1.0) {
-    double squares = 0.0;  // each tensor's sum as four running sums (a fixed order, run as a vector)
-    for (const auto* g : gradients) {
-        double part[4] = {0, 0, 0, 0};
-        const float* x = g->data();
-        std::size_t i = 0;
-        for (; i + 4 <= g->size(); i += 4)
-            for (std::size_t l = 0; l < 4; ++l) part[l] += double(x[i + l]) * double(x[i + l]);
-        for (std::size_t l = 0; i + l < g->size(); ++l) part[l] += double(x[i + l]) * double(x[i + l]);
-        squares += (part[0] + part[1]) + (part[2] + part[3]);
-    }
+    // each tensor's sum as four running sums (a fixed order, run as a vector; threads take
+    // tensors), then the tensors' sums in order
+    std::vector<double> sums(gradients.size());
+    threads::split(gradients.size(), [&](std::size_t t0, std::size_t t1) {
+        for (std::size_t t = t0; t < t1; ++t) {
+            double part[4] = {0, 0, 0, 0};
+            const float* x = gradients[t]->data();
+            const std::size_t size = gradients[t]->size();
+            std::size_t i = 0;
+            for (; i + 4 <= size; i += 4)
+                for (std::size_t l = 0; l < 4; ++l) part[l] += double(x[i + l]) * double(x[i + l]);
+            for (std::size_t l = 0; i + l < size; ++l) part[l] += double(x[i + l]) * double(x[i + l]);
+            sums[t] = (part[0] + part[1]) + (part[2] + part[3]);
+        }
+    });
+    double squares = 0.0;
+    for (const double sum : sums) squares += sum;
     const double norm = std::sqrt(squares);
-    const double coefficient = max_norm / (norm + 1e-6);
-    if (coefficient < 1.0)
-        for (auto* g : gradients)
-            for (float& x : *g) x *= float(coefficient);
+    const float coefficient = float(max_norm / (norm + 1e-6));
+    if (max_norm / (norm + 1e-6) < 1.0)
+        threads::split(gradients.size(), [&](std::size_t t0, std::size_t t1) {
+            for (std::size_t t = t0; t < t1; ++t)
+                for (float& x : *gradients[t]) x *= coefficient;
+        });
     return norm;
 }
