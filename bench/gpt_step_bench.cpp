@@ -1,15 +1,16 @@
 // Milliseconds per training step of the GPT (common/gpt/gpt_training.hpp) at nanoGPT's
-// char recipe (V 81, T 64, B 12, L 4, H 4, d 128), one thread: the whole step, then where
-// its time goes (forward, loss, backward, clipping and AdamW), and the rate of its matrix
+// char recipe (V 81, T 64, B 12, L 4, H 4, d 128), on one thread or N: the whole step, then
+// where its time goes (forward, loss, backward, clipping and AdamW), and the rate of its matrix
 // products (fixed_order::product_into at the step's shapes) against OpenBLAS's sgemm at the
 // same shapes.
 //
 //   cmake --build build/release --target gpt_step_bench
-//   OPENBLAS_NUM_THREADS=1 build/release/bench/gpt_step_bench [STEPS] [--steps-only]
+//   OPENBLAS_NUM_THREADS=1 build/release/bench/gpt_step_bench [STEPS] [--steps-only] [--threads N]
 //
 // (--steps-only: the steps and nothing else, for a profiler or bench/gpt_side_by_side, with the
-// median processor time of a step beside its wall times.) On a busy machine the fastest step
-// and the processor time say most about the code: the other steps waited for other processes.
+// median processor time of a step, every thread's, beside its wall times.) On a busy machine
+// the fastest step and the processor time say most about the code: the other steps waited for
+// other processes.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,16 +24,18 @@
 #include "common/gpt/gpt_training.hpp"
 #include "common/numbers/fixed_order_product.hpp"
 #include "common/numbers/random.hpp"
+#include "common/numbers/threads.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// Milliseconds of processor time this thread has used (time spent waiting for the core not counted).
-double thread_ms() {
+// Milliseconds of processor time the program's threads have used (time spent waiting for a core
+// not counted).
+double processor_ms() {
     timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
@@ -99,6 +102,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gpt_step_bench: STEPS must be a whole number ≥ 1, got '%s'\n", argv[1]);
         return 2;
     }
+    bool steps_only = false;
+    int thread_count = 1;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--steps-only") steps_only = true;
+        else if (arg == "--threads" && i + 1 < argc && std::atoi(argv[i + 1]) >= 1) thread_count = std::atoi(argv[++i]);
+        else {
+            std::fprintf(stderr, "gpt_step_bench: unknown argument '%s' (expected --steps-only or --threads N, N ≥ 1)\n",
+                         argv[i]);
+            return 2;
+        }
+    }
+    threads::set_count(std::size_t(thread_count));
     const GptConfig config{81, 64, 4, 4, 128};
     const std::size_t B = 12;
     Gpt<float> model = fresh_gpt(config, 1);
@@ -114,14 +130,14 @@ int main(int argc, char** argv) {
     double loss = 0;
     for (int s = 0; s < steps; ++s) {
         const Clock::time_point t0 = Clock::now();
-        const double p0 = thread_ms();
+        const double p0 = processor_ms();
         loss = trainer.step(model, inputs, targets, 1e-3f).loss;
         whole.push_back(ms_since(t0));
-        processor.push_back(thread_ms() - p0);
+        processor.push_back(processor_ms() - p0);
     }
     std::sort(whole.begin(), whole.end());
     std::sort(processor.begin(), processor.end());
-    if (argc > 2 && std::string(argv[2]) == "--steps-only") {
+    if (steps_only) {
         std::printf("%d steps: fastest %.2f ms, median %.2f ms, median processor time %.2f ms\n", steps, whole.front(),
                     whole[whole.size() / 2], processor[processor.size() / 2]);
         return 0;
@@ -163,7 +179,8 @@ int main(int argc, char** argv) {
     for (int r = 0; r < 5; ++r)
         ours_ms = std::min(ours_ms, time_products(shapes, false, 1)), blas_ms = std::min(blas_ms, time_products(shapes, true, 1));
 
-    std::printf("GPT training step, V 81, T 64, B 12, L 4, H 4, d 128, one thread (%d steps, loss %.4f)\n", steps, loss);
+    std::printf("GPT training step, V 81, T 64, B 12, L 4, H 4, d 128, %d thread%s (%d steps, loss %.4f)\n",
+                thread_count, thread_count == 1 ? "" : "s", steps, loss);
     std::printf("  step                     %7.2f ms fastest, %.2f median, %.2f slowest\n", whole.front(), median,
                 whole.back());
     std::printf("  forward                  %7.2f ms\n", forward_ms);

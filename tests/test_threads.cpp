@@ -3,11 +3,14 @@
 // bits at one thread, two and eight (its products, heads and element-wise passes all split).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "common/gpt/gpt_training.hpp"
+#include "common/machine/cores.hpp"
+#include "common/numbers/input_error.hpp"
 #include "common/numbers/threads.hpp"
 
 namespace {
@@ -94,4 +97,19 @@ TEST_CASE("threads: a GPT trained at 1, 2 and 8 threads holds the same bits") {
                     std::memcmp(one[k].data(), many[k].data(), one[k].size() * sizeof(float)) == 0;
         CHECK_MESSAGE(same, count, " threads changed a parameter's bits");
     }
+}
+
+TEST_CASE("threads: --threads, else $TUTORIAL_THREADS, else the machine's cores (at most 8)") {
+    unsetenv("TUTORIAL_THREADS");
+    CHECK(training_threads(3) == 3);
+    CHECK(training_threads(0) >= 1);
+    CHECK(training_threads(0) <= 8);
+    setenv("TUTORIAL_THREADS", "5", 1);
+    CHECK(training_threads(0) == 5);
+    CHECK(training_threads(2) == 2);
+    for (const char* bad : {"0", "65", "abc", "2x", ""}) {
+        setenv("TUTORIAL_THREADS", bad, 1);
+        CHECK_THROWS_AS(training_threads(0), InputError);
+    }
+    unsetenv("TUTORIAL_THREADS");
 }

@@ -8,6 +8,7 @@ const char* environment_name(Setting s) {
         case Setting::program_fingerprint: return "TUTORIAL_PROGRAM_FINGERPRINT";
         case Setting::expected_matrices: return "TUTORIAL_EXPECT";
         case Setting::memory_limit: return "TUTORIAL_MEMORY_LIMIT";
+        case Setting::threads: return "TUTORIAL_THREADS";
         case Setting::ring_stdout: return "TUTORIAL_STDOUT_OF";
         case Setting::ring_check_ranks: return "TUTORIAL_CHECK_RANKS";
         case Setting::no_color: return "NO_COLOR";

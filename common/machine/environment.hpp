@@ -18,6 +18,9 @@ enum class Setting {
     expected_matrices,      // TUTORIAL_EXPECT
     // A smaller machine than this one, in bytes: the tests see what a laptop would refuse.
     memory_limit,           // TUTORIAL_MEMORY_LIMIT
+    // The threads a training takes when --threads does not say (common/machine/cores.hpp): the
+    // test suite runs a program on each core at once, so each takes one (CMakePresets.json).
+    threads,                // TUTORIAL_THREADS
     // Chapter 17: the file the launcher collects rank 0's output in, and the ranks the tests
     // make check every rank's numbers (chapters/17_ring_attention/ring.cpp).
     ring_stdout,            // TUTORIAL_STDOUT_OF
