@@ -38,16 +38,25 @@ struct SharedLine {
     // than the terminal would wrap, and "\r" goes back to the start of its last row only.
     static std::string fitted(const std::string& line) {
         constexpr std::size_t most = 79;
-        std::size_t characters = 0, i = 0;
+        std::size_t count = 0, i = 0;
         for (; i < line.size(); ++i)
-            if ((static_cast<unsigned char>(line[i]) & 0xc0) != 0x80 && ++characters > most - 1) break;
+            if (starts_character(line[i]) && ++count > most - 1) break;
         return i < line.size() ? line.substr(0, i) + "…" : line;
+    }
+
+    // UTF-8: a byte that is not a continuation byte starts a character (each of this line's
+    // characters takes one column: letters, digits, "·" and "…").
+    static bool starts_character(char byte) { return (static_cast<unsigned char>(byte) & 0xc0) != 0x80; }
+    static std::size_t characters(const std::string& text) {
+        std::size_t count = 0;
+        for (const char byte : text) count += starts_character(byte);
+        return count;
     }
 
     // Over the line on screen (spaces over what is left of a longer one); a new line after it
     // when it is done.
     void write(const std::string& text, bool done) {
-        const std::size_t length = text.size();
+        const std::size_t length = characters(text);
         fmt::print(stderr, "\r{}{}{}", text, std::string(shown > length ? shown - length : 0, ' '), done ? "\n" : "");
         shown = done ? 0 : length;
     }
