@@ -107,11 +107,11 @@ inline double clip_gradient_norm(const std::vector<xt::xtensor<float, 2>*>& grad
     double squares = 0.0;
     for (const double sum : sums) squares += sum;
     const double norm = std::sqrt(squares);
-    const float coefficient = float(max_norm / (norm + 1e-6));
-    if (max_norm / (norm + 1e-6) < 1.0)
+    const double coefficient = max_norm / (norm + 1e-6);
+    if (coefficient < 1.0)
         threads::split(gradients.size(), [&](std::size_t t0, std::size_t t1) {
             for (std::size_t t = t0; t < t1; ++t)
-                for (float& x : *gradients[t]) x *= coefficient;
+                for (float& x : *gradients[t]) x *= float(coefficient);
         });
     return norm;
 }

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "common/display/fit_width.hpp"
+#include "common/display/text_width.hpp"
+
 namespace {
 
 // The terminal's line, shared by the trainings that run at once (one a thread: chapters 19
@@ -17,7 +20,7 @@ namespace {
 struct SharedLine {
     std::mutex mutex;
     std::vector<std::pair<const void*, std::string>> parts;  // the running trainings', in start order
-    std::size_t shown = 0;                                    // characters of the line on screen
+    std::size_t shown = 0;                                    // columns of the line on screen
 
     void show(const void* who, const std::string& part, bool ended) {
         std::lock_guard<std::mutex> lock(mutex);
@@ -31,34 +34,16 @@ struct SharedLine {
         }
         std::string line;
         for (const auto& [_, text] : parts) line += (line.empty() ? "" : " · ") + text;
-        if (!line.empty() || !ended) write(parts.size() > 1 ? fitted(line) : line, false);
-    }
-
-    // Several trainings' parts in at most 79 characters, the last "…" when cut: a line longer
-    // than the terminal would wrap, and "\r" goes back to the start of its last row only.
-    static std::string fitted(const std::string& line) {
-        constexpr std::size_t most = 79;
-        std::size_t count = 0, i = 0;
-        for (; i < line.size(); ++i)
-            if (starts_character(line[i]) && ++count > most - 1) break;
-        return i < line.size() ? line.substr(0, i) + "…" : line;
-    }
-
-    // UTF-8: a byte that is not a continuation byte starts a character (each of this line's
-    // characters takes one column: letters, digits, "·" and "…").
-    static bool starts_character(char byte) { return (static_cast<unsigned char>(byte) & 0xc0) != 0x80; }
-    static std::size_t characters(const std::string& text) {
-        std::size_t count = 0;
-        for (const char byte : text) count += starts_character(byte);
-        return count;
+        // several trainings' parts cut to 79 columns: a longer line would wrap on the terminal, and
+        // "\r" goes back to the start of its last row only
+        if (!line.empty() || !ended) write(parts.size() > 1 ? cut_to_width(line, 79) : line, false);
     }
 
     // Over the line on screen (spaces over what is left of a longer one); a new line after it
     // when it is done.
     void write(const std::string& text, bool done) {
-        const std::size_t length = characters(text);
-        fmt::print(stderr, "\r{}{}{}", text, std::string(shown > length ? shown - length : 0, ' '), done ? "\n" : "");
-        shown = done ? 0 : length;
+        fmt::print(stderr, "\r{}{}", pad_right(text, shown), done ? "\n" : "");
+        shown = done ? 0 : display_width(text);
     }
 };
 
