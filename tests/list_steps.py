@@ -84,10 +84,11 @@ for step in ["sequence", "parallel", "recurrent", "chunked", "delta-rule", "memo
     expect_untrained(f"ch19 --step {step} --steps 5000", code, out, err, kept)
 
 # Through a pipe too, a training says what it is doing: one line on stderr as each starts. Chapter
-# 20's steps train what they read: its rolling buffer reads the MHA model only; the whole run
-# trains the eight models of its table, each once (those of one step side by side, on the
-# machine's threads: their lines in any order).
-for args, trained in [(["--step", "rolling-buffer"], ["MHA"]),
+# 20's steps train what they read: on one thread its rolling buffer reads the MHA model only (on
+# two, the sink model trains beside it); the whole run trains the eight models of its table, each
+# once (those of one step side by side, on the machine's threads: their lines in any order).
+for args, trained in [(["--threads", "1", "--step", "rolling-buffer"], ["MHA"]),
+                      (["--threads", "2", "--step", "rolling-buffer"], ["MHA", "sink logit"]),
                       ([], ["MHA", "sink logit", "MQA", "GQA", "MLA", "linear", "DeltaNet", "gated DeltaNet"])]:
     code, out, err, kept = run(bin_dir / "ch20_sparse_attention", "--steps", "10", *args)
     said = [line for line in err.splitlines() if line.startswith("training ")]
@@ -99,5 +100,5 @@ for args, trained in [(["--step", "rolling-buffer"], ["MHA"]),
         print(f"✓ ch20 --steps 10 {' '.join(args)} through a pipe trains {', '.join(trained)}, once each, and says so")
 
 print("\n".join(failures))
-print(f"{len(chapters) + 8 + text_runs - len(failures)} passed, {len(failures)} failed")
+print(f"{len(chapters) + 9 + text_runs - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

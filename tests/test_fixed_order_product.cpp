@@ -8,6 +8,7 @@
 
 #include "common/numbers/fixed_order_product.hpp"
 #include "common/numbers/random.hpp"
+#include "common/numbers/threads.hpp"
 
 namespace {
 
@@ -43,4 +44,25 @@ TEST_CASE("fixed-order products equal the definition's loop bit for bit, a and a
                     INFO("n ", n, ", K ", K, ", m ", m, transposed ? ", aᵀ" : "");
                     CHECK(c == product_by_definition(op, b, n, K, m));
                 }
+}
+
+TEST_CASE("a product by a transpose read in place equals the product by the transpose copied out, bit for bit") {
+    Random rng(12);
+    for (std::size_t count : {1u, 3u}) {  // a large product is split between the threads
+    threads::set_count(count);
+    for (std::size_t n : {1u, 6u, 13u, 64u, 768u})
+        for (std::size_t K : {0u, 1u, 32u, 300u})
+            for (std::size_t m : {1u, 17u, 81u, 384u}) {
+                std::vector<float> a(n * K), w(m * K), w_t(K * m), c(n * m, 42.0f);
+                for (float& x : a) x = rng.normal();
+                for (float& x : w) x = rng.normal();
+                for (std::size_t j = 0; j < m; ++j)
+                    for (std::size_t k = 0; k < K; ++k) w_t[k * m + j] = w[j * K + k];
+                const fixed_order::Operand<float> op{a.data(), K, 1};
+                fixed_order::product_by_transpose_into(op, w.data(), c.data(), n, K, m);
+                INFO("n ", n, ", K ", K, ", m ", m, ", ", count, " threads");
+                CHECK(c == product_by_definition(op, w_t, n, K, m));
+            }
+    }
+    threads::set_count(1);
 }

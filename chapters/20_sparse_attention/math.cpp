@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "common/copy_model/score_indexer.hpp"
+#include "common/numbers/threads.hpp"
 
 namespace {
 
@@ -192,28 +193,39 @@ SinkHead sink_head(const AttentionOnlyModel<float>& m, const Tokens& tokens, std
 // k falls (the shown head's largest output error beside them).
 void sweeps(ReadModel& r, const AttentionOnlyModel<float>& indexed) {
     const std::size_t L = r.settings.half_length;
-    const auto second_half = [&](const AttentionOnlyModel<float>& m, Matrix& table, std::size_t row, std::size_t c) {
-        const Halves h = halves(model_forward(m, r.held_out), r.held_out, L);
-        table(row, c) = float(h.accuracy_second), table(row, c + 1) = float(h.loss_second);
-    };
-    r.window_table = Matrix({swept_windows.size(), std::size_t{5}});
-    for (std::size_t a = 0; a < swept_windows.size(); ++a) {
-        r.window_table(a, 0) = float(swept_windows[a]);
-        second_half(reading(r.trained, swept_windows[a], 0, 0), r.window_table, a, 1);
-        second_half(reading(r.trained, swept_windows[a], r.chosen.sinks, 0), r.window_table, a, 3);
-    }
     const std::size_t d = r.settings.d_model, d_h = d / r.settings.heads;
     AttentionOnlyModel<float> exact = indexed;  // an indexer of rank d_h: the heads' own ranking
     set_indexer_from_heads(exact, d_h);
+    // each reading of a model: the second half's accuracy and loss into (row, column), (row, column + 1)
+    struct Reading {
+        AttentionOnlyModel<float> model;
+        Matrix* table;
+        std::size_t row, column;
+    };
+    std::vector<Reading> readings;
+    r.window_table = Matrix({swept_windows.size(), std::size_t{5}});
+    for (std::size_t a = 0; a < swept_windows.size(); ++a) {
+        r.window_table(a, 0) = float(swept_windows[a]);
+        readings.push_back({reading(r.trained, swept_windows[a], 0, 0), &r.window_table, a, 1});
+        readings.push_back({reading(r.trained, swept_windows[a], r.chosen.sinks, 0), &r.window_table, a, 3});
+    }
     r.topk_table = Matrix({swept_top_k.size(), std::size_t{6}});
     for (std::size_t a = 0; a < swept_top_k.size(); ++a) {
         const std::size_t k = swept_top_k[a];
         r.topk_table(a, 0) = float(k);
-        second_half(reading(indexed, 0, 0, k), r.topk_table, a, 1);
+        readings.push_back({reading(indexed, 0, 0, k), &r.topk_table, a, 1});
         const TopK t = topk_attention(r.one.Q, r.one.K, r.one.V, r.one.index_scores, k);
         r.topk_table(a, 3) = xt::amax(xt::abs(t.output - r.one.output_full))();
-        second_half(reading(exact, 0, 0, k), r.topk_table, a, 4);
+        readings.push_back({reading(exact, 0, 0, k), &r.topk_table, a, 4});
     }
+    // the readings side by side, one a thread (threads.hpp): each one's numbers its thread's alone
+    threads::split(readings.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const Reading& g = readings[i];
+            const Halves h = halves(model_forward(g.model, r.held_out), r.held_out, L);
+            (*g.table)(g.row, g.column) = float(h.accuracy_second), (*g.table)(g.row, g.column + 1) = float(h.loss_second);
+        }
+    });
     r.flops_table = Matrix({flops_lengths.size(), std::size_t{4}});
     for (std::size_t a = 0; a < flops_lengths.size(); ++a) {
         const TopKFlops f = topk_flops(flops_lengths[a], d, d_h, r.chosen.indexer_rank, r.chosen.top_k);
@@ -287,9 +299,11 @@ ReadModel read_model(const CopyTaskSettings& s, const Variant& chosen, const Row
     ReadModel r;
     r.settings = s, r.chosen = chosen;
     r.held_out = held_out_sequences(s);
-    // 1. the table's rows that read the MHA model: MHA itself (trained), the window + sinks and top-k
-    const std::vector<VariantRun> runs =
-        variant_runs(s, scale_of(chosen), progress, {"MHA", "window + sinks", "top-k"});
+    // 1. the table's rows that read the MHA model: MHA itself (trained), the window + sinks and top-k;
+    //    on two threads or more the sink model (sink_model reads it) trains beside MHA's, at no wait
+    std::vector<std::string> rows = {"MHA", "window + sinks", "top-k"};
+    if (threads::count() > 1) rows.push_back("sink logit");
+    const std::vector<VariantRun> runs = variant_runs(s, scale_of(chosen), progress, rows);
     r.trained = run_named(runs, "MHA").model, r.after = run_named(runs, "MHA").held_out;
     r.windowed = run_named(runs, "window + sinks").held_out;
     r.indexed = run_named(runs, "top-k").held_out;

@@ -29,10 +29,14 @@ template <class T>
 T exact_gelu(T z) {
     return T(0.5 * double(z) * (1.0 + std::erf(double(z) * M_SQRT1_2)));
 }
+inline double normal_density(double z) { return std::exp(-0.5 * z * z) * 0.3989422804014327; }  // 1/√(2π)
+template <class T>
+T exact_normal_cdf(T z) {  // Φ(z)
+    return T(0.5 * (1.0 + std::erf(double(z) * M_SQRT1_2)));
+}
 template <class T>
 T exact_gelu_slope(T z) {
-    const double density = std::exp(-0.5 * double(z) * double(z)) * 0.3989422804014327;  // 1/√(2π)
-    return T(0.5 * (1.0 + std::erf(double(z) * M_SQRT1_2)) + double(z) * density);
+    return T(0.5 * (1.0 + std::erf(double(z) * M_SQRT1_2)) + double(z) * normal_density(double(z)));
 }
 
 struct FeedForward {

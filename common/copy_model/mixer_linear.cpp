@@ -28,7 +28,7 @@ void linear_attend(const Mat<T>& phi_Q, const Mat<T>& phi_K, const Mat<T>& V, Ma
                    std::size_t r0, std::size_t n) {
     const std::size_t dh = cols(phi_Q);
     T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
-    scores(phi_Q.data() + r0 * dh, rows_transposed(phi_K, r0, n), a, n, dh);  // s_ij = φ(q_i)·φ(k_j)
+    scores(phi_Q.data() + r0 * dh, phi_K.data() + r0 * dh, a, n, dh);  // s_ij = φ(q_i)·φ(k_j)
     for (std::size_t i = 0; i < n; ++i) {
         T* a_i = a + i * n;
         T sum = 0;  // every s_ij > 0: the sum is never 0

@@ -47,7 +47,7 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
     const std::size_t dh = cols(Q);
     const T scale = T(1) / std::sqrt(T(dh));
     T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
-    scores(Q.data() + r0 * dh, rows_transposed(K, r0, n), a, n, dh);  // a_ij = q_i · k_j
+    scores(Q.data() + r0 * dh, K.data() + r0 * dh, a, n, dh);  // a_ij = q_i · k_j
     std::vector<char> seen(choice.plain() ? 0 : n);
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < n; ++i) {
@@ -84,7 +84,7 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
 template <class T>
 void weighted_values_backward(const Mat<T>& V, const T* a, const T* dz, T* dv, T* dA, T* dots, std::size_t r0,
                               std::size_t n, std::size_t dh) {
-    scores(dz, rows_transposed(V, r0, n), dA, n, dh);
+    scores(dz, V.data() + r0 * dh, dA, n, dh);
     causal_cols(a, dz, dv, n, dh);
     for (std::size_t i = 0; i < n; ++i) {
         T dot = 0;

@@ -35,16 +35,7 @@ template <class T>
 void linear(const Mat<T>& x, const Mat<T>& W, const Mat<T>& b, Mat<T>& y) {
     const std::size_t N = x.shape(0), in = x.shape(1), out = W.shape(0);
     reshape_to(y, N, out);
-    // Wᵀ (in × out), copied by rows once: the product reads its rows k = 0 … in−1 in turn
-    // (into the same memory every call: fresh pages would each cost a fault)
-    thread_local std::vector<T> W_t;
-    W_t.resize(in * out);
-    T* W_t_ = W_t.data();  // (the pool's threads write the caller's buffer)
-    threads::split(out, [&](std::size_t j0, std::size_t j1) {
-        for (std::size_t j = j0; j < j1; ++j)
-            for (std::size_t k = 0; k < in; ++k) W_t_[k * out + j] = W.data()[j * in + k];
-    }, 16);
-    product_into(Operand<T>{x.data(), in, 1}, W_t_, y.data(), N, in, out);
+    product_by_transpose_into(Operand<T>{x.data(), in, 1}, W.data(), y.data(), N, in, out);  // x Wᵀ
     T* y_ = y.data();
     const T* b_ = b.data();
     threads::split(N, [&](std::size_t begin, std::size_t end) {
@@ -179,69 +170,91 @@ __attribute__((always_inline)) inline void erf_of(eight_floats& x) {
     x = x < 0.0f ? -e : e;
 }
 
-// y = GELU(z) (forward) or dy ⊙= GELU′(z) (backward), eight numbers z at a time from z.
-// y holds dy (backward) and gets the result.
-__attribute__((always_inline)) inline void gelu_eight(const eight_floats& z, eight_floats& y, bool slope) {
-    eight_floats phi = z * 0.707106781f;
-    erf_of(phi);
-    phi = 0.5f * (1.0f + phi);  // Φ(z)
-    if (!slope) {
-        y = z * phi;
-        return;
-    }
-    eight_floats density = -0.5f * z * z;  // Φ(z) + z φ(z), φ(z) = e^(−z²/2)/√(2π)
-    exp_of_negative(density);
-    y = y * (phi + z * (density * 0.398942280f));
+// Vectors of eight are passed by reference here: returned by value from code compiled for any
+// x86-64, they would change the calling convention (GCC's -Wpsabi).
+
+// z ← Φ(z) = (1 + erf(z/√2)) / 2, the normal distribution's share below z.
+__attribute__((always_inline)) inline void normal_cdf(eight_floats& z) {
+    z = z * 0.707106781f;
+    erf_of(z);
+    z = 0.5f * (1.0f + z);
 }
 
-// GELU or its slope over `count` numbers: eight at a time, the last few through a buffer.
-COMPILED_FOR_AVX2_AND_ANY_X86_64
-void gelu_floats(const float* z, float* y, std::size_t count, bool slope) {
-    std::size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const eight_floats zv = *reinterpret_cast<const eight_floats_anywhere*>(z + i);
-        eight_floats out = slope ? *reinterpret_cast<const eight_floats_anywhere*>(y + i) : eight_floats{};
-        gelu_eight(zv, out, slope);
-        *reinterpret_cast<eight_floats_anywhere*>(y + i) = out;
+// cdf ← GELU′(z) = Φ(z) + z φ(z), φ(z) = e^(−z²/2)/√(2π), from Φ(z) kept by the forward pass.
+__attribute__((always_inline)) inline void gelu_slope(const eight_floats& z, eight_floats& cdf) {
+    eight_floats density = -0.5f * z * z;
+    exp_of_negative(density);
+    cdf = cdf + z * (density * 0.398942280f);
+}
+
+// v ← the `here` ≤ 8 numbers at p (the rest 0), and back.
+__attribute__((always_inline)) inline void load(const float* p, std::size_t here, eight_floats& v) {
+    if (here == 8) {
+        v = *reinterpret_cast<const eight_floats_anywhere*>(p);
+        return;
     }
-    if (i == count) return;
-    eight_floats zv{}, out{};
-    for (std::size_t k = 0; i + k < count; ++k) zv[k] = z[i + k], out[k] = slope ? y[i + k] : 0.0f;
-    gelu_eight(zv, out, slope);
-    for (std::size_t k = 0; i + k < count; ++k) y[i + k] = out[k];
+    v = eight_floats{};
+    for (std::size_t k = 0; k < here; ++k) v[k] = p[k];
+}
+__attribute__((always_inline)) inline void store(float* p, const eight_floats& v, std::size_t here) {
+    if (here == 8) *reinterpret_cast<eight_floats_anywhere*>(p) = v;
+    else
+        for (std::size_t k = 0; k < here; ++k) p[k] = v[k];
+}
+
+// y = z Φ(z) over `count` numbers, eight at a time, and Φ(z) into cdf when it is given.
+COMPILED_FOR_AVX2_AND_ANY_X86_64
+void gelu_floats(const float* z, float* y, float* cdf, std::size_t count) {
+    for (std::size_t i = 0; i < count; i += 8) {
+        const std::size_t here = std::min<std::size_t>(8, count - i);
+        eight_floats zv, phi;
+        load(z + i, here, zv);
+        phi = zv;
+        normal_cdf(phi);
+        store(y + i, zv * phi, here);
+        if (cdf) store(cdf + i, phi, here);
+    }
+}
+
+// dy ⊙= GELU′(z) over `count` numbers, from z and Φ(z).
+COMPILED_FOR_AVX2_AND_ANY_X86_64
+void gelu_slope_floats(const float* z, const float* cdf, float* dy, std::size_t count) {
+    for (std::size_t i = 0; i < count; i += 8) {
+        const std::size_t here = std::min<std::size_t>(8, count - i);
+        eight_floats zv, slope, d;
+        load(z + i, here, zv), load(cdf + i, here, slope), load(dy + i, here, d);
+        gelu_slope(zv, slope);
+        store(dy + i, d * slope, here);
+    }
 }
 
 }  // namespace
 
 template <class T>
-void gelu(const Mat<T>& z, Mat<T>& y) {
+void gelu(const Mat<T>& z, Mat<T>& y, Mat<T>* cdf) {
     reshape_to(y, z.shape(0), z.shape(1));
+    if (cdf) reshape_to(*cdf, z.shape(0), z.shape(1));
+    const T* z_ = z.data();
+    T *y_ = y.data(), *cdf_ = cdf ? cdf->data() : nullptr;
     if constexpr (std::is_same_v<T, float>)  // each number alone: threads take runs of 2048 (a multiple of eight)
         return threads::split(z.size(), [&](std::size_t begin, std::size_t end) {
-            gelu_floats(z.data() + begin, y.data() + begin, end - begin, false);
+            gelu_floats(z_ + begin, y_ + begin, cdf_ ? cdf_ + begin : nullptr, end - begin);
         }, 2048);
-    const T* z_ = z.data();
-    T* y_ = y.data();
-    for (std::size_t i = 0; i < z.size(); ++i) y_[i] = exact_gelu(z_[i]);
+    for (std::size_t i = 0; i < z.size(); ++i) {
+        y_[i] = exact_gelu(z_[i]);
+        if (cdf_) cdf_[i] = exact_normal_cdf(z_[i]);
+    }
 }
 
 template <class T>
-void gelu_backward(const Mat<T>& z, Mat<T>& dy) {
+void gelu_backward(const Mat<T>& z, const Mat<T>& cdf, Mat<T>& dy) {
+    const T *z_ = z.data(), *cdf_ = cdf.data();
+    T* d = dy.data();
     if constexpr (std::is_same_v<T, float>)
         return threads::split(z.size(), [&](std::size_t begin, std::size_t end) {
-            gelu_floats(z.data() + begin, dy.data() + begin, end - begin, true);
+            gelu_slope_floats(z_ + begin, cdf_ + begin, d + begin, end - begin);
         }, 2048);
-    const T* z_ = z.data();
-    T* d = dy.data();
-    for (std::size_t i = 0; i < z.size(); ++i) d[i] *= exact_gelu_slope(z_[i]);
-}
-
-template <class T>
-void copy_into(const Mat<T>& x, Mat<T>& y) {
-    reshape_to(y, x.shape(0), x.shape(1));
-    const T* x_ = x.data();
-    T* y_ = y.data();
-    threads::split(x.size(), [&](std::size_t begin, std::size_t end) { std::copy(x_ + begin, x_ + end, y_ + begin); }, 4096);
+    for (std::size_t i = 0; i < z.size(); ++i) d[i] *= cdf_[i] + z_[i] * T(normal_density(double(z_[i])));  // exact_gelu_slope
 }
 
 template <class T>
@@ -253,6 +266,16 @@ void add_into(Mat<T>& x, const Mat<T>& a) {
     }, 4096);
 }
 
+template <class T>
+void sum_into(const Mat<T>& x, const Mat<T>& a, Mat<T>& y) {
+    reshape_to(y, x.shape(0), x.shape(1));
+    const T *x_ = x.data(), *a_ = a.data();
+    T* y_ = y.data();
+    threads::split(x.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) y_[i] = x_[i] + a_[i];
+    }, 4096);
+}
+
 #define INSTANTIATE(T)                                                                                     \
     template void linear(const Mat<T>&, const Mat<T>&, const Mat<T>&, Mat<T>&);                            \
     template void linear_backward(const Mat<T>&, const Mat<T>&, const Mat<T>&, Mat<T>&, Mat<T>&, Mat<T>*,  \
@@ -260,10 +283,10 @@ void add_into(Mat<T>& x, const Mat<T>& a) {
     template void layer_norm(const Mat<T>&, const Mat<T>&, const Mat<T>&, Mat<T>&, Mat<T>&);               \
     template void layer_norm_backward(const Mat<T>&, const Mat<T>&, const Mat<T>&, const Mat<T>&, Mat<T>&, \
                                       Mat<T>&, Mat<T>&);                                                   \
-    template void gelu(const Mat<T>&, Mat<T>&);                                                            \
-    template void gelu_backward(const Mat<T>&, Mat<T>&);                                                   \
-    template void copy_into(const Mat<T>&, Mat<T>&);                                                      \
-    template void add_into(Mat<T>&, const Mat<T>&);
+    template void gelu(const Mat<T>&, Mat<T>&, Mat<T>*);                                                   \
+    template void gelu_backward(const Mat<T>&, const Mat<T>&, Mat<T>&);                                    \
+    template void add_into(Mat<T>&, const Mat<T>&);                                                        \
+    template void sum_into(const Mat<T>&, const Mat<T>&, Mat<T>&);
 INSTANTIATE(float)
 INSTANTIATE(double)
 #undef INSTANTIATE

@@ -45,20 +45,20 @@ template <class T>
 void layer_norm_backward(const Mat<T>& x, const Mat<T>& stats, const Mat<T>& gamma, const Mat<T>& dy,
                          Mat<T>& d_gamma, Mat<T>& d_beta, Mat<T>& dx);
 
-// y = GELU(z), entry by entry.
+// y = GELU(z) = z Φ(z), entry by entry; Φ(z) into *cdf when given (the backward pass reads it).
 template <class T>
-void gelu(const Mat<T>& z, Mat<T>& y);
+void gelu(const Mat<T>& z, Mat<T>& y, Mat<T>* cdf = nullptr);
 
-// dz = dy ⊙ GELU′(z), written over dy.
+// dz = dy ⊙ GELU′(z), GELU′(z) = Φ(z) + z φ(z), from Φ(z) as gelu kept it; written over dy.
 template <class T>
-void gelu_backward(const Mat<T>& z, Mat<T>& dy);
-
-// y = x (reshaped when it does not fit).
-template <class T>
-void copy_into(const Mat<T>& x, Mat<T>& y);
+void gelu_backward(const Mat<T>& z, const Mat<T>& cdf, Mat<T>& dy);
 
 // x += a, entry by entry.
 template <class T>
 void add_into(Mat<T>& x, const Mat<T>& a);
+
+// y = x + a, entry by entry (y reshaped when it does not fit).
+template <class T>
+void sum_into(const Mat<T>& x, const Mat<T>& a, Mat<T>& y);
 
 }  // namespace gpt_layers

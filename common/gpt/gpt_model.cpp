@@ -40,39 +40,40 @@ void require_tokens(const std::vector<Tokens>& batch, const GptConfig& c, const 
     }
 }
 
-// Columns [c0, c0 + w) of m (N × ·) as a matrix (N × w), or written back into them.
+// Rows [r0, r0 + n) of columns [c0, c0 + w) of m (· × width) into the same rows of part (· × w),
+// or written back into them.
 template <class T>
-void take_columns(const Mat<T>& m, std::size_t c0, Mat<T>& part) {
-    const std::size_t N = m.shape(0), w = part.shape(1), width = m.shape(1);
-    threads::split(N, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) std::copy_n(m.data() + r * width + c0, w, part.data() + r * w);
-    }, 64);
+void take_columns(const Mat<T>& m, std::size_t c0, Mat<T>& part, std::size_t r0, std::size_t n) {
+    const std::size_t w = part.shape(1), width = m.shape(1);
+    for (std::size_t r = r0; r < r0 + n; ++r) std::copy_n(m.data() + r * width + c0, w, part.data() + r * w);
 }
 template <class T>
-void put_columns(const Mat<T>& part, Mat<T>& m, std::size_t c0) {
-    const std::size_t N = m.shape(0), w = part.shape(1), width = m.shape(1);
-    threads::split(N, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) std::copy_n(part.data() + r * w, w, m.data() + r * width + c0);
-    }, 64);
+void put_columns(const Mat<T>& part, Mat<T>& m, std::size_t c0, std::size_t r0, std::size_t n) {
+    const std::size_t w = part.shape(1), width = m.shape(1);
+    for (std::size_t r = r0; r < r0 + n; ++r) std::copy_n(part.data() + r * w, w, m.data() + r * width + c0);
 }
 
 // One block's attention: ln_1(x) → q, k, v of each head → causal softmax → [z_0 … z_{H−1}].
+// Each (head, sequence) is one thread's: its rows of q, k, v, weights and z are its own.
 template <class T>
 void attention(const GptBlock<T>& block, GptBlockForward<T>& f, std::size_t heads, std::size_t B, std::size_t n) {
     const std::size_t N = B * n, d = f.x.shape(1), dh = d / heads;
     linear(f.ln_1, block.c_attn_weight, block.c_attn_bias, f.qkv);  // (N × 3d)
     reshape_to(f.heads, N, d);
-    f.q.resize(heads), f.k.resize(heads), f.v.resize(heads), f.weights.resize(heads);
-    Mat<T> z = Mat<T>::from_shape({N, dh});
+    f.q.resize(heads), f.k.resize(heads), f.v.resize(heads), f.weights.resize(heads), f.z.resize(heads);
     for (std::size_t h = 0; h < heads; ++h) {
-        reshape_to(f.q[h], N, dh), reshape_to(f.k[h], N, dh), reshape_to(f.v[h], N, dh), reshape_to(f.weights[h], N, n);
-        take_columns(f.qkv, h * dh, f.q[h]), take_columns(f.qkv, d + h * dh, f.k[h]);
-        take_columns(f.qkv, 2 * d + h * dh, f.v[h]);
-        threads::split(B, [&](std::size_t b0, std::size_t b1) {  // a sequence's rows: one thread's
-            for (std::size_t b = b0; b < b1; ++b) token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], z, b * n, n);
-        });
-        put_columns(z, f.heads, h * dh);
+        reshape_to(f.q[h], N, dh), reshape_to(f.k[h], N, dh), reshape_to(f.v[h], N, dh), reshape_to(f.z[h], N, dh);
+        reshape_to(f.weights[h], N, n);
     }
+    threads::split(heads * B, [&](std::size_t u0, std::size_t u1) {
+        for (std::size_t u = u0; u < u1; ++u) {
+            const std::size_t h = u / B, r0 = u % B * n;
+            take_columns(f.qkv, h * dh, f.q[h], r0, n), take_columns(f.qkv, d + h * dh, f.k[h], r0, n);
+            take_columns(f.qkv, 2 * d + h * dh, f.v[h], r0, n);
+            token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], f.z[h], r0, n);
+            put_columns(f.z[h], f.heads, h * dh, r0, n);
+        }
+    });
 }
 
 // Its backward pass: d[z_0 … z_{H−1}] (N × d) → d[q k v] (N × 3d), in the buffers.
@@ -80,16 +81,19 @@ template <class T>
 void attention_backward(const GptBlockForward<T>& f, GptBackwardBuffers<T>& w, std::size_t B, std::size_t n) {
     const std::size_t heads = f.q.size(), N = B * n, dh = f.q[0].shape(1), d = heads * dh;
     reshape_to(w.d_qkv, N, 3 * d);
-    reshape_to(w.dz, N, dh), reshape_to(w.dq, N, dh), reshape_to(w.dk, N, dh), reshape_to(w.dv, N, dh);
-    for (std::size_t h = 0; h < heads; ++h) {
-        take_columns(w.d_heads, h * dh, w.dz);
-        threads::split(B, [&](std::size_t b0, std::size_t b1) {
-            for (std::size_t b = b0; b < b1; ++b)
-                token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], w.dz, w.dq, w.dk, w.dv, b * n, n);
-        });
-        put_columns(w.dq, w.d_qkv, h * dh), put_columns(w.dk, w.d_qkv, d + h * dh);
-        put_columns(w.dv, w.d_qkv, 2 * d + h * dh);
-    }
+    w.dz.resize(heads), w.dq.resize(heads), w.dk.resize(heads), w.dv.resize(heads);
+    for (std::size_t h = 0; h < heads; ++h)
+        reshape_to(w.dz[h], N, dh), reshape_to(w.dq[h], N, dh), reshape_to(w.dk[h], N, dh), reshape_to(w.dv[h], N, dh);
+    threads::split(heads * B, [&](std::size_t u0, std::size_t u1) {
+        for (std::size_t u = u0; u < u1; ++u) {
+            const std::size_t h = u / B, r0 = u % B * n;
+            take_columns(w.d_heads, h * dh, w.dz[h], r0, n);
+            token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], w.dz[h], w.dq[h], w.dk[h], w.dv[h],
+                                          r0, n);
+            put_columns(w.dq[h], w.d_qkv, h * dh, r0, n), put_columns(w.dk[h], w.d_qkv, d + h * dh, r0, n);
+            put_columns(w.dv[h], w.d_qkv, 2 * d + h * dh, r0, n);
+        }
+    });
 }
 
 }  // namespace
@@ -207,35 +211,32 @@ void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForw
     f.batch = B, f.length = n;
     f.blocks.resize(c.layers);
     // 1. x₀ = wte[token] + wpe[position]                             (N × d)
-    Mat<T>& x = f.x_final;  // the residual stream, block after block
-    reshape_to(x, N, d);
+    Mat<T>& x_0 = f.blocks[0].x;  // the residual stream entering block 0
+    reshape_to(x_0, N, d);
     threads::split(N, [&](std::size_t r0, std::size_t r1) {
         for (std::size_t r = r0; r < r1; ++r)
-            for (std::size_t col = 0; col < d; ++col) x(r, col) = m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col);
+            for (std::size_t col = 0; col < d; ++col) x_0(r, col) = m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col);
     }, 64);
-    // 2. each block: x += attention(ln_1(x)); x += MLP(ln_2(x))
+    // 2. each block: x_mid = x + attention(ln_1(x)); x_next = x_mid + MLP(ln_2(x_mid))
     for (std::size_t l = 0; l < c.layers; ++l) {
         const GptBlock<T>& block = m.h[l];
         GptBlockForward<T>& bf = f.blocks[l];
-        copy_into(x, bf.x);
         layer_norm(bf.x, block.ln_1_weight, block.ln_1_bias, bf.ln_1, bf.ln_1_stats);
         attention(block, bf, c.heads, B, n);
         for (const HeadReplacement<T>& r : replaced)
             if (r.layer == l) replace_head(r, d / c.heads, bf.heads);
         linear(bf.heads, block.attn_proj_weight, block.attn_proj_bias, f.branch);
-        add_into(x, f.branch);
-        copy_into(x, bf.x_mid);
+        sum_into(bf.x, f.branch, bf.x_mid);
         layer_norm(bf.x_mid, block.ln_2_weight, block.ln_2_bias, bf.ln_2, bf.ln_2_stats);
         linear(bf.ln_2, block.c_fc_weight, block.c_fc_bias, bf.fc);  // (N × 4d)
-        gelu(bf.fc, bf.gelu);
+        gelu(bf.fc, bf.gelu, &bf.fc_cdf);
         linear(bf.gelu, block.mlp_proj_weight, block.mlp_proj_bias, f.branch);
-        add_into(x, f.branch);
+        sum_into(bf.x_mid, f.branch, l + 1 < c.layers ? f.blocks[l + 1].x : f.x_final);
     }
     // 3. logits = ln_f(x) · wteᵀ                                     (N × V)
     layer_norm(f.x_final, m.ln_f_weight, m.ln_f_bias, f.ln_f, f.ln_f_stats);
-    const std::vector<T> wte_t = rows_transposed(m.wte, 0, c.vocab);  // (d × V)
     reshape_to(f.logits, N, c.vocab);
-    product_into(Operand<T>{f.ln_f.data(), d, 1}, wte_t.data(), f.logits.data(), N, d, c.vocab);
+    product_by_transpose_into(Operand<T>{f.ln_f.data(), d, 1}, m.wte.data(), f.logits.data(), N, d, c.vocab);
 }
 
 template <class T>
@@ -297,7 +298,7 @@ void gpt_backward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, const 
         GptBlock<T>& gb = g.h[l];
         // x_out = x_mid + GELU(ln_2(x_mid) c_fcᵀ + b) mlp.c_projᵀ + b
         linear_backward(bf.gelu, block.mlp_proj_weight, w.dx, gb.mlp_proj_weight, gb.mlp_proj_bias, &w.d_fc);
-        gelu_backward(bf.fc, w.d_fc);  // now ∂loss/∂u
+        gelu_backward(bf.fc, bf.fc_cdf, w.d_fc);  // now ∂loss/∂u
         linear_backward(bf.ln_2, block.c_fc_weight, w.d_fc, gb.c_fc_weight, gb.c_fc_bias, &w.d_ln);
         layer_norm_backward(bf.x_mid, bf.ln_2_stats, block.ln_2_weight, w.d_ln, gb.ln_2_weight, gb.ln_2_bias, w.dx);
         // x_mid = x + attention(ln_1(x)) attn.c_projᵀ + b

@@ -99,10 +99,11 @@ struct GptBlockForward {
     Mat<T> qkv;                 // (B·T × 3d) [q k v] = ln_1 · c_attnᵀ + b
     std::vector<Mat<T>> q, k, v;  // [H] (B·T × d_h) each head's queries, keys, values
     std::vector<Mat<T>> weights;  // [H] (B·T × T) row b·T + i: query i of sequence b; 0 after i
+    std::vector<Mat<T>> z;        // [H] (B·T × d_h) each head's output
     Mat<T> heads;               // (B·T × d) [z_0 … z_{H−1}], the input of attn.c_proj
     Mat<T> x_mid;               // (B·T × d) x after the attention's residual
     Mat<T> ln_2, ln_2_stats;    // as ln_1, of x_mid
-    Mat<T> fc, gelu;            // (B·T × 4d) u = ln_2 · c_fcᵀ + b, and GELU(u)
+    Mat<T> fc, gelu, fc_cdf;    // (B·T × 4d) u = ln_2 · c_fcᵀ + b, GELU(u), and Φ(u) for GELU′(u)
 };
 
 template <class T>
@@ -122,7 +123,7 @@ struct GptBackwardBuffers {
     Mat<T> d_ln, d_heads;       // (B·T × d) of a LayerNorm's output; of [z_0 … z_{H−1}]
     Mat<T> d_fc;                // (B·T × 4d) of GELU(u), then of u
     Mat<T> d_qkv;               // (B·T × 3d)
-    Mat<T> dz, dq, dk, dv;      // (B·T × d_h) one head's
+    std::vector<Mat<T>> dz, dq, dk, dv;  // [H] (B·T × d_h) each head's
 };
 
 // One head's output replaced in a forward pass (an intervention, chapter 23): z_h of block l,

@@ -42,6 +42,7 @@ double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t mos
     const std::size_t all = (ids.size() - 1) / T, windows = std::min(all, most);
     // window w of the ones measured starts at token T·⌊w·all/windows⌋
     double total = 0.0;
+    GptForward<float> f;  // one set of buffers for every pass
     for (std::size_t first = 0; first < windows; first += windows_per_pass) {
         const std::size_t count = std::min(windows_per_pass, windows - first);
         std::vector<Tokens> inputs(count, Tokens(T)), targets(count, Tokens(T));
@@ -50,7 +51,8 @@ double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t mos
             std::copy_n(ids.begin() + s, T, inputs[b].begin());
             std::copy_n(ids.begin() + s + 1, T, targets[b].begin());
         }
-        total += gpt_loss(gpt_forward(model, inputs), targets) * double(count);
+        gpt_forward_into(model, inputs, f);
+        total += gpt_loss(f, targets) * double(count);
     }
     return total / double(windows);
 }

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <type_traits>
 
-#include <xtensor/xmanipulation.hpp>
 
 #include "common/numbers/eight_floats.hpp"
 #include "common/numbers/input_error.hpp"
@@ -114,8 +113,10 @@ __attribute__((always_inline)) inline void add_run(const float* __restrict ap, c
     }
 }
 
+// b (K × m) by rows, or (b_transposed) bᵀ (m × K) by rows, read in place while packing.
 COMPILED_FOR_AVX2_AND_ANY_X86_64
-void product_packed(Operand<float> a, const float* b, float* c, std::size_t n, std::size_t K, std::size_t m) {
+void product_packed(Operand<float> a, const float* b, bool b_transposed, float* c, std::size_t n, std::size_t K,
+                    std::size_t m) {
     const std::size_t panels = (m + block_cols - 1) / block_cols;
     // reused from call to call: a fresh large buffer is fresh pages, each a fault to the kernel
     thread_local std::vector<float> b_packed, a_packed;
@@ -125,12 +126,20 @@ void product_packed(Operand<float> a, const float* b, float* c, std::size_t n, s
     if (K == 0) std::fill(c, c + n * m, 0.0f);
     for (std::size_t k0 = 0; k0 < K; k0 += run) {
         const std::size_t kc = std::min(run, K - k0);
-        for (std::size_t p = 0; p < panels; ++p)  // rows k0 … k0 + kc − 1 of b, 16 columns a panel (0 past m)
-            for (std::size_t k = 0; k < kc; ++k)
+        for (std::size_t p = 0; p < panels; ++p) {  // rows k0 … k0 + kc − 1 of b, 16 columns a panel (0 past m)
+            float* panel = b_packed.data() + p * run * block_cols;
+            if (b_transposed)  // b's column j is bᵀ's row j: read along it
                 for (std::size_t j = 0; j < block_cols; ++j) {
                     const std::size_t col = p * block_cols + j;
-                    b_packed[(p * run + k) * block_cols + j] = col < m ? b[(k0 + k) * m + col] : 0.0f;
+                    for (std::size_t k = 0; k < kc; ++k) panel[k * block_cols + j] = col < m ? b[col * K + k0 + k] : 0.0f;
                 }
+            else
+                for (std::size_t k = 0; k < kc; ++k)
+                    for (std::size_t j = 0; j < block_cols; ++j) {
+                        const std::size_t col = p * block_cols + j;
+                        panel[k * block_cols + j] = col < m ? b[(k0 + k) * m + col] : 0.0f;
+                    }
+        }
         for (std::size_t i0 = 0; i0 < n; i0 += block_rows) {
             const std::size_t rows_here = std::min(block_rows, n - i0);
             const float* a_i = a.a + i0 * a.row_step + k0 * a.k_step;
@@ -155,6 +164,20 @@ void product_packed(Operand<float> a, const float* b, float* c, std::size_t n, s
     }
 }
 
+// Every term of every entry, on packed panels. Rows cut between threads, six at a time
+// (threads.hpp): an entry is one thread's sum over k in turn, whichever rows the thread has. A
+// small product runs on one.
+void whole_product(Operand<float> a, const float* b, bool b_transposed, float* c, std::size_t n, std::size_t K,
+                   std::size_t m) {
+    if (n * K * m < (std::size_t(1) << 20)) return product_packed(a, b, b_transposed, c, n, K, m);
+    // one piece a thread: each piece packs b anew
+    const std::size_t blocks = (n + block_rows - 1) / block_rows, count = threads::count();
+    threads::split(n, [&](std::size_t begin, std::size_t end) {
+        product_packed(Operand<float>{a.a + begin * a.row_step, a.row_step, a.k_step}, b, b_transposed,
+                       c + begin * m, end - begin, K, m);
+    }, (blocks + count - 1) / count * block_rows);
+}
+
 }  // namespace
 
 // The float blocks, then by plain loops the columns they leave and every entry in double. Out of
@@ -165,17 +188,7 @@ __attribute__((noinline)) void product_into(Operand<T> a, const T* b, T* c, std:
                   Terms terms) {
     std::size_t j_blocks = 0;  // the columns [0, j_blocks) the float blocks cover
     if constexpr (std::is_same_v<T, float>) {
-        if (terms == Terms::all) {
-            // Rows cut between threads, six at a time (threads.hpp): an entry is one thread's sum
-            // over k in turn, whichever rows the thread has. A small product runs on one.
-            if (n * K * m < (std::size_t(1) << 20)) return product_packed(a, b, c, n, K, m);
-            // one piece a thread: each piece packs b anew
-            const std::size_t blocks = (n + block_rows - 1) / block_rows, count = threads::count();
-            return threads::split(n, [&](std::size_t begin, std::size_t end) {
-                product_packed(Operand<float>{a.a + begin * a.row_step, a.row_step, a.k_step}, b, c + begin * m,
-                               end - begin, K, m);
-            }, (blocks + count - 1) / count * block_rows);
-        }
+        if (terms == Terms::all) return whole_product(a, b, false, c, n, K, m);
         j_blocks = m - m % 8;
         product_in_blocks(a, b, c, n, K, m, terms);
     }
@@ -197,18 +210,25 @@ __attribute__((noinline)) void product_into(Operand<T> a, const T* b, T* c, std:
     }
 }
 
+template <class T>
+void product_by_transpose_into(Operand<T> a, const T* w, T* c, std::size_t n, std::size_t K, std::size_t m) {
+    if constexpr (std::is_same_v<T, float>) return whole_product(a, w, true, c, n, K, m);
+    std::vector<T> w_t(K * m);  // in double (the checks), wᵀ copied by rows
+    for (std::size_t j = 0; j < m; ++j)
+        for (std::size_t k = 0; k < K; ++k) w_t[k * m + j] = w[j * K + k];
+    product_into(a, w_t.data(), c, n, K, m);
+}
+
 namespace {
 template <class T>
 MatrixOf<T> product(bool ta, bool tb, const MatrixOf<T>& a_in, const MatrixOf<T>& b_in) {
     const std::size_t inner_a = ta ? rows(a_in) : cols(a_in), inner_b = tb ? cols(b_in) : rows(b_in);
     if (inner_a != inner_b) throw InputError(describe("a product with inner sizes ", inner_a, " and ", inner_b));
-    // A transposed b is copied once (it is a small weight matrix), so that b is read by rows.
-    const MatrixOf<T> b_t = tb ? MatrixOf<T>(xt::transpose(b_in)) : MatrixOf<T>();
-    const MatrixOf<T>& b = tb ? b_t : b_in;  // (K × m)
-    const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = cols(b);
+    const std::size_t n = ta ? cols(a_in) : rows(a_in), K = inner_a, m = tb ? rows(b_in) : cols(b_in);
     const std::size_t row_step = ta ? 1 : K, k_step = ta ? cols(a_in) : 1;  // op(a)(i, k) = a[i·row_step + k·k_step]
     MatrixOf<T> c = MatrixOf<T>::from_shape({n, m});
-    product_into(Operand<T>{a_in.data(), row_step, k_step}, b.data(), c.data(), n, K, m);
+    if (tb) product_by_transpose_into(Operand<T>{a_in.data(), row_step, k_step}, b_in.data(), c.data(), n, K, m);
+    else product_into(Operand<T>{a_in.data(), row_step, k_step}, b_in.data(), c.data(), n, K, m);
     return c;
 }
 }  // namespace
@@ -222,6 +242,7 @@ MatrixOf<T> mm_nt(const MatrixOf<T>& a, const MatrixOf<T>& b) { return product(f
 
 #define INSTANTIATE(T)                                                                                  \
     template void product_into(Operand<T>, const T*, T*, std::size_t, std::size_t, std::size_t, Terms); \
+    template void product_by_transpose_into(Operand<T>, const T*, T*, std::size_t, std::size_t, std::size_t); \
     template MatrixOf<T> mm(const MatrixOf<T>&, const MatrixOf<T>&);                                    \
     template MatrixOf<T> mm_tn(const MatrixOf<T>&, const MatrixOf<T>&);                                 \
     template MatrixOf<T> mm_nt(const MatrixOf<T>&, const MatrixOf<T>&);

@@ -45,6 +45,11 @@ template <class T>
 void product_into(Operand<T> a, const T* b, T* c, std::size_t n, std::size_t K, std::size_t m,
                   Terms terms = Terms::all);
 
+// c = op(a) · wᵀ (n × m), w (m × K) by rows read in place (a layer's x Wᵀ with W as stored):
+// the same numbers as product_into with b = wᵀ copied out, without the copy.
+template <class T>
+void product_by_transpose_into(Operand<T> a, const T* w, T* c, std::size_t n, std::size_t K, std::size_t m);
+
 // a · b, aᵀ · b and a · bᵀ; an InputError when the inner sizes differ.
 template <class T>
 xt::xtensor<T, 2> mm(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b);
@@ -53,27 +58,15 @@ xt::xtensor<T, 2> mm_tn(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b);
 template <class T>
 xt::xtensor<T, 2> mm_nt(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b);
 
-// Rows [r0, r0 + n) of M (n × d_h), transposed (d_h × n): the loops of `scores` then run across
-// keys j, many at a time, while each sum still adds its terms in the order of the formula.
-template <class T>
-std::vector<T> rows_transposed(const xt::xtensor<T, 2>& M, std::size_t r0, std::size_t n) {
-    const std::size_t dh = M.shape(1);
-    const T* rows = M.data() + r0 * dh;
-    std::vector<T> t(dh * n);
-    for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t c = 0; c < dh; ++c) t[c * n + j] = rows[j * dh + c];
-    return t;
-}
-
 // The products of one sequence's head (rows r0 … r0 + n − 1 of its (B·n × ·) matrices), each
 // sum in the order of the formula:
 //   scores       S = Q Kᵀ (n × n): s_ij = Σ_c q_ic k_jc, c = 0, 1, … (for every j; those after i
-//                are not used), from k_t = Kᵀ (d_h × n); also dA = dZ Vᵀ
+//                are not used), K's rows read in place; also dA = dZ Vᵀ
 //   causal_rows  Z = A V (n × d_h): z_i = Σ_{j≤i} a_ij v_j, j = 0, 1, …; also dQ = dS K
 //   causal_cols  dV = Aᵀ dZ (n × d_h): dv_j = Σ_{i≥j} a_ij dz_i, i = j, j + 1, …; also dK = dSᵀ Q
 template <class T>
-void scores(const T* q, const std::vector<T>& k_t, T* s, std::size_t n, std::size_t dh) {
-    product_into(Operand<T>{q, dh, 1}, k_t.data(), s, n, dh, n);
+void scores(const T* q, const T* k, T* s, std::size_t n, std::size_t dh) {
+    product_by_transpose_into(Operand<T>{q, dh, 1}, k, s, n, dh, n);
 }
 template <class T>
 void causal_rows(const T* a, const T* v, T* z, std::size_t n, std::size_t dh) {
