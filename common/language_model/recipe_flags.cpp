@@ -31,9 +31,9 @@ void require_reachable(const Recipe& r) {
         throw InputError(fmt::format("--steps {}: this recipe would train for about {:.0f} hours on one core; "
                                      "at most {:.0f} (fewer steps, or a smaller model)",
                                      r.gpt.steps, hours, slowest_training_hours));
-    // the activations the backward pass reads (per block ≈ 19·d + H·T numbers a token), the
+    // the activations the backward pass reads (per block ≈ 24·d + H·T numbers a token), the
     // logits twice, and the parameters four times (weights, gradient, AdamW's m and v)
-    const double activations = tokens * (L * (19.0 * d + double(c.heads) * T) + 2.0 * V);
+    const double activations = tokens * (L * (24.0 * d + double(c.heads) * T) + 2.0 * V);
     const double parameters = 4.0 * (12.0 * L * d * d + (V + T) * d);
     require_memory("this recipe's training", std::uint64_t(4.0 * (activations + parameters)), memory_limit_bytes());
 }

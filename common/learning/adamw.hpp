@@ -17,6 +17,7 @@
 // every machine.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -38,41 +39,53 @@ public:
     void step(const std::vector<xt::xtensor<float, 2>*>& parameters,
               const std::vector<const xt::xtensor<float, 2>*>& gradients, const std::vector<bool>& decays,
               float lr) {
-        if (m_.empty())
+        if (m_.empty()) {
+            starts_.push_back(0);
             for (const auto* p : parameters) {
                 m_.emplace_back(p->size(), 0.0f);
                 v_.emplace_back(p->size(), 0.0f);
+                starts_.push_back(starts_.back() + p->size());
             }
+        }
         ++t_;
         const float correction1 = 1.0f - std::pow(s_.beta1, float(t_));
         const float correction2 = 1.0f - std::pow(s_.beta2, float(t_));
         const float step_size = lr / correction1, root2 = std::sqrt(correction2);
         const float shrink = 1.0f - lr * s_.weight_decay;
-        for (std::size_t k = 0; k < parameters.size(); ++k) {
-            float* w = parameters[k]->data();
-            const float* g = gradients[k]->data();
-            float *m = m_[k].data(), *v = v_[k].data();
-            const float keep = decays[k] ? shrink : 1.0f;  // w · 1 is w: no decay, the same numbers
-            // entry by entry (threads take runs of entries); the settings copied, so that the
-            // compiler knows no store changes them and runs the loop as vectors
-            const float beta1 = s_.beta1, beta2 = s_.beta2, epsilon = s_.epsilon;
-            threads::split(m_[k].size(), [=](std::size_t begin, std::size_t end) {
-                for (std::size_t i = begin; i < end; ++i) {
-                    w[i] *= keep;
-                    m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
-                    v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
-                    w[i] -= step_size * (m[i] / (std::sqrt(v[i]) / root2 + epsilon));
-                }
-            }, 4096);
-        }
+        // every parameter's entries as one run 0, 1, …, starts_.back() − 1 (threads take pieces of
+        // it; a piece may span the end of one parameter and the start of the next)
+        threads::split(starts_.back(), [&](std::size_t begin, std::size_t end) {
+            std::size_t k = std::size_t(std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin()) - 1;
+            for (std::size_t at = begin; at < end; ++k) {
+                const std::size_t stop = std::min(end, starts_[k + 1]);
+                const float keep = decays[k] ? shrink : 1.0f;  // w · 1 is w: no decay, the same numbers
+                update(parameters[k]->data(), gradients[k]->data(), m_[k].data(), v_[k].data(), at - starts_[k],
+                       stop - starts_[k], keep, step_size, root2);
+                at = stop;
+            }
+        }, 4096);
     }
 
     int steps_taken() const { return t_; }
 
 private:
+    // Entries [i0, i1) of one parameter w, its gradient g and its moments m, v. The settings
+    // passed by value, so that the compiler knows no store changes them and runs the loop as vectors.
+    void update(float* w, const float* g, float* m, float* v, std::size_t i0, std::size_t i1, float keep,
+                float step_size, float root2) const {
+        const float beta1 = s_.beta1, beta2 = s_.beta2, epsilon = s_.epsilon;
+        for (std::size_t i = i0; i < i1; ++i) {
+            w[i] *= keep;
+            m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+            v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+            w[i] -= step_size * (m[i] / (std::sqrt(v[i]) / root2 + epsilon));
+        }
+    }
+
     AdamWSettings s_;
     int t_ = 0;
     std::vector<std::vector<float>> m_, v_;
+    std::vector<std::size_t> starts_;  // parameter k's entries are [starts_[k], starts_[k + 1]) of the run
 };
 
 // The learning rate of step s (0, 1, …) as nanoGPT's get_lr: warmup, then cosine to min_lr at
