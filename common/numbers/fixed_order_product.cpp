@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <type_traits>
 
-
 #include "common/numbers/eight_floats.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/matrix.hpp"
