@@ -32,21 +32,22 @@ ONLY = sys.argv[2:]
 COUNTS = (1, 2, 8)
 LOADER = Path("/lib64/ld-linux-x86-64.so.2")
 NO_FMA = "glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F"
+LEAF_1_ECX = "x86.cpu_features.features[0x0].active[0x2]="  # ld.so --list-diagnostics
 
 
 def active_features(tunables):
-    """ld.so's list of the processor features glibc uses, under these tunables (None: no list)."""
+    """ld.so's line of the features of cpuid leaf 1 (ECX) glibc uses, under these tunables
+    (None: ld.so lists none)."""
     if not LOADER.exists():
         return None
     env = dict(os.environ, GLIBC_TUNABLES=tunables) if tunables else dict(os.environ)
     done = subprocess.run([str(LOADER), "--list-diagnostics"], capture_output=True, text=True, env=env, timeout=60)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("x86.cpu_features.features[") and "].active[" in line]
-    return lines if done.returncode == 0 and lines else None
+    words = [line for line in done.stdout.splitlines() if line.startswith(LEAF_1_ECX)]
+    return words[0] if done.returncode == 0 and words else None
 
 
-def fma_active(lines):
-    """Whether glibc uses FMA: cpuid leaf 1, ECX bit 12, in ld.so's `active` words."""
-    word = next(line for line in lines if line.startswith("x86.cpu_features.features[0x0].active[0x2]="))
+def fma_active(word):
+    """Whether glibc uses FMA: bit 12 of cpuid leaf 1's ECX, in ld.so's word of active features."""
     return bool(int(word.split("=")[1], 16) & (1 << 12))
 
 
@@ -56,7 +57,7 @@ def without_fma():
     if plain is None or hidden is None:
         return None, "not checked without FMA: ld.so lists no processor features here"
     if not fma_active(plain):
-        return None, "not checked without FMA: this processor has none, so glibc's one choice is the one above"
+        return None, "not checked without FMA: this processor has none, so glibc already takes the versions without it"
     if fma_active(hidden):
         return None, f"not checked without FMA: glibc does not take {NO_FMA}"
     return NO_FMA, ""
