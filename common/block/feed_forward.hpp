@@ -35,8 +35,8 @@ T exact_normal_cdf(T z) {  // Φ(z)
     return T(0.5 * (1.0 + std::erf(double(z) * M_SQRT1_2)));
 }
 template <class T>
-T exact_gelu_slope(T z) {
-    return T(0.5 * (1.0 + std::erf(double(z) * M_SQRT1_2)) + double(z) * normal_density(double(z)));
+T exact_gelu_slope(T z) {  // Φ and φ in double, rounded to T once
+    return T(exact_normal_cdf(double(z)) + double(z) * normal_density(double(z)));
 }
 
 struct FeedForward {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "common/numbers/eight_floats.hpp"
 #include "common/numbers/input_error.hpp"

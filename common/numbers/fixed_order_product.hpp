@@ -20,7 +20,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include <xtensor/xtensor.hpp>
 
