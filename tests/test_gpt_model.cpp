@@ -16,6 +16,7 @@
 #include "common/learning/finite_difference.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"
+#include "common/reference/gpt_by_loops.hpp"
 #include "tests/shaken_gpt.hpp"
 
 namespace {
@@ -299,4 +300,115 @@ TEST_CASE("gpt: the trainer's kept buffers give the numbers of fresh ones, bit f
     }
     const std::vector<NamedParameter<float>> a = named_parameters(kept), b = named_parameters(fresh);
     for (std::size_t k = 0; k < a.size(); ++k) CHECK(*a[k].tensor == *b[k].tensor);
+}
+
+// ---- the attention variants (gpt_attention.hpp) ----
+
+namespace {
+
+// Every variant the GPT's attention offers, at a size where each matters: 4 heads (GQA's 2
+// groups between MQA's 1 and MHA's 4), d_h = 4 (RoPE's two pairs), a context of 6 (a window
+// of 2 and 1 sink hide keys).
+struct NamedVariant {
+    const char* name;
+    GptAttention attention;
+};
+const std::vector<NamedVariant> variants{
+    {"MHA", {}},
+    {"MQA", {Mixer::softmax, 1, 0, 0, false, false}},
+    {"GQA", {Mixer::softmax, 2, 0, 0, false, false}},
+    {"RoPE", {Mixer::softmax, 0, 0, 0, false, true}},
+    {"sliding window", {Mixer::softmax, 0, 2, 0, false, false}},
+    {"window + sinks", {Mixer::softmax, 0, 2, 1, false, false}},
+    {"sink logit", {Mixer::softmax, 0, 0, 0, true, false}},
+    {"GQA + RoPE + window", {Mixer::softmax, 2, 3, 0, false, true}},
+    {"linear", {Mixer::linear, 0, 0, 0, false, false}},
+    {"DeltaNet", {Mixer::delta, 0, 0, 0, false, false}},
+    {"gated DeltaNet", {Mixer::gated_delta, 0, 0, 0, false, false}},
+};
+
+GptConfig variant_config(const GptAttention& attention) {
+    GptConfig c{7, 6, 1, 4, 16};
+    c.attention = attention;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("gpt variants: each backward pass matches central finite differences in double, every parameter") {
+    Random rng(21);
+    for (const NamedVariant& v : variants) {
+        const Gpt<double> m = gpt_in_double(shaken_model(variant_config(v.attention), 3));
+        const std::vector<Tokens> inputs = random_tokens(rng, 2, 6, 7), targets = random_tokens(rng, 2, 6, 7);
+        std::string worst_name;
+        const double worst = worst_gradient_error(m, inputs, targets, worst_name);
+        INFO(std::string(v.name), ": worst at ", worst_name);
+        CHECK(worst < 1e-6);
+    }
+}
+
+TEST_CASE("gpt variants: the float forward pass matches the loops in double, and the parameters are counted") {
+    Random rng(22);
+    for (const NamedVariant& v : variants) {
+        INFO(std::string(v.name));
+        const GptConfig config = variant_config(v.attention);
+        Gpt<float> m = shaken_model(config, 4);
+        const std::vector<Tokens> inputs = random_tokens(rng, 2, 6, 7);
+        const GptForward<float> f = gpt_forward(m, inputs);
+        double worst = 0;
+        for (std::size_t b = 0; b < inputs.size(); ++b) {
+            const GptByLoops loops = gpt_by_loops(m, inputs[b]);
+            for (std::size_t t = 0; t < 6; ++t)
+                for (std::size_t x = 0; x < config.vocab; ++x)
+                    worst = std::max(worst, std::abs(f.logits(b * 6 + t, x) - loops.logits(t, x)) /
+                                                std::max(1.0, std::abs(loops.logits(t, x))));
+        }
+        CHECK(worst < 2e-5);
+        std::size_t total = 0;
+        for (const NamedParameter<float>& p : named_parameters(m)) total += p.tensor->size();
+        CHECK(total == parameter_count(config));
+    }
+    // what each variant adds or drops, against MHA's count
+    const std::size_t mha = parameter_count(variant_config({}));
+    CHECK(mha - parameter_count(variant_config(variants[1].attention)) == 2 * (16 * 16 + 16) - 2 * (4 * 16 + 4));  // MQA's k, v: one head
+    CHECK(mha - parameter_count(variant_config(variants[3].attention)) == 6 * 16);  // RoPE: no wpe
+    CHECK(parameter_count(variant_config(variants[6].attention)) - mha == 4);       // a sink per head
+    CHECK(parameter_count(variant_config(variants[10].attention)) - mha == 2 * 4 * 16 + 4);  // b_proj, a_proj and its bias
+}
+
+TEST_CASE("gpt variants: the key–value heads, the window and the sinks change what a query reads") {
+    // a window of 1 reads only the query's own key: a query's output then ignores every earlier token
+    GptAttention own{Mixer::softmax, 0, 1, 0, false, false};
+    const Gpt<float> m = shaken_model(variant_config(own), 5);
+    const GptForward<float> a = gpt_forward(m, {{1, 2, 3, 4}}), b = gpt_forward(m, {{5, 6, 0, 4}});
+    for (std::size_t x = 0; x < 7; ++x) CHECK(a.logits(3, x) == b.logits(3, x));
+    // with one sink too, token 0 counts again
+    GptAttention sink{Mixer::softmax, 0, 1, 1, false, false};
+    Gpt<float> s = m;
+    s.config.attention = sink;
+    CHECK(gpt_forward(s, {{1, 2, 3, 4}}).logits(3, 0) != gpt_forward(s, {{5, 2, 3, 4}}).logits(3, 0));
+    CHECK(gpt_forward(s, {{1, 2, 3, 4}}).logits(3, 0) == gpt_forward(s, {{1, 6, 3, 4}}).logits(3, 0));
+    // MQA's one key–value head: every head reads the same keys (the same columns of [q k v])
+    const Gpt<float> mqa = shaken_model(variant_config(variants[1].attention), 6);
+    const GptForward<float> f = gpt_forward(mqa, {{1, 2, 3}});
+    CHECK(f.blocks[0].k[0] == f.blocks[0].k[3]);
+    CHECK(f.blocks[0].qkv.shape(1) == 16 + 2 * 4);
+    // GQA with 2 groups: heads 0, 1 share key–value head 0; heads 2, 3 share head 1
+    const Gpt<float> gqa = shaken_model(variant_config(variants[2].attention), 6);
+    const GptForward<float> q = gpt_forward(gqa, {{1, 2, 3}});
+    CHECK(q.blocks[0].k[0] == q.blocks[0].k[1]);
+    CHECK(q.blocks[0].k[2] == q.blocks[0].k[3]);
+    CHECK(q.blocks[0].k[1] != q.blocks[0].k[2]);
+}
+
+TEST_CASE("gpt variants: a variant that does not fit the model is refused") {
+    const auto refused = [](GptAttention a) { return fresh_gpt(variant_config(a), 1); };
+    CHECK_THROWS_AS(refused({Mixer::softmax, 3, 0, 0, false, false}), InputError);  // 4 heads, 3 groups
+    CHECK_THROWS_AS(refused({Mixer::softmax, 0, 7, 0, false, false}), InputError);  // a window past the context
+    CHECK_THROWS_AS(refused({Mixer::softmax, 0, 0, 2, false, false}), InputError);  // sinks without a window
+    CHECK_THROWS_AS(refused({Mixer::linear, 0, 2, 0, false, false}), InputError);   // a window on linear attention
+    CHECK_THROWS_AS(refused({Mixer::delta, 0, 0, 0, true, false}), InputError);     // a sink logit on a state
+    GptConfig odd{7, 6, 1, 2, 6};  // d_h = 3: no pairs to turn
+    odd.attention.rotary = true;
+    CHECK_THROWS_AS(fresh_gpt(odd, 1), InputError);
 }

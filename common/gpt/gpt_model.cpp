@@ -1,6 +1,6 @@
 // A small GPT: its parameters and their names, its random start, its forward pass, its loss and
 // its backward pass, block by block (gpt_model.hpp gives the formulas). The layers are in
-// gpt_layers.cpp, each head's causal attention in mixer_softmax.cpp (`attend`).
+// gpt_layers.cpp, the block's attention in gpt_attention.cpp.
 #include "common/gpt/gpt_model.hpp"
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <xtensor/xbuilder.hpp>
 
 #include "common/copy_model/token_mixers.hpp"
+#include "common/gpt/gpt_attention.hpp"
 #include "common/gpt/gpt_layers.hpp"
 #include "common/numbers/fixed_order_product.hpp"
 #include "common/numbers/input_error.hpp"
@@ -26,6 +27,16 @@ void require_config(const GptConfig& c) {
                                   " layers, ", c.heads, " heads, width ", c.d_model, ": every size must be at least 1"));
     if (c.d_model % c.heads != 0)
         throw InputError(describe("d_model ", c.d_model, " does not split into ", c.heads, " heads"));
+    const GptAttention& a = c.attention;
+    if (a.kv_heads > 0 && c.heads % a.kv_heads != 0)
+        throw InputError(describe(c.heads, " heads do not split into ", a.kv_heads, " key–value heads"));
+    if ((a.window > 0 || a.sinks > 0 || a.sink_logit) && a.mixer != Mixer::softmax)
+        throw InputError("a window, sinks or a sink logit need softmax attention");
+    if (a.sinks > 0 && a.window == 0) throw InputError("sinks need a window (without one every key is read)");
+    if (a.window > c.context)
+        throw InputError(describe("a window of ", a.window, " keys in a context of ", c.context));
+    if (a.rotary && (c.d_model / c.heads) % 2 != 0)
+        throw InputError(describe("RoPE turns pairs of columns: d_h = ", c.d_model / c.heads, " is odd"));
 }
 
 // B sequences of one length t ≤ T, every token in the vocabulary; `what` names them.
@@ -40,68 +51,13 @@ void require_tokens(const std::vector<Tokens>& batch, const GptConfig& c, const 
     }
 }
 
-// Rows [r0, r0 + n) of columns [c0, c0 + w) of m (· × width) into the same rows of part (· × w),
-// or written back into them.
-template <class T>
-void take_columns(const Mat<T>& m, std::size_t c0, Mat<T>& part, std::size_t r0, std::size_t n) {
-    const std::size_t w = part.shape(1), width = m.shape(1);
-    for (std::size_t r = r0; r < r0 + n; ++r) std::copy_n(m.data() + r * width + c0, w, part.data() + r * w);
-}
-template <class T>
-void put_columns(const Mat<T>& part, Mat<T>& m, std::size_t c0, std::size_t r0, std::size_t n) {
-    const std::size_t w = part.shape(1), width = m.shape(1);
-    for (std::size_t r = r0; r < r0 + n; ++r) std::copy_n(part.data() + r * w, w, m.data() + r * width + c0);
-}
-
-// One block's attention: ln_1(x) → q, k, v of each head → causal softmax → [z_0 … z_{H−1}].
-// Each (head, sequence) is one thread's: its rows of q, k, v, weights and z are its own.
-template <class T>
-void attention(const GptBlock<T>& block, GptBlockForward<T>& f, std::size_t heads, std::size_t B, std::size_t n) {
-    const std::size_t N = B * n, d = f.x.shape(1), dh = d / heads;
-    linear(f.ln_1, block.c_attn_weight, block.c_attn_bias, f.qkv);  // (N × 3d)
-    reshape_to(f.heads, N, d);
-    f.q.resize(heads), f.k.resize(heads), f.v.resize(heads), f.weights.resize(heads), f.z.resize(heads);
-    for (std::size_t h = 0; h < heads; ++h) {
-        reshape_to(f.q[h], N, dh), reshape_to(f.k[h], N, dh), reshape_to(f.v[h], N, dh), reshape_to(f.z[h], N, dh);
-        reshape_to(f.weights[h], N, n);
-    }
-    threads::split(heads * B, [&](std::size_t u0, std::size_t u1) {
-        for (std::size_t u = u0; u < u1; ++u) {
-            const std::size_t h = u / B, r0 = u % B * n;
-            take_columns(f.qkv, h * dh, f.q[h], r0, n), take_columns(f.qkv, d + h * dh, f.k[h], r0, n);
-            take_columns(f.qkv, 2 * d + h * dh, f.v[h], r0, n);
-            token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], f.z[h], r0, n);
-            put_columns(f.z[h], f.heads, h * dh, r0, n);
-        }
-    });
-}
-
-// Its backward pass: d[z_0 … z_{H−1}] (N × d) → d[q k v] (N × 3d), in the buffers.
-template <class T>
-void attention_backward(const GptBlockForward<T>& f, GptBackwardBuffers<T>& w, std::size_t B, std::size_t n) {
-    const std::size_t heads = f.q.size(), N = B * n, dh = f.q[0].shape(1), d = heads * dh;
-    reshape_to(w.d_qkv, N, 3 * d);
-    w.dz.resize(heads), w.dq.resize(heads), w.dk.resize(heads), w.dv.resize(heads);
-    for (std::size_t h = 0; h < heads; ++h)
-        reshape_to(w.dz[h], N, dh), reshape_to(w.dq[h], N, dh), reshape_to(w.dk[h], N, dh), reshape_to(w.dv[h], N, dh);
-    threads::split(heads * B, [&](std::size_t u0, std::size_t u1) {
-        for (std::size_t u = u0; u < u1; ++u) {
-            const std::size_t h = u / B, r0 = u % B * n;
-            take_columns(w.d_heads, h * dh, w.dz[h], r0, n);
-            token_mixers::attend_backward(f.q[h], f.k[h], f.v[h], f.weights[h], w.dz[h], w.dq[h], w.dk[h], w.dv[h],
-                                          r0, n);
-            put_columns(w.dq[h], w.d_qkv, h * dh, r0, n), put_columns(w.dk[h], w.d_qkv, d + h * dh, r0, n);
-            put_columns(w.dv[h], w.d_qkv, 2 * d + h * dh, r0, n);
-        }
-    });
-}
-
 }  // namespace
 
 template <class T>
 std::vector<NamedParameter<T>> named_parameters(Gpt<T>& m) {
-    std::vector<NamedParameter<T>> p{{"transformer.wte.weight", &m.wte, false},
-                                     {"transformer.wpe.weight", &m.wpe, false}};
+    std::vector<NamedParameter<T>> p{{"transformer.wte.weight", &m.wte, false}};
+    const GptAttention& a = m.config.attention;
+    if (!a.rotary) p.push_back({"transformer.wpe.weight", &m.wpe, false});
     for (std::size_t i = 0; i < m.h.size(); ++i) {
         const std::string at = "transformer.h." + std::to_string(i) + ".";
         GptBlock<T>& b = m.h[i];
@@ -111,6 +67,13 @@ std::vector<NamedParameter<T>> named_parameters(Gpt<T>& m) {
         p.push_back({at + "attn.c_attn.bias", &b.c_attn_bias, true});
         p.push_back({at + "attn.c_proj.weight", &b.attn_proj_weight, false});
         p.push_back({at + "attn.c_proj.bias", &b.attn_proj_bias, true});
+        if (a.sink_logit) p.push_back({at + "attn.sinks", &b.sinks, true});
+        if (a.mixer == Mixer::delta || a.mixer == Mixer::gated_delta)
+            p.push_back({at + "attn.b_proj.weight", &b.b_proj_weight, false});
+        if (a.mixer == Mixer::gated_delta) {
+            p.push_back({at + "attn.a_proj.weight", &b.a_proj_weight, false});
+            p.push_back({at + "attn.a_proj.bias", &b.a_proj_bias, true});
+        }
         p.push_back({at + "ln_2.weight", &b.ln_2_weight, true});
         p.push_back({at + "ln_2.bias", &b.ln_2_bias, true});
         p.push_back({at + "mlp.c_fc.weight", &b.c_fc_weight, false});
@@ -129,11 +92,15 @@ Gpt<float> zero_gpt(const GptConfig& c) {
     Gpt<float> m;
     m.config = c;
     m.wte = Mat<float>::from_shape({c.vocab, d});
-    m.wpe = Mat<float>::from_shape({c.context, d});
+    m.wpe = Mat<float>::from_shape({c.attention.rotary ? 0 : c.context, d});
+    const std::size_t qkv = qkv_width(c);
     for (std::size_t i = 0; i < c.layers; ++i) {
         GptBlock<float> b;
         b.ln_1_weight = b.ln_1_bias = b.ln_2_weight = b.ln_2_bias = Mat<float>::from_shape({1, d});
-        b.c_attn_weight = Mat<float>::from_shape({3 * d, d}), b.c_attn_bias = Mat<float>::from_shape({1, 3 * d});
+        b.c_attn_weight = Mat<float>::from_shape({qkv, d}), b.c_attn_bias = Mat<float>::from_shape({1, qkv});
+        b.sinks = Mat<float>::from_shape({1, c.heads});
+        b.b_proj_weight = b.a_proj_weight = Mat<float>::from_shape({c.heads, d});
+        b.a_proj_bias = Mat<float>::from_shape({1, c.heads});
         b.attn_proj_weight = Mat<float>::from_shape({d, d}), b.attn_proj_bias = Mat<float>::from_shape({1, d});
         b.c_fc_weight = Mat<float>::from_shape({4 * d, d}), b.c_fc_bias = Mat<float>::from_shape({1, 4 * d});
         b.mlp_proj_weight = Mat<float>::from_shape({d, 4 * d}), b.mlp_proj_bias = Mat<float>::from_shape({1, d});
@@ -152,7 +119,8 @@ Gpt<float> fresh_gpt(const GptConfig& c, std::uint64_t seed) {
     for (NamedParameter<float>& p : named_parameters(m)) {
         const bool is_weight = p.name.size() >= 7 && p.name.compare(p.name.size() - 7, 7, ".weight") == 0;
         const bool is_proj = p.name.find("c_proj.weight") != std::string::npos;
-        if (p.vector) p.tensor->fill(is_weight ? 1.0f : 0.0f);  // LayerNorm's γ = 1; every bias 0
+        if (p.name.find("a_proj.bias") != std::string::npos) p.tensor->fill(std::log(19.0f));  // α = σ(ln 19) = 0.95
+        else if (p.vector) p.tensor->fill(is_weight ? 1.0f : 0.0f);  // LayerNorm's γ = 1; biases and sinks 0
         else
             for (float& x : *p.tensor) x = (is_proj ? std_proj : std_all) * rng.normal();
     }
@@ -171,9 +139,12 @@ Gpt<double> gpt_in_double(const Gpt<float>& model) {
 }
 
 std::size_t parameter_count(const GptConfig& c) {
-    const std::size_t d = c.d_model;
-    const std::size_t block = 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * d + (4 * d * d + 4 * d) + (4 * d * d + d);
-    return c.vocab * d + c.context * d + c.layers * block + 2 * d;
+    const std::size_t d = c.d_model, H = c.heads, qkv = qkv_width(c);
+    const GptAttention& a = c.attention;
+    const std::size_t gates = a.mixer == Mixer::delta ? H * d : a.mixer == Mixer::gated_delta ? 2 * H * d + H : 0;
+    const std::size_t block = 2 * d + (qkv * d + qkv) + (d * d + d) + (a.sink_logit ? H : 0) + gates + 2 * d +
+                              (4 * d * d + 4 * d) + (4 * d * d + d);
+    return c.vocab * d + (a.rotary ? 0 : c.context * d) + c.layers * block + 2 * d;
 }
 
 namespace {
@@ -210,19 +181,22 @@ void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForw
     require_replacements(replaced, c, N);
     f.batch = B, f.length = n;
     f.blocks.resize(c.layers);
-    // 1. x₀ = wte[token] + wpe[position]                             (N × d)
+    // 1. x₀ = wte[token] + wpe[position] (with RoPE: wte[token])     (N × d)
+    const bool rotary = c.attention.rotary;
     Mat<T>& x_0 = f.blocks[0].x;  // the residual stream entering block 0
     reshape_to(x_0, N, d);
     threads::split(N, [&](std::size_t r0, std::size_t r1) {
         for (std::size_t r = r0; r < r1; ++r)
-            for (std::size_t col = 0; col < d; ++col) x_0(r, col) = m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col);
+            for (std::size_t col = 0; col < d; ++col)
+                x_0(r, col) = rotary ? m.wte(batch[r / n][r % n], col) : m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col);
     }, 64);
+    if (rotary) rope_table(n, d / c.heads, f.rope_cos, f.rope_sin);
     // 2. each block: x_mid = x + attention(ln_1(x)); x_next = x_mid + MLP(ln_2(x_mid))
     for (std::size_t l = 0; l < c.layers; ++l) {
         const GptBlock<T>& block = m.h[l];
         GptBlockForward<T>& bf = f.blocks[l];
         layer_norm(bf.x, block.ln_1_weight, block.ln_1_bias, bf.ln_1, bf.ln_1_stats);
-        attention(block, bf, c.heads, B, n);
+        attention_forward(block, c, bf, f.rope_cos, f.rope_sin, B, n);
         for (const HeadReplacement<T>& r : replaced)
             if (r.layer == l) replace_head(r, d / c.heads, bf.heads);
         linear(bf.heads, block.attn_proj_weight, block.attn_proj_bias, f.branch);
@@ -303,20 +277,20 @@ void gpt_backward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, const 
         layer_norm_backward(bf.x_mid, bf.ln_2_stats, block.ln_2_weight, w.d_ln, gb.ln_2_weight, gb.ln_2_bias, w.dx);
         // x_mid = x + attention(ln_1(x)) attn.c_projᵀ + b
         linear_backward(bf.heads, block.attn_proj_weight, w.dx, gb.attn_proj_weight, gb.attn_proj_bias, &w.d_heads);
-        attention_backward(bf, w, B, n);
-        linear_backward(bf.ln_1, block.c_attn_weight, w.d_qkv, gb.c_attn_weight, gb.c_attn_bias, &w.d_ln);
+        attention_backward(block, c, bf, f.rope_cos, f.rope_sin, w, gb, B, n);  // → w.d_ln
         layer_norm_backward(bf.x, bf.ln_1_stats, block.ln_1_weight, w.d_ln, gb.ln_1_weight, gb.ln_1_bias, w.dx);
     }
     // 3. x₀ = wte[token] + wpe[position]: each row to its token (after the output layer's share)
     //    and its position, rows in order
-    reshape_to(g.wpe, c.context, d);
+    const bool rotary = c.attention.rotary;
+    reshape_to(g.wpe, rotary ? 0 : c.context, d);
     g.wpe.fill(T(0));
     threads::split(d, [&](std::size_t c0, std::size_t c1) {  // threads take columns: each sum in row order
         for (std::size_t b = 0; b < B; ++b)
             for (std::size_t i = 0; i < n; ++i)
                 for (std::size_t col = c0; col < c1; ++col) {
                     g.wte(batch[b][i], col) += w.dx(b * n + i, col);
-                    g.wpe(i, col) += w.dx(b * n + i, col);
+                    if (!rotary) g.wpe(i, col) += w.dx(b * n + i, col);
                 }
     }, 16);
 }

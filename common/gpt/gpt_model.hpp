@@ -1,9 +1,10 @@
 // A small GPT, the architecture of nanoGPT's model.py (GPT-2's): its parameters under nanoGPT's
 // names and shapes, its random start, its forward pass, its loss and its backward pass by hand,
 // in float (training) or double (the gradient check). The layers it is made of (linear, layer
-// norm, exact GELU) are in gpt_layers.hpp, the attention of each head in token_mixers.hpp
-// (`attend`), every product in fixed_order_product.hpp; AdamW, its schedule and clipping in
-// adamw.hpp.
+// norm, exact GELU) are in gpt_layers.hpp, the block's attention in gpt_attention.hpp (chapter
+// 22's below, or a variant: GQA, RoPE, a window, sinks, linear attention, the delta rules), each
+// head's mixer in token_mixers.hpp, every product in fixed_order_product.hpp; AdamW, its schedule
+// and clipping in adamw.hpp.
 //
 //   x₀ = wte[tokens] + wpe[0 … T−1]                              (B·T × d)
 //   per block i = 0 … L−1:
@@ -33,18 +34,34 @@
 #include <string>
 #include <vector>
 
+#include "common/copy_model/attention_only_model.hpp"  // Mixer
 #include "common/numbers/matrix.hpp"  // Mat<T>, Tokens
+
+// How every block's attention mixes its tokens (gpt_attention.hpp gives the formulas); the
+// defaults are the model above, chapter 22's multi-head attention (MHA).
+struct GptAttention {
+    Mixer mixer = Mixer::softmax;  // softmax, linear, delta or gated_delta (attention_only_model.hpp)
+    std::size_t kv_heads = 0;      // g key–value heads (0: one per head, MHA; 1: MQA; else GQA)
+    std::size_t window = 0;        // w: query i reads keys i − w < j ≤ i (0: every earlier key)
+    std::size_t sinks = 0;         // s: and keys j < s (with a window)
+    bool sink_logit = false;       // a learned logit per head that takes a share of each row
+    bool rotary = false;           // RoPE turns q and k; no wpe
+};
 
 struct GptConfig {
     std::size_t vocab = 0, context = 0, layers = 0, heads = 0, d_model = 0;
+    GptAttention attention = {};
 };
 
 // One block's parameters; a vector (LayerNorm's weight, a bias) is a (1 × n) matrix here.
 template <class T>
 struct GptBlock {
     Mat<T> ln_1_weight, ln_1_bias;            // (1 × d)
-    Mat<T> c_attn_weight, c_attn_bias;        // (3d × d), (1 × 3d)
+    Mat<T> c_attn_weight, c_attn_bias;        // (d + 2·g·d_h × d), (1 × …): (3d × d) with g = H
     Mat<T> attn_proj_weight, attn_proj_bias;  // attn.c_proj: (d × d), (1 × d)
+    Mat<T> sinks;                             // attn.sinks (1 × H), the sink logit only
+    Mat<T> b_proj_weight;                     // attn.b_proj (H × d), β's: delta and gated_delta
+    Mat<T> a_proj_weight, a_proj_bias;        // attn.a_proj (H × d), (1 × H), α's: gated_delta
     Mat<T> ln_2_weight, ln_2_bias;            // (1 × d)
     Mat<T> c_fc_weight, c_fc_bias;            // (4d × d), (1 × 4d)
     Mat<T> mlp_proj_weight, mlp_proj_bias;    // mlp.c_proj: (d × 4d), (1 × d)
@@ -54,7 +71,7 @@ template <class T>
 struct Gpt {
     GptConfig config;
     Mat<T> wte;                     // (V × d) token embeddings, also the output layer (lm_head)
-    Mat<T> wpe;                     // (T × d) position embeddings
+    Mat<T> wpe;                     // (T × d) position embeddings (none with RoPE)
     std::vector<GptBlock<T>> h;     // [L]
     Mat<T> ln_f_weight, ln_f_bias;  // (1 × d)
 };
@@ -96,10 +113,16 @@ template <class T>
 struct GptBlockForward {
     Mat<T> x;                   // (B·T × d) the residual stream entering the block
     Mat<T> ln_1, ln_1_stats;    // (B·T × d) ln_1(x); (B·T × 2) each row's μ and 1/√(σ² + ε)
-    Mat<T> qkv;                 // (B·T × 3d) [q k v] = ln_1 · c_attnᵀ + b
-    std::vector<Mat<T>> q, k, v;  // [H] (B·T × d_h) each head's queries, keys, values
+    Mat<T> qkv;                 // (B·T × d + 2·g·d_h) [q k v] = ln_1 · c_attnᵀ + b
+    std::vector<Mat<T>> q, k, v;  // [H] (B·T × d_h) each head's queries, keys, values (turned, with RoPE)
     std::vector<Mat<T>> weights;  // [H] (B·T × T) row b·T + i: query i of sequence b; 0 after i
+                                  //   (empty for the delta rules: their state is not unrolled)
     std::vector<Mat<T>> z;        // [H] (B·T × d_h) each head's output
+    // the variants' own (empty without them), per head:
+    std::vector<Mat<T>> phi_q, phi_k;   // [H] (B·T × d_h) φ(q), φ(k): linear
+    std::vector<Mat<T>> beta, alpha;    // [H] (B·T × 1) the gates β_t (delta rules), α_t (gated)
+    std::vector<Mat<T>> states;         // [H] (B·T × d_h·d_h) S_t after each token (delta rules)
+    std::vector<Mat<T>> sink, sink_share;  // [H] (1 × 1) s_h; (B·T × 1) its share of each row
     Mat<T> heads;               // (B·T × d) [z_0 … z_{H−1}], the input of attn.c_proj
     Mat<T> x_mid;               // (B·T × d) x after the attention's residual
     Mat<T> ln_2, ln_2_stats;    // as ln_1, of x_mid
@@ -114,6 +137,7 @@ struct GptForward {
     Mat<T> ln_f, ln_f_stats;    // (B·T × d), (B·T × 2)
     Mat<T> logits;              // (B·T × V)
     Mat<T> branch;              // (B·T × d) what a residual branch adds (a working buffer)
+    Mat<T> rope_cos, rope_sin;  // (t × d_h/2) cos and sin of position · θ_p (RoPE only)
 };
 
 // The backward pass's working matrices, kept from step to step.
@@ -122,8 +146,11 @@ struct GptBackwardBuffers {
     Mat<T> dx;                  // (B·T × d) ∂loss/∂ the residual stream
     Mat<T> d_ln, d_heads;       // (B·T × d) of a LayerNorm's output; of [z_0 … z_{H−1}]
     Mat<T> d_fc;                // (B·T × 4d) of GELU(u), then of u
-    Mat<T> d_qkv;               // (B·T × 3d)
+    Mat<T> d_qkv;               // (B·T × d + 2·g·d_h)
     std::vector<Mat<T>> dz, dq, dk, dv;  // [H] (B·T × d_h) each head's
+    std::vector<Mat<T>> d_beta, d_alpha;  // [H] (B·T × 1) the gates' (delta rules)
+    Mat<T> d_gates;                      // (B·T × H) ∂loss/∂ a gate's σ input
+    std::vector<T> d_sinks;              // [H·B] each head's and sequence's share of ds_h
 };
 
 // One head's output replaced in a forward pass (an intervention, chapter 23): z_h of block l,

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/gpt/gpt_attention.hpp"
 #include "common/machine/whole_file.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/training/checkpoint.hpp"
@@ -57,7 +58,8 @@ std::string gpt_code_version() { return std::string("gpt ") + TUTORIAL_GPT_CODE;
 std::string gpt_recipe_text(const GptRecipe& r, const std::string& tokenizer_kind, const std::string& corpus,
                             std::size_t log_every) {
     const GptConfig& c = r.config;
-    return fmt::format(
+    const std::string attention = attention_text(c.attention);  // none for chapter 22's MHA
+    return (attention.empty() ? "" : "attention " + attention + "\n") + fmt::format(
         "corpus {}\ntokenizer {}\nvocab {}\ncontext {}\nlayers {}\nheads {}\nd_model {}\nbatch {}\nsteps {}\n"
         "warmup {}\nlr {}\nseed {}\nlog_every {}\n",
         corpus, tokenizer_kind, c.vocab, c.context, c.layers, c.heads, c.d_model, r.batch, r.steps, r.warmup,
