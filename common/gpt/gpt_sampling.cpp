@@ -7,6 +7,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
+#include "common/gpt/gpt_attention.hpp"
 #include "common/gpt/gpt_layers.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"
@@ -67,6 +68,8 @@ std::vector<std::size_t> top_indices(const std::vector<float>& logits, std::size
 }  // namespace
 
 GptCache empty_cache(const GptConfig& c) {
+    if (!attention_text(c.attention).empty())  // the cache below is MHA's: one key and value per head
+        throw InputError("the KV cache decodes chapter 22's multi-head attention only, not " + attention_text(c.attention));
     GptCache cache;
     cache.keys.assign(c.layers, std::vector<std::vector<float>>(c.heads));
     cache.values = cache.keys;

@@ -28,6 +28,7 @@ struct GptCache {
     std::size_t length = 0;  // positions cached
 };
 
+// An empty cache for the model's blocks; an InputError for a model of another attention than MHA.
 GptCache empty_cache(const GptConfig& config);
 
 // The logits (V) after `token` at position cache.length, which it then caches. An InputError when

@@ -1,0 +1,49 @@
+#include "chapters/24_which_attention/checks.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/gpt/gpt_training.hpp"
+
+namespace {
+
+constexpr std::size_t fewest_steps_to_learn = 100;  // fewer: the loss may still sit at ln V
+
+}  // namespace
+
+void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f) {
+    double held_out_error = 0.0, position_error = 0.0;
+    bool counted = true, kept = true, learned = true, same_start = true;
+    for (const TrainedVariant& v : t.runs) {
+        Gpt<float> model = v.lm.trained.model;
+        const GptConfig& c = model.config;
+        // the table's held-out loss against gpt_training.cpp's held_out_loss (another pass over the same windows)
+        const double theirs = held_out_loss(model, v.lm.held_out_ids(), f.windows);
+        held_out_error = std::max(held_out_error, std::abs(v.measures.held_out - theirs) / theirs);
+        // the mean over the positions is the mean over every token
+        double mean = 0.0;
+        for (std::size_t i = 0; i < c.context; ++i) mean += v.measures.by_position(0, i) / double(c.context);
+        position_error = std::max(position_error, std::abs(mean - v.measures.held_out) / v.measures.held_out);
+        std::size_t total = 0;
+        for (const NamedParameter<float>& p : named_parameters(model)) total += p.tensor->size();
+        counted = counted && total == parameter_count(c);
+        const Tokens window(v.lm.held_out_ids().begin(), v.lm.held_out_ids().begin() + std::ptrdiff_t(c.context));
+        kept = kept && kept_floats_seen(model, window) == kept_floats(c);
+        learned = learned && v.lm.trained.log.back().held_out < v.lm.trained.log.front().held_out;
+        same_start = same_start && v.lm.trained.log.front().step == 0 && v.lm.trained.log.back().step == f.recipe.gpt.steps;
+    }
+    check.close("each held-out loss = gpt_training's held_out_loss on the same windows (relative)", held_out_error, 1e-9);
+    // (the positions' means are kept in float: a relative rounding of 6e-8 each)
+    check.close("each model's mean loss over the positions = its held-out loss (relative)", position_error, 1e-6);
+    check.that("each model's parameters, counted from its tensors, = the table's count", counted);
+    check.that("what a layer keeps, read off a forward pass (the keys a query reads × the key and value "
+               "columns, or each head's state), = the table's formula", kept);
+    check.that(fmt::format("every variant trained the same {} steps", f.recipe.gpt.steps), same_start);
+    if (f.recipe.gpt.steps >= fewest_steps_to_learn) check.that("training lowered every variant's held-out loss", learned);
+    else
+        check.skip("training lowered every variant's held-out loss",
+                   fmt::format("--steps {}: fewer than {}, the warmup's rate may not move it yet", f.recipe.gpt.steps,
+                               fewest_steps_to_learn));
+}

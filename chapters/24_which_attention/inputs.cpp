@@ -1,0 +1,18 @@
+#include "chapters/24_which_attention/inputs.hpp"
+
+#include "common/lesson/lesson.hpp"
+
+Recipe variants_recipe() {
+    Recipe r = default_recipe();
+    r.gpt.config.d_model = 64;
+    r.gpt.steps = 400;
+    r.log_every = r.gpt.steps;
+    return r;
+}
+
+void add_flags(Lesson& lesson, Flags& f) {
+    add_recipe_flags(lesson, f.recipe);
+    lesson.option("--windows", f.windows, "held-out windows of T + 1 tokens that measure each model", Range{1, 2000});
+    lesson.option("--passages", f.passages, "held-out passages of T/2 tokens, each written twice (recall)",
+                  Range{1, 400});
+}

@@ -1,0 +1,150 @@
+// Chapter 24 · Which attention? Every variant trained on the book
+//
+// The lesson: chapter 22's GPT with each attention of chapters 14–20 in its blocks, every one
+// trained on Moby-Dick by the same recipe; then one table of what each costs and what it
+// learned (math.hpp gives every measure), the loss at each distance into the context, and the
+// self-checks.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chapters/24_which_attention/checks.hpp"
+#include "chapters/24_which_attention/inputs.hpp"
+#include "chapters/24_which_attention/math.hpp"
+#include "chapters/24_which_attention/trained_variants.hpp"
+#include "common/copy_model/attention_variants.hpp"
+#include "common/display/text_table.hpp"
+#include "common/lesson/lesson.hpp"
+#include "common/machine/machine_memory.hpp"
+#include "common/numbers/input_error.hpp"
+
+namespace {
+
+std::string three(double x) { return format_number(x, 3); }
+
+// The ten models: each trained (a progress line per variant), or read back when a run kept it.
+std::vector<TrainedVariant> train_variants(const Corpus& corpus, const Flags& f) {
+    std::vector<TrainedVariant> out;
+    const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
+    for (std::size_t k = 0; k < choices.size(); ++k) {
+        Recipe r = f.recipe;
+        r.gpt.config.attention = choices[k].attention;
+        const auto bar = gpt_progress_bar();
+        const std::string which = fmt::format("{} ({} of {})", choices[k].name, k + 1, choices.size());
+        LanguageModel lm = prepare_language_model(Corpus(corpus), r, std::nullopt,
+                                                  [&](std::size_t step, std::size_t steps, double loss) {
+                                                      if (step == 1) fmt::print(stderr, "variant {}\n", which);
+                                                      bar(step, steps, loss);
+                                                  });
+        VariantMeasures m = measure_variant(lm.trained.model, lm.held_out_ids(), f.windows, f.passages);
+        out.push_back({choices[k], std::move(lm), std::move(m)});
+    }
+    return out;
+}
+
+void show_recipe(Lesson& lesson, const Flags& f, const std::vector<TrainedVariant>& runs) {
+    const GptRecipe& g = f.recipe.gpt;
+    const GptConfig& c = runs[0].lm.trained.model.config;
+    lesson.say(fmt::format(
+        "Chapter 22's GPT (V = {}, T = {}, L = {} blocks, H = {} heads, d_model = {}, d_h = {}),\n"
+        "its attention changed and nothing else, each trained on the book's first 90 % by the\n"
+        "same recipe: the same {} steps of {} windows, the same seed {}, the same schedule\n"
+        "(peak rate {}). The kept models are read back on the next run.",
+        c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, g.steps, g.batch, g.seed,
+        format_number(g.learning_rate, 4)));
+    std::vector<TextRow> rows;
+    for (const TrainedVariant& v : runs) {
+        const GptAttention& a = v.choice.attention;
+        std::string what = "every earlier key, one key and value per head";
+        if (a.kv_heads > 0) what = fmt::format("{} key–value head{} for {} query heads", a.kv_heads, a.kv_heads == 1 ? "" : "s", c.heads);
+        if (a.rotary) what = "q and k turned by position (no wpe)";
+        if (a.window > 0) what = fmt::format("the last {} keys{}", a.window, a.sinks > 0 ? fmt::format(" and the first {}", a.sinks) : "");
+        if (a.sink_logit) what = "a learned logit per head that takes a share of each row";
+        if (a.mixer == Mixer::linear) what = "φ(q)·φ(k), φ = elu + 1, rows normalised";
+        if (a.mixer == Mixer::delta) what = "a state S per head, the delta rule";
+        if (a.mixer == Mixer::gated_delta) what = "the delta rule with a decay α per token";
+        rows.push_back({v.choice.name, v.choice.chapter, what});
+    }
+    lesson.table({"variant", "chapter", "how a query reads its past"}, rows, 64);
+}
+
+// Bytes all layers keep at 131,072 tokens at DeepSeek-V3's shape (chapter 20's table), in GB;
+// RoPE keeps what MHA keeps.
+std::string published_gb(const std::vector<VariantRow>& costs, const std::string& name) {
+    const std::string row = name == "RoPE" ? "MHA" : name;
+    for (const VariantRow& c : costs)
+        if (c.name == row) return format_number(double(c.bytes_long) / 1e9, 1);
+    return "—";
+}
+
+void show_table(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
+    const std::vector<VariantRow> costs = variant_costs();
+    const std::size_t params_mha = parameter_count(runs[0].lm.trained.model.config);
+    std::vector<TextRow> rows;
+    for (const TrainedVariant& v : runs) {
+        const GptConfig& c = v.lm.trained.model.config;
+        const std::size_t count = parameter_count(c);
+        const std::string change = count == params_mha ? ""
+                                   : count > params_mha ? "+" + with_commas(count - params_mha)
+                                                        : "−" + with_commas(params_mha - count);
+        rows.push_back({v.choice.name, with_commas(count), change, with_commas(kept_floats(c)),
+                        published_gb(costs, v.choice.name), three(v.measures.held_out), three(v.measures.first_copy),
+                        three(v.measures.second_copy)});
+    }
+    lesson.say("Every number computed here. kept: the floats one layer keeps to decode the next token\n"
+               "after T (the cache, or the state); at DeepSeek-V3's shape (61 layers, 128 heads of 128),\n"
+               "131,072 tokens, bfloat16. held out: the mean loss on held-out windows. recall: the\n"
+               "loss on a held-out passage of T/2 tokens, then on the same passage written again.");
+    lesson.table({"variant", "parameters", "vs MHA", "kept", "GB at V3", "held out", "1st copy", "2nd copy"}, rows, 64);
+}
+
+void show_positions(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
+    const std::size_t T = runs[0].lm.trained.model.config.context;
+    // bands of positions: the first eighth, then doubling toward the end of the window
+    const std::vector<std::size_t> edges{0, std::max<std::size_t>(1, T / 8), std::max<std::size_t>(2, T / 4),
+                                         std::max<std::size_t>(3, T / 2), T};
+    TextRow header{"variant"};
+    for (std::size_t b = 0; b + 1 < edges.size(); ++b) header.push_back(fmt::format("{}–{}", edges[b], edges[b + 1] - 1));
+    std::vector<TextRow> rows;
+    for (const TrainedVariant& v : runs) {
+        TextRow row{v.choice.name};
+        for (std::size_t b = 0; b + 1 < edges.size(); ++b)
+            row.push_back(three(band_mean(v.measures.by_position, edges[b], edges[b + 1])));
+        rows.push_back(row);
+    }
+    lesson.say(fmt::format("The held-out loss by position in the window: a token at position i has i tokens\n"
+                           "before it to read. A model that uses far tokens keeps gaining toward position {}.",
+                           T - 1));
+    lesson.table(header, rows, 64);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    reuse_training_buffers();
+    Lesson lesson;  // named and titled by chapter.toml
+    Flags f;
+    add_flags(lesson, f);
+    return lesson.run(argc, argv, [&] {
+        if (!lesson.given("--log-every")) f.recipe.log_every = f.recipe.gpt.steps;  // one measurement, at the end
+        const Corpus corpus = checked_recipe(f.recipe);
+        if (!f.recipe.checkpoint.empty())  // a checkpoint is one model's; this chapter trains one per variant
+            throw InputError("--checkpoint: this chapter trains and keeps one model per variant; it reads no other");
+        Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
+            TrainedVariants t{train_variants(corpus, f), {}, {}};
+            tabulate(t);
+            Labels names;
+            for (const TrainedVariant& v : t.runs) names.push_back(v.choice.name);
+            lesson.labels({{"variants", names}, {"measures", {"parameters", "kept", "held_out", "first_copy", "second_copy"}}});
+            return t;
+        });
+        const auto runs = [&]() -> const std::vector<TrainedVariant>& { return trained().runs; };
+        lesson.step("recipe", "One model, its attention changed", [&] { show_recipe(lesson, f, runs()); });
+        lesson.step("table", "What each costs, and what it learned", [&] { show_table(lesson, runs()); });
+        lesson.step("positions", "Does it still read far back?", [&] { show_positions(lesson, runs()); });
+        lesson.step("checks", "Self-checks", [&] { check_variants(lesson.checks(), trained(), f); });
+        lesson.present();
+    });
+}

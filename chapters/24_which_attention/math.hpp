@@ -1,0 +1,71 @@
+// Chapter 24 · the mathematics: which attention? Chapter 22's GPT with each attention of
+// chapters 14–20 in its blocks (common/gpt/gpt_attention.hpp gives their formulas), every one
+// trained on the book by the same recipe (the same tokens, batches, seed, schedule and steps),
+// then measured the same way:
+//
+//   parameters         Σ of the sizes of its tensors (nanoGPT's names, and the variant's own)
+//   kept per token     what one layer keeps to decode the token after T others, in floats:
+//                        softmax   keys read × the keys' and values' width 2·g·d_h, keys read
+//                                  = min(T, w + s) with a window w and s sinks, else T
+//                        linear    H · (d_h² + d_h): each head's S = Σ φ(k) vᵀ and z = Σ φ(k)
+//                        delta     H · d_h²: each head's state S
+//                      and at DeepSeek-V3's shape for 131,072 tokens (chapter 20's table)
+//   held-out loss      mean −log p(next token) over W windows of T + 1 held-out tokens
+//   loss by position   the same mean at each position i = 0 … T−1 of the windows (T × 1): does
+//                      the model still gain from tokens far back?
+//   recall             P held-out passages of s = T/2 tokens, each written twice (2s = T tokens):
+//                      the mean loss on the second copy (positions s … 2s−2 predict tokens 1 … s−1
+//                      again) against the first (positions 0 … s−2). A model that can look s
+//                      tokens back reads the answer from the first copy; a window narrower than
+//                      s, or a state that forgets, cannot.
+//
+// Shapes: V vocabulary, T context, L blocks, H heads of width d_h = d_model / H, g key–value
+// heads, W windows, P passages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/gpt/gpt_model.hpp"
+#include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_list.hpp"
+
+// One row of the table: an attention and the chapter that teaches it.
+struct VariantChoice {
+    std::string name, chapter;
+    GptAttention attention;
+};
+
+// The variants at this model's shape: MHA, MQA, GQA (g = H/2: left out when H/2 is not
+// between 1 and H), RoPE (left out when d_h is odd), a sliding window of w = T/4 keys, that
+// window with s = 4 sinks, a learned sink logit, linear attention, DeltaNet, gated DeltaNet.
+std::vector<VariantChoice> variant_choices(const GptConfig& config);
+
+// A window of T/4 keys (at least 1) and 4 sinks.
+std::size_t window_of(const GptConfig& config);
+constexpr std::size_t sinks_kept = 4;
+
+// What one layer keeps per decoded token (the formulas above), at this model's shape.
+std::uint64_t kept_floats(const GptConfig& config);
+
+// The same read off a forward pass of the model on one window of T tokens: the key and value
+// columns of [q k v] times the keys a query reads (a head's weights that are not 0 on the last
+// row), or the width of each head's state. Computed another way, for the self-check.
+std::uint64_t kept_floats_seen(const Gpt<float>& model, const Tokens& window);
+
+struct VariantMeasures {
+    double held_out = 0;       // the mean loss over the W windows
+    Matrix by_position;        // (1 × T) the mean loss at each position
+    double first_copy = 0, second_copy = 0;  // recall: the loss on each copy of the passages
+};
+
+// The measures of a trained model on the held-out tokens: at most `windows` windows of T + 1
+// tokens spread evenly (gpt_training.hpp's held_out_loss takes the same ones), and `passages`
+// passages of T/2 tokens spread evenly, each repeated.
+VariantMeasures measure_variant(const Gpt<float>& model, const Tokens& held_out, std::size_t windows,
+                                std::size_t passages);
+
+// The mean of a (1 × T) row over the positions [from, to).
+double band_mean(const Matrix& by_position, std::size_t from, std::size_t to);
+

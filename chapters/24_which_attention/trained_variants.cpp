@@ -1,0 +1,17 @@
+#include "chapters/24_which_attention/trained_variants.hpp"
+
+#include <xtensor/xbuilder.hpp>
+
+void tabulate(TrainedVariants& t) {
+    const std::size_t K = t.runs.size(), T = cols(t.runs[0].measures.by_position);
+    t.loss_by_position = xt::zeros<float>({K, T});
+    t.measures = xt::zeros<float>({K, std::size_t(5)});
+    for (std::size_t k = 0; k < K; ++k) {
+        const TrainedVariant& v = t.runs[k];
+        for (std::size_t i = 0; i < T; ++i) t.loss_by_position(k, i) = v.measures.by_position(0, i);
+        const GptConfig& c = v.lm.trained.model.config;
+        t.measures(k, 0) = float(parameter_count(c)), t.measures(k, 1) = float(kept_floats(c));
+        t.measures(k, 2) = float(v.measures.held_out);
+        t.measures(k, 3) = float(v.measures.first_copy), t.measures(k, 4) = float(v.measures.second_copy);
+    }
+}
