@@ -14,7 +14,7 @@ constexpr std::size_t fewest_steps_to_learn = 100;  // fewer: the loss may still
 }  // namespace
 
 void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f) {
-    double held_out_error = 0.0, position_error = 0.0;
+    double held_out_error = 0.0, position_error = 0.0, first_copy_error = 0.0;
     bool counted = true, kept = true, learned = true, same_start = true;
     for (const TrainedVariant& v : t.runs) {
         Gpt<float> model = v.lm.trained.model;
@@ -26,6 +26,8 @@ void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f)
         double mean = 0.0;
         for (std::size_t i = 0; i < c.context; ++i) mean += v.measures.by_position(0, i) / double(c.context);
         position_error = std::max(position_error, std::abs(mean - v.measures.held_out) / v.measures.held_out);
+        const double alone = passages_alone(model, v.lm.held_out_ids(), f.passages);
+        first_copy_error = std::max(first_copy_error, std::abs(v.measures.first_copy - alone) / alone);
         std::size_t total = 0;
         for (const NamedParameter<float>& p : named_parameters(model)) total += p.tensor->size();
         counted = counted && total == parameter_count(c);
@@ -37,6 +39,8 @@ void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f)
     check.close("each held-out loss = gpt_training's held_out_loss on the same windows (relative)", held_out_error, 1e-9);
     // (the positions' means are kept in float: a relative rounding of 6e-8 each)
     check.close("each model's mean loss over the positions = its held-out loss (relative)", position_error, 1e-6);
+    check.close("each first copy's loss = the same passages read alone, not doubled (relative; a token never "
+                "reads a later one)", first_copy_error, 1e-5);
     check.that("each model's parameters, counted from its tensors, = the table's count", counted);
     check.that("what a layer keeps, read off a forward pass (the keys a query reads × the key and value "
                "columns, or each head's state), = the table's formula", kept);

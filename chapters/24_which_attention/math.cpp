@@ -113,6 +113,18 @@ VariantMeasures measure_variant(const Gpt<float>& model, const Tokens& held_out,
     return m;
 }
 
+double passages_alone(const Gpt<float>& model, const Tokens& held_out, std::size_t passages) {
+    const std::size_t s = model.config.context / 2, stretches = held_out.size() / s, P = std::min(passages, stretches);
+    double total = 0.0;
+    for (std::size_t p = 0; p < P; ++p) {
+        const auto start = held_out.begin() + spread_start(p, P, stretches, s);
+        const std::vector<double> losses = position_losses(model, {Tokens(start, start + std::ptrdiff_t(s - 1))},
+                                                           {Tokens(start + 1, start + std::ptrdiff_t(s))});
+        for (double l : losses) total += l;
+    }
+    return total / double(P * (s - 1));
+}
+
 double band_mean(const Matrix& by_position, std::size_t from, std::size_t to) {
     double sum = 0.0;
     for (std::size_t i = from; i < to; ++i) sum += by_position(0, i);

@@ -66,6 +66,11 @@ struct VariantMeasures {
 VariantMeasures measure_variant(const Gpt<float>& model, const Tokens& held_out, std::size_t windows,
                                 std::size_t passages);
 
+// The recall's first copy another way: the same passages read alone (s tokens, not 2s), the
+// mean loss of their s − 1 predictions. Causal attention never reads a later token, so the
+// first copy of a doubled passage is predicted from the same tokens.
+double passages_alone(const Gpt<float>& model, const Tokens& held_out, std::size_t passages);
+
 // The mean of a (1 × T) row over the positions [from, to).
 double band_mean(const Matrix& by_position, std::size_t from, std::size_t to);
 
