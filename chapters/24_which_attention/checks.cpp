@@ -13,7 +13,7 @@ constexpr std::size_t fewest_steps_to_learn = 100;  // fewer: the loss may still
 
 }  // namespace
 
-void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f) {
+void check_variants(SelfChecks& check, const TrainedVariants& t, const VariantReading& reading, const Flags& f) {
     double held_out_error = 0.0, position_error = 0.0, first_copy_error = 0.0;
     bool counted = true, kept = true, learned = true, same_start = true;
     for (const TrainedVariant& v : t.runs) {
@@ -44,6 +44,9 @@ void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f)
     check.that("each model's parameters, counted from its tensors, = the table's count", counted);
     check.that("what a layer keeps, read off a forward pass (the keys a query reads × the key and value "
                "columns, or each head's state), = the table's formula", kept);
+    check.close(fmt::format("--variant {}: each head's output z_h = its weights · v_h, token by token (the delta "
+                            "rules' state unrolled)", f.variant),
+                reading.outputs_error(0, 0), 1e-4);
     check.that(fmt::format("every variant trained the same {} steps", f.recipe.gpt.steps), same_start);
     if (f.recipe.gpt.steps >= fewest_steps_to_learn) check.that("training lowered every variant's held-out loss", learned);
     else

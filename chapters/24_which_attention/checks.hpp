@@ -6,4 +6,4 @@
 #include "chapters/24_which_attention/trained_variants.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_variants(SelfChecks& check, const TrainedVariants& t, const Flags& f);
+void check_variants(SelfChecks& check, const TrainedVariants& t, const VariantReading& reading, const Flags& f);

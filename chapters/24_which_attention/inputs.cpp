@@ -1,5 +1,6 @@
 #include "chapters/24_which_attention/inputs.hpp"
 
+#include "chapters/24_which_attention/math.hpp"
 #include "common/lesson/lesson.hpp"
 
 Recipe variants_recipe() {
@@ -15,4 +16,6 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--windows", f.windows, "held-out windows of T + 1 tokens that measure each model", Range{1, 2000});
     lesson.option("--passages", f.passages, "held-out passages of T/2 tokens, each written twice (recall)",
                   Range{1, 400});
+    lesson.option("--variant", f.variant, "the variant whose reading of --text is shown", Choices(variant_flags()));
+    lesson.option("--text", f.text, "the sentence the variant reads (its heads' weights, its next tokens)");
 }

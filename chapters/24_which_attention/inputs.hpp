@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "common/language_model/recipe_flags.hpp"
 
@@ -16,6 +17,8 @@ struct Flags {
     Recipe recipe = variants_recipe();
     std::size_t windows = 200;  // --windows: held-out windows of T + 1 tokens
     std::size_t passages = 40;  // --passages: held-out passages of T/2 tokens, each written twice
+    std::string variant = "mha";                   // --variant: whose reading of --text is shown
+    std::string text = "The cat sat on the mat.";  // --text: the sentence it reads
 };
 
 void add_flags(Lesson& lesson, Flags& f);

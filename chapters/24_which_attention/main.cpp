@@ -4,6 +4,7 @@
 // trained on Moby-Dick by the same recipe; then one table of what each costs and what it
 // learned (math.hpp gives every measure), the loss at each distance into the context, and the
 // self-checks.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "common/lesson/lesson.hpp"
 #include "common/machine/machine_memory.hpp"
 #include "common/numbers/input_error.hpp"
+#include "common/text/token_text.hpp"
 
 namespace {
 
@@ -120,6 +122,42 @@ void show_positions(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
     lesson.table(header, rows, 64);
 }
 
+// The chosen variant's trained run (main refused a variant this shape lacks).
+const TrainedVariant& chosen(const std::vector<TrainedVariant>& runs, const std::string& flag) {
+    return *std::find_if(runs.begin(), runs.end(), [&](const TrainedVariant& v) { return v.choice.flag == flag; });
+}
+
+void show_sentence(Lesson& lesson, const TrainedVariant& v, const VariantReading& r) {
+    const Tokenizer& t = v.lm.trained.tokenizer;
+    const bool delta = v.choice.attention.mixer == Mixer::delta || v.choice.attention.mixer == Mixer::gated_delta;
+    lesson.say(fmt::format("Your sentence as tokens: {}", bars(t, TokenIds(r.ids.begin(), r.ids.end()))));
+    lesson.say(fmt::format("{}'s heads of block 0 on it (row: a query token; column: a key). --svg and --html\n"
+                           "draw every block's.",
+                           v.choice.name));
+    if (delta)
+        lesson.say("The delta rule keeps no weights, only its state: here the state unrolled, M[t, j] the share\n"
+                   "of v_j in z_t (a row need not sum to 1, nor stay positive).");
+    for (std::size_t m = 0; m < r.weights.size(); ++m) {
+        if (m < r.heads) lesson.heat_map(r.weights[m], Style().decimals(2).svg());
+        else lesson.draw(r.weights[m]);
+    }
+}
+
+void show_next(Lesson& lesson, const TrainedVariant& v, const VariantReading& r) {
+    const Tokenizer& t = v.lm.trained.tokenizer;
+    std::vector<TextRow> rows;
+    for (std::size_t i = 0; i < r.ids.size(); ++i) {
+        TextRow row{visible_symbol(t.symbol(int(r.ids[i])))};
+        for (std::size_t j = 0; j < cols(r.top_ids); ++j)
+            row.push_back(fmt::format("{} {}", visible_symbol(t.symbol(int(r.top_ids(i, j)))),
+                                      format_number(r.top_probabilities(i, j), 2)));
+        rows.push_back(row);
+    }
+    lesson.say(fmt::format("After each token, the three tokens {} finds most likely next (p = softmax(logits)):",
+                           v.choice.name));
+    lesson.table({"after", "1st", "2nd", "3rd"}, rows, 64);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +168,17 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         if (!lesson.given("--log-every")) f.recipe.log_every = f.recipe.gpt.steps;  // one measurement, at the end
         const Corpus corpus = checked_recipe(f.recipe);
+        const std::u32string sentence = checked_sentence("--text", f.text, char_tokenizer(corpus.text), corpus.name);
+        // refused now, before anything prints: a variant this shape lacks, a sentence longer than the context
+        const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
+        if (std::none_of(choices.begin(), choices.end(), [&](const VariantChoice& c) { return c.flag == f.variant; }))
+            throw InputError(fmt::format("--variant {}: not trained at this shape (GQA needs an even number of heads, "
+                                         "at least 4; RoPE an even d_h)",
+                                         f.variant));
+        const std::size_t T = f.recipe.gpt.config.context;
+        if (sentence.size() > T && model_tokens(tokenizer_of(corpus, f.recipe), sentence).size() > T)
+            throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
+                                         model_tokens(tokenizer_of(corpus, f.recipe), sentence).size(), T));
         if (!f.recipe.checkpoint.empty())  // a checkpoint is one model's; this chapter trains one per variant
             throw InputError("--checkpoint: this chapter trains and keeps one model per variant; it reads no other");
         Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
@@ -144,7 +193,19 @@ int main(int argc, char** argv) {
         lesson.step("recipe", "One model, its attention changed", [&] { show_recipe(lesson, f, runs()); });
         lesson.step("table", "What each costs, and what it learned", [&] { show_table(lesson, runs()); });
         lesson.step("positions", "Does it still read far back?", [&] { show_positions(lesson, runs()); });
-        lesson.step("checks", "Self-checks", [&] { check_variants(lesson.checks(), trained(), f); });
+        Part<VariantReading>& reading = lesson.part<VariantReading>([&] {
+            const TrainedVariant& v = chosen(runs(), f.variant);
+            const Tokens ids = model_tokens(v.lm.trained.tokenizer, sentence);
+            Labels tokens;
+            for (std::size_t id : ids) tokens.push_back(visible_symbol(v.lm.trained.tokenizer.symbol(int(id))));
+            lesson.labels("tokens", tokens);
+            return read_with_variant(v.lm.trained.model, ids);
+        });
+        lesson.step("your-sentence", "Your sentence through one variant",
+                    [&] { show_sentence(lesson, chosen(runs(), f.variant), reading()); });
+        lesson.step("next-tokens", "What it expects next",
+                    [&] { show_next(lesson, chosen(runs(), f.variant), reading()); });
+        lesson.step("checks", "Self-checks", [&] { check_variants(lesson.checks(), trained(), reading(), f); });
         lesson.present();
     });
 }

@@ -1,10 +1,14 @@
 #include "chapters/24_which_attention/math.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include <xtensor/xbuilder.hpp>
 
+#include "common/copy_model/token_mixers.hpp"
 #include "common/gpt/gpt_attention.hpp"
+#include "common/gpt/gpt_sampling.hpp"
 
 namespace {
 
@@ -31,16 +35,20 @@ std::size_t window_of(const GptConfig& c) { return std::max<std::size_t>(1, c.co
 
 std::vector<VariantChoice> variant_choices(const GptConfig& c) {
     const std::size_t H = c.heads, dh = c.d_model / H, w = window_of(c);
-    std::vector<VariantChoice> v{{"MHA", "7, 22", {}}, {"MQA", "15", {Mixer::softmax, 1, 0, 0, false, false}}};
-    if (H % 2 == 0 && H / 2 > 1) v.push_back({"GQA", "15", {Mixer::softmax, H / 2, 0, 0, false, false}});
-    if (dh % 2 == 0) v.push_back({"RoPE", "14", {Mixer::softmax, 0, 0, 0, false, true}});
-    v.push_back({"sliding window", "20", {Mixer::softmax, 0, w, 0, false, false}});
-    v.push_back({"window + sinks", "20", {Mixer::softmax, 0, w, sinks_kept, false, false}});
-    v.push_back({"sink logit", "20", {Mixer::softmax, 0, 0, 0, true, false}});
-    v.push_back({"linear", "19", {Mixer::linear, 0, 0, 0, false, false}});
-    v.push_back({"DeltaNet", "19", {Mixer::delta, 0, 0, 0, false, false}});
-    v.push_back({"gated DeltaNet", "19", {Mixer::gated_delta, 0, 0, 0, false, false}});
+    std::vector<VariantChoice> v{{"MHA", "7, 22", {}, "mha"}, {"MQA", "15", {Mixer::softmax, 1, 0, 0, false, false}, "mqa"}};
+    if (H % 2 == 0 && H / 2 > 1) v.push_back({"GQA", "15", {Mixer::softmax, H / 2, 0, 0, false, false}, "gqa"});
+    if (dh % 2 == 0) v.push_back({"RoPE", "14", {Mixer::softmax, 0, 0, 0, false, true}, "rope"});
+    v.push_back({"sliding window", "20", {Mixer::softmax, 0, w, 0, false, false}, "window"});
+    v.push_back({"window + sinks", "20", {Mixer::softmax, 0, w, sinks_kept, false, false}, "window-sinks"});
+    v.push_back({"sink logit", "20", {Mixer::softmax, 0, 0, 0, true, false}, "sink-logit"});
+    v.push_back({"linear", "19", {Mixer::linear, 0, 0, 0, false, false}, "linear"});
+    v.push_back({"DeltaNet", "19", {Mixer::delta, 0, 0, 0, false, false}, "deltanet"});
+    v.push_back({"gated DeltaNet", "19", {Mixer::gated_delta, 0, 0, 0, false, false}, "gated-deltanet"});
     return v;
+}
+
+std::vector<std::string> variant_flags() {
+    return {"mha", "mqa", "gqa", "rope", "window", "window-sinks", "sink-logit", "linear", "deltanet", "gated-deltanet"};
 }
 
 std::uint64_t kept_floats(const GptConfig& c) {
@@ -123,6 +131,64 @@ double passages_alone(const Gpt<float>& model, const Tokens& held_out, std::size
         for (double l : losses) total += l;
     }
     return total / double(P * (s - 1));
+}
+
+VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids) {
+    const GptConfig& c = model.config;
+    const std::size_t n = ids.size(), V = c.vocab, H = c.heads;
+    const bool gated = c.attention.mixer == Mixer::gated_delta;
+    VariantReading r;
+    r.ids = ids, r.heads = H;
+    r.formula = c.attention.mixer == Mixer::softmax  ? "causal softmax(q kᵀ / √d_h) over the keys the variant reads"
+                : c.attention.mixer == Mixer::linear ? "φ(q) φ(k)ᵀ, each row divided by its sum"
+                                                     : "the state unrolled: z_t = Σ_j M[t, j] v_j";
+    // 1. the forward pass of the training, one sequence
+    const GptForward<float> f = gpt_forward(model, {ids});
+    double worst = 0.0;
+    for (const GptBlockForward<float>& b : f.blocks)
+        for (std::size_t h = 0; h < H; ++h) {
+            // 2. each head's weights; the delta rules' state unrolled (the forward pass keeps only S_t)
+            Matrix A = b.weights[h];
+            if (A.size() == 0) {
+                A = xt::zeros<float>({n, n});
+                Matrix states = b.states[h], z = b.z[h];
+                token_mixers::delta_rule(b.q[h], b.k[h], b.v[h], b.beta[h], gated ? &b.alpha[h] : nullptr, states, &A, z,
+                                         0, n);
+            }
+            // 3. z_h against weights · v_h, row by row
+            for (std::size_t t = 0; t < n; ++t)
+                for (std::size_t col = 0; col < cols(b.v[h]); ++col) {
+                    double sum = 0.0;
+                    for (std::size_t j = 0; j <= t; ++j) sum += double(A(t, j)) * double(b.v[h](j, col));
+                    worst = std::max(worst, std::abs(sum - double(b.z[h](t, col))));
+                }
+            r.weights.push_back(A);
+        }
+    r.outputs_error = Matrix({{float(worst)}});
+    // 4. after each token, the most likely next ones
+    const std::size_t k = std::min(next_shown, V);
+    r.top_ids = xt::zeros<float>({n, k}), r.top_probabilities = xt::zeros<float>({n, k});
+    for (std::size_t t = 0; t < n; ++t) {
+        const std::vector<float> logits(f.logits.data() + t * V, f.logits.data() + (t + 1) * V);
+        const std::vector<double> p = sampling_probabilities(logits, 1.0, 0);
+        std::vector<std::size_t> order(V);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+        for (std::size_t j = 0; j < k; ++j) r.top_ids(t, j) = float(order[j]), r.top_probabilities(t, j) = float(p[order[j]]);
+    }
+    return r;
+}
+
+MatrixList VariantReading::matrices() const {
+    MatrixList list;
+    for (std::size_t m = 0; m < weights.size(); ++m)
+        list.push_back(ListedMatrix("layer" + std::to_string(m / heads) + "_head" + std::to_string(m % heads) + "_weights",
+                                    weights[m], formula, "tokens",
+                                    "tokens", MatrixKind::attention_weights)
+                           .in_family("layer_head_weights", int(m % heads), int(m / heads)));
+    list.push_back({"top_ids", top_ids, "the most likely next tokens", "tokens", "", MatrixKind::indices});
+    list.push_back({"top_probabilities", top_probabilities, "their p = softmax(logits)", "tokens", ""});
+    return list;
 }
 
 double band_mean(const Matrix& by_position, std::size_t from, std::size_t to) {

@@ -35,7 +35,11 @@
 struct VariantChoice {
     std::string name, chapter;
     GptAttention attention;
+    std::string flag;  // its name for --variant: mha, mqa, gqa, rope, window, window-sinks, …
 };
+
+// Every variant's --variant name, in the table's order.
+std::vector<std::string> variant_flags();
 
 // The variants at this model's shape: MHA, MQA, GQA (g = H/2: left out when H/2 is not
 // between 1 and H), RoPE (left out when d_h is odd), a sliding window of w = T/4 keys, that
@@ -70,6 +74,24 @@ VariantMeasures measure_variant(const Gpt<float>& model, const Tokens& held_out,
 // mean loss of their s − 1 predictions. Causal attention never reads a later token, so the
 // first copy of a doubled passage is predicted from the same tokens.
 double passages_alone(const Gpt<float>& model, const Tokens& held_out, std::size_t passages);
+
+// A sentence through one variant's model (n ≤ T tokens): each head's weights — the causal
+// softmax or linear attention's, or for the delta rules the state unrolled, the matrix M with
+// z_t = Σ_{j≤t} M[t, j] v_j (attention_only_model.hpp writes it out) — and after each token the
+// three most likely next tokens, p = softmax(logits).
+struct VariantReading {
+    Tokens ids;
+    std::vector<Matrix> weights;  // [l·H + h] (n × n)
+    Matrix outputs_error;         // (1 × 1) the largest |z_h − weights · v_h| over every head and token
+    Matrix top_ids, top_probabilities;  // (n × 3)
+    std::size_t heads = 0;
+    std::string formula;          // what the weights are, for the page and --dump
+
+    MatrixList matrices() const;
+};
+constexpr std::size_t next_shown = 3;
+
+VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids);
 
 // The mean of a (1 × T) row over the positions [from, to).
 double band_mean(const Matrix& by_position, std::size_t from, std::size_t to);

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -45,6 +46,7 @@ inline constexpr double no_limit = std::numeric_limits<double>::infinity();  // 
 struct Choices {
     std::vector<std::string> words;
     Choices(std::initializer_list<std::string> list) : words(list) {}
+    explicit Choices(std::vector<std::string> list) : words(std::move(list)) {}
 };
 
 // What a text flag holds, and so its type name in --help.
