@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         if (!lesson.given("--log-every")) f.recipe.log_every = f.recipe.gpt.steps;  // one measurement, at the end
         const Corpus corpus = checked_recipe(f.recipe);
-        const std::u32string sentence = checked_sentence("--text", f.text, char_tokenizer(corpus.text), corpus.name);
+        std::u32string sentence = checked_sentence("--text", f.text, char_tokenizer(corpus.text), corpus.name);
         // refused now, before anything prints: a variant this shape lacks, a sentence longer than the context
         const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
         if (std::none_of(choices.begin(), choices.end(), [&](const VariantChoice& c) { return c.flag == f.variant; }))
@@ -176,11 +176,18 @@ int main(int argc, char** argv) {
                                          "at least 4; RoPE an even d_h)",
                                          f.variant));
         const std::size_t T = f.recipe.gpt.config.context;
-        if (sentence.size() > T && model_tokens(tokenizer_of(corpus, f.recipe), sentence).size() > T)
-            throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
-                                         model_tokens(tokenizer_of(corpus, f.recipe), sentence).size(), T));
+        if (sentence.size() > T) {  // more characters than the context: perhaps more tokens too
+            const Tokenizer tokens = tokenizer_of(corpus, f.recipe);
+            // the default sentence is cut to a small context; a sentence you give is refused
+            while (!lesson.given("--text") && model_tokens(tokens, sentence).size() > T) sentence.pop_back();
+            if (model_tokens(tokens, sentence).size() > T)
+                throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
+                                             model_tokens(tokens, sentence).size(), T));
+        }
         if (!f.recipe.checkpoint.empty())  // a checkpoint is one model's; this chapter trains one per variant
-            throw InputError("--checkpoint: this chapter trains and keeps one model per variant; it reads no other");
+            throw InputError(fmt::format("--checkpoint {}: this chapter trains and keeps one model per variant; it "
+                                         "reads no other",
+                                         f.recipe.checkpoint));
         Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
             TrainedVariants t{train_variants(corpus, f), {}, {}};
             tabulate(t);
