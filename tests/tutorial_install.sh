@@ -92,7 +92,7 @@ check all_installed 0 'configuring'
 d="$(make_case root_installs)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$root"
 stub "$d" apt-get "$apt_ok"
 check root_installs 0 'installing the missing packages with apt-get .*xtensor-dev.*libopenblas-dev' \
-    '^apt-get install -y .*xtensor-dev .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 chromium chromium-driver python3-selenium emscripten$'
+    '^apt-get -o DPkg::Lock::Timeout=300 install -y .*xtensor-dev .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 chromium chromium-driver python3-selenium emscripten$'
 rm -f "$d/repo/build/packages.ok"  # the stubbed dpkg-query still says "none installed"
 grep -q 'installed: ' <<<"$(cd "$d/repo" && PATH="$d/bin" "$d/bin/bash" ./tutorial test 2>&1 >/dev/null)" \
     || { echo "FAIL root_installs: does not say what it installed"; failed=$((failed + 1)); }
@@ -104,10 +104,18 @@ stub "$d" dpkg-query 'echo "dpkg-query $*" >>"$(dirname "$0")/../calls"; exit 1'
 check rerun_asks_nothing 0 'configuring'
 [ ! -e "$d/calls" ] || { echo "FAIL rerun_asks_nothing: dpkg-query was called again"; failed=$((failed + 1)); }
 
+# 2c. Another apt holds the lists' lock (a first boot's upgrades): update is tried again.
+d="$(make_case apt_locked)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$root"
+stub "$d" apt-get 'echo "apt-get $*" >>"$(dirname "$0")/../calls"
+case "$*" in *update*) [ -e "$(dirname "$0")/../locked" ] && exit 0; : >"$(dirname "$0")/../locked"
+  echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 7 (apt-get)"; exit 100;; esac'
+check apt_locked 0 'installed: ' '^apt-get -o DPkg::Lock::Timeout=300 install -y '
+[ "$(grep -c 'update' "$d/calls")" -eq 2 ] || { echo "FAIL apt_locked: update ran $(grep -c 'update' "$d/calls") times, not twice"; failed=$((failed + 1)); }
+
 # 3. Not root, sudo available: installs through sudo.
 d="$(make_case user_with_sudo)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$user"
 stub "$d" apt-get "$apt_ok"; stub "$d" sudo "$sudo_ok"
-check user_with_sudo 0 'installing the missing packages with sudo apt-get' '^sudo apt-get install -y .*cmake'
+check user_with_sudo 0 'installing the missing packages with sudo apt-get' '^sudo apt-get -o DPkg::Lock::Timeout=300 install -y .*cmake'
 
 # 4. Not root, no sudo: one line, the packages and the command for root.
 d="$(make_case user_without_sudo)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$user"
@@ -134,13 +142,13 @@ d="$(make_case some_missing)"
 stub "$d" dpkg-query 'case "$*" in *doctest-dev*|*libcli11-dev*) echo "un "; exit 1;; *) printf "ii ";; esac'
 stub "$d" id "$root"; stub "$d" apt-get "$apt_ok"
 check some_missing 0 'installing the missing packages with apt-get .*: doctest-dev libcli11-dev$' \
-    '^apt-get install -y -qq --no-install-recommends doctest-dev libcli11-dev$'
+    '^apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends doctest-dev libcli11-dev$'
 
 # 8b. No npm command at all: Debian's npm joins the packages (the text of chapters 21 and 22).
 d="$(make_case no_npm)"; rm "$d/bin/npm"
 stub "$d" dpkg-query 'case "$*" in *npm*) echo "un "; exit 1;; *) printf "ii ";; esac'
 stub "$d" id "$root"; stub "$d" apt-get "$apt_ok"
-check no_npm 0 'installing the missing packages with apt-get .*: npm$' '^apt-get install -y -qq --no-install-recommends npm$'
+check no_npm 0 'installing the missing packages with apt-get .*: npm$' '^apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends npm$'
 
 # 9. --full also wants clang and its runtime libraries (the sanitizers, libFuzzer).
 d="$(make_case full_wants_clang)"
