@@ -184,6 +184,13 @@ int main(int argc, char** argv) {
                 throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
                                              model_tokens(tokens, sentence).size(), T));
         }
+        {  // the delta rules keep their state after every token for the backward pass, beyond
+           // the training's estimate (checked_recipe's): B·T·L·H·d_h² floats
+            const GptConfig& c = f.recipe.gpt.config;
+            const std::uint64_t dh = c.d_model / c.heads;
+            require_memory(fmt::format("--d-model {} --heads {}: the delta rules' states", c.d_model, c.heads),
+                           4 * f.recipe.gpt.batch * c.context * c.layers * c.heads * dh * dh, memory_limit_bytes());
+        }
         if (!f.recipe.checkpoint.empty())  // a checkpoint is one model's; this chapter trains one per variant
             throw InputError(fmt::format("--checkpoint {}: this chapter trains and keeps one model per variant; it "
                                          "reads no other",
