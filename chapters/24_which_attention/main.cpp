@@ -158,6 +158,47 @@ void show_next(Lesson& lesson, const TrainedVariant& v, const VariantReading& r)
     lesson.table({"after", "1st", "2nd", "3rd"}, rows, 64);
 }
 
+// Everything a learner gives, read and checked before anything prints or trains.
+struct Inputs {
+    Corpus corpus;
+    std::u32string sentence;  // --text
+};
+
+Inputs read_inputs(const Lesson& lesson, Flags& f) {
+    if (!lesson.given("--log-every")) f.recipe.log_every = f.recipe.gpt.steps;  // one measurement, at the end
+    Inputs in{checked_recipe(f.recipe), {}};
+    const Corpus& corpus = in.corpus;
+    std::u32string& sentence = in.sentence;
+    sentence = checked_sentence("--text", f.text, char_tokenizer(corpus.text), corpus.name);
+    // refused now, before anything prints: a variant this shape lacks, a sentence longer than the context
+    const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
+    if (std::none_of(choices.begin(), choices.end(), [&](const VariantChoice& c) { return c.flag == f.variant; }))
+        throw InputError(fmt::format("--variant {}: not trained at this shape (GQA needs an even number of heads, "
+                                     "at least 4; RoPE an even d_h)",
+                                     f.variant));
+    const std::size_t T = f.recipe.gpt.config.context;
+    if (sentence.size() > T) {  // more characters than the context: perhaps more tokens too
+        const Tokenizer tokens = tokenizer_of(corpus, f.recipe);
+        // the default sentence is cut to a small context; a sentence you give is refused
+        while (!lesson.given("--text") && model_tokens(tokens, sentence).size() > T) sentence.pop_back();
+        if (model_tokens(tokens, sentence).size() > T)
+            throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
+                                         model_tokens(tokens, sentence).size(), T));
+    }
+    {  // the delta rules keep their state after every token for the backward pass, beyond
+       // the training's estimate (checked_recipe's): B·T·L·H·d_h² floats
+        const GptConfig& c = f.recipe.gpt.config;
+        const std::uint64_t dh = c.d_model / c.heads;
+        require_memory(fmt::format("--d-model {} --heads {}: the delta rules' states", c.d_model, c.heads),
+                       4 * f.recipe.gpt.batch * c.context * c.layers * c.heads * dh * dh, memory_limit_bytes());
+    }
+    if (!f.recipe.checkpoint.empty())  // a checkpoint is one model's; this chapter trains one per variant
+        throw InputError(fmt::format("--checkpoint {}: this chapter trains and keeps one model per variant; it "
+                                     "reads no other",
+                                     f.recipe.checkpoint));
+    return in;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -166,35 +207,9 @@ int main(int argc, char** argv) {
     Flags f;
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
-        if (!lesson.given("--log-every")) f.recipe.log_every = f.recipe.gpt.steps;  // one measurement, at the end
-        const Corpus corpus = checked_recipe(f.recipe);
-        std::u32string sentence = checked_sentence("--text", f.text, char_tokenizer(corpus.text), corpus.name);
-        // refused now, before anything prints: a variant this shape lacks, a sentence longer than the context
-        const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
-        if (std::none_of(choices.begin(), choices.end(), [&](const VariantChoice& c) { return c.flag == f.variant; }))
-            throw InputError(fmt::format("--variant {}: not trained at this shape (GQA needs an even number of heads, "
-                                         "at least 4; RoPE an even d_h)",
-                                         f.variant));
-        const std::size_t T = f.recipe.gpt.config.context;
-        if (sentence.size() > T) {  // more characters than the context: perhaps more tokens too
-            const Tokenizer tokens = tokenizer_of(corpus, f.recipe);
-            // the default sentence is cut to a small context; a sentence you give is refused
-            while (!lesson.given("--text") && model_tokens(tokens, sentence).size() > T) sentence.pop_back();
-            if (model_tokens(tokens, sentence).size() > T)
-                throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
-                                             model_tokens(tokens, sentence).size(), T));
-        }
-        {  // the delta rules keep their state after every token for the backward pass, beyond
-           // the training's estimate (checked_recipe's): B·T·L·H·d_h² floats
-            const GptConfig& c = f.recipe.gpt.config;
-            const std::uint64_t dh = c.d_model / c.heads;
-            require_memory(fmt::format("--d-model {} --heads {}: the delta rules' states", c.d_model, c.heads),
-                           4 * f.recipe.gpt.batch * c.context * c.layers * c.heads * dh * dh, memory_limit_bytes());
-        }
-        if (!f.recipe.checkpoint.empty())  // a checkpoint is one model's; this chapter trains one per variant
-            throw InputError(fmt::format("--checkpoint {}: this chapter trains and keeps one model per variant; it "
-                                         "reads no other",
-                                         f.recipe.checkpoint));
+        const Inputs in = read_inputs(lesson, f);
+        const Corpus& corpus = in.corpus;
+        const std::u32string& sentence = in.sentence;
         Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
             TrainedVariants t{train_variants(corpus, f), {}, {}};
             tabulate(t);
