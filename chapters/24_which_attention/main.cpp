@@ -180,10 +180,11 @@ Inputs read_inputs(const Lesson& lesson, Flags& f) {
     if (sentence.size() > T) {  // more characters than the context: perhaps more tokens too
         const Tokenizer tokens = tokenizer_of(corpus, f.recipe);
         // the default sentence is cut to a small context; a sentence you give is refused
-        while (!lesson.given("--text") && model_tokens(tokens, sentence).size() > T) sentence.pop_back();
-        if (model_tokens(tokens, sentence).size() > T)
+        std::size_t count = model_tokens(tokens, sentence).size();
+        for (; !lesson.given("--text") && count > T; count = model_tokens(tokens, sentence).size()) sentence.pop_back();
+        if (count > T)
             throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)",
-                                         model_tokens(tokens, sentence).size(), T));
+                                         count, T));
     }
     {  // the delta rules keep their state after every token for the backward pass, beyond
        // the training's estimate (checked_recipe's): B·T·L·H·d_h² floats

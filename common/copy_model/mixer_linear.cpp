@@ -15,9 +15,15 @@ using namespace fixed_order;
 // φ(x) = elu(x) + 1 entrywise: x + 1 for x > 0, eˣ otherwise. Its slope φ'(x) is 1 for
 // x > 0 and eˣ = φ(x) otherwise.
 template <class T>
+void feature_rows(const Mat<T>& M, Mat<T>& F, std::size_t r0, std::size_t n) {
+    const std::size_t w = cols(M);
+    for (std::size_t e = r0 * w; e < (r0 + n) * w; ++e) F.flat(e) = M.flat(e) > 0 ? M.flat(e) + 1 : std::exp(M.flat(e));
+}
+
+template <class T>
 Mat<T> features(const Mat<T>& M) {
     Mat<T> f = Mat<T>::from_shape(M.shape());
-    for (std::size_t i = 0; i < M.size(); ++i) f.flat(i) = M.flat(i) > 0 ? M.flat(i) + 1 : std::exp(M.flat(i));
+    feature_rows(M, f, 0, rows(M));
     return f;
 }
 
@@ -66,6 +72,7 @@ void linear_attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& phi_
 }
 
 #define INSTANTIATE(T)                                                                                       \
+    template void feature_rows(const Mat<T>&, Mat<T>&, std::size_t, std::size_t);                           \
     template Mat<T> features(const Mat<T>&);                                                                 \
     template void linear_attend(const Mat<T>&, const Mat<T>&, const Mat<T>&, Mat<T>&, Mat<T>&, std::size_t,  \
                                 std::size_t);                                                                \

@@ -56,6 +56,9 @@ std::unique_ptr<T[]> unset_numbers(std::size_t count) { return std::unique_ptr<T
 // φ(M) = elu(M) + 1, entry by entry.
 template <class T>
 Mat<T> features(const Mat<T>& M);
+// Rows [r0, r0 + n) of φ(M) into F (of M's shape): one sequence's, for a thread of its own.
+template <class T>
+void feature_rows(const Mat<T>& M, Mat<T>& F, std::size_t r0, std::size_t n);
 // A = φ(Q) φ(K)ᵀ, causal, each row divided by its sum; Z = A V.
 template <class T>
 void linear_attend(const Mat<T>& phi_Q, const Mat<T>& phi_K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z,

@@ -70,13 +70,6 @@ void turn_rows(Mat<T>& M, const Mat<T>& cos_t, const Mat<T>& sin_t, std::size_t 
     }
 }
 
-// Rows [r0, r0 + n) of φ(M) = elu(M) + 1 into F.
-template <class T>
-void feature_rows(const Mat<T>& M, Mat<T>& F, std::size_t r0, std::size_t n) {
-    const std::size_t w = M.shape(1);
-    for (std::size_t e = r0 * w; e < (r0 + n) * w; ++e) F.flat(e) = M.flat(e) > 0 ? M.flat(e) + 1 : std::exp(M.flat(e));
-}
-
 // Every head's gate σ(a · Wᵀ + b) (a (N × d), W (H × d)), head h's column into gates[h] (N × 1).
 template <class T>
 void gate_columns(const Mat<T>& a, const Mat<T>& W, const Mat<T>* bias, std::vector<Mat<T>>& gates) {
@@ -149,7 +142,8 @@ void attention_forward(const GptBlock<T>& block, const GptConfig& c, GptBlockFor
                                                         at.sink_logit ? &f.sink_share[h] : nullptr};
                 token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], f.z[h], r0, n, choice);
             } else if (at.mixer == Mixer::linear) {
-                feature_rows(f.q[h], f.phi_q[h], r0, n), feature_rows(f.k[h], f.phi_k[h], r0, n);
+                token_mixers::feature_rows(f.q[h], f.phi_q[h], r0, n);
+                token_mixers::feature_rows(f.k[h], f.phi_k[h], r0, n);
                 token_mixers::linear_attend(f.phi_q[h], f.phi_k[h], f.v[h], f.weights[h], f.z[h], r0, n);
             } else {
                 token_mixers::delta_rule(f.q[h], f.k[h], f.v[h], f.beta[h], gated ? &f.alpha[h] : nullptr, f.states[h],
