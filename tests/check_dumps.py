@@ -3,7 +3,9 @@ its files are loaded with numpy, and every formula is recomputed from the
 dumped inputs, independently of the C++ code.
 
 Each chapter's folder holds its dump_check.py, which defines check(dump, expect, softmax); see
-chapters/01_dot_product_scores/dump_check.py. (tests/chapter_manifests.py sees that none is missing.)"""
+chapters/01_dot_product_scores/dump_check.py. (tests/chapter_manifests.py sees that none is missing.)
+
+    python3 tests/check_dumps.py BIN_DIR [CHAPTER…]   (ctest runs it on every chapter as dumps.numpy)"""
 import importlib.util
 import subprocess
 import sys
@@ -57,6 +59,8 @@ def softmax(s):
 
 
 for chapter in chapters():
+    if sys.argv[2:] and chapter.program[2:4] not in sys.argv[2:]:
+        continue
     path = chapter.folder / "dump_check.py"
     spec = importlib.util.spec_from_file_location(chapter.program + "_dump_check", path)
     module = importlib.util.module_from_spec(spec)

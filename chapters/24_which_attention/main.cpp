@@ -216,7 +216,9 @@ int main(int argc, char** argv) {
             tabulate(t);
             Labels names;
             for (const TrainedVariant& v : t.runs) names.push_back(v.choice.name);
-            lesson.labels({{"variants", names}, {"measures", {"parameters", "kept", "held_out", "first_copy", "second_copy"}}});
+            lesson.labels({{"variants", names},
+                           {"measures", {"parameters", "kept", "held_out", "first_copy", "second_copy"}},
+                           {"loss_columns", {"step", "training", "held_out"}}});
             return t;
         });
         const auto runs = [&]() -> const std::vector<TrainedVariant>& { return trained().runs; };
@@ -229,6 +231,7 @@ int main(int argc, char** argv) {
             Labels tokens;
             for (std::size_t id : ids) tokens.push_back(visible_symbol(v.lm.trained.tokenizer.symbol(int(id))));
             lesson.labels("tokens", tokens);
+            lesson.list(v.lm.matrices());  // its parameters under nanoGPT's names, for --dump
             return read_with_variant(v.lm.trained.model, ids);
         });
         lesson.step("your-sentence", "Your sentence through one variant",

@@ -169,6 +169,9 @@ VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids) {
             r.weights.push_back(A);
         }
     r.outputs_error = Matrix({{float(worst)}});
+    r.token_ids = xt::zeros<float>({std::size_t(1), n});
+    for (std::size_t t = 0; t < n; ++t) r.token_ids(0, t) = float(ids[t]);
+    r.logits = f.logits;  // (n × V): one sequence
     // 4. after each token, the most likely next ones
     const std::size_t k = std::min(next_shown, V);
     r.top_ids = xt::zeros<float>({n, k}), r.top_probabilities = xt::zeros<float>({n, k});
@@ -184,7 +187,8 @@ VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids) {
 }
 
 MatrixList VariantReading::matrices() const {
-    MatrixList list;
+    MatrixList list{{"token_ids", token_ids, "the sentence's tokens", "", "tokens", MatrixKind::indices},
+                    {"logits", logits, "LN(x; ln_f) · wteᵀ", "tokens", ""}};
     for (std::size_t m = 0; m < weights.size(); ++m)
         list.push_back(ListedMatrix("layer" + std::to_string(m / heads) + "_head" + std::to_string(m % heads) + "_weights",
                                     weights[m], formula, "tokens",

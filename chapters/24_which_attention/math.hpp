@@ -81,6 +81,8 @@ double passages_alone(const Gpt<float>& model, const Tokens& held_out, std::size
 // three most likely next tokens, p = softmax(logits).
 struct VariantReading {
     Tokens ids;
+    Matrix token_ids;             // (1 × n) the ids, for --dump
+    Matrix logits;                // (n × V) the next token's logits after each token
     std::vector<Matrix> weights;  // [l·H + h] (n × n)
     Matrix outputs_error;         // (1 × 1) the largest |z_h − weights · v_h| over every head and token
     Matrix top_ids, top_probabilities;  // (n × 3)
