@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <xtensor/xview.hpp>
+
 #include "common/block/feed_forward.hpp"
 #include "common/gpt/gpt_layers.hpp"
 #include "common/gpt/gpt_model.hpp"
@@ -307,8 +309,8 @@ TEST_CASE("gpt: the trainer's kept buffers give the numbers of fresh ones, bit f
 namespace {
 
 // Every variant the GPT's attention offers, at a size where each matters: 4 heads (GQA's 2
-// groups between MQA's 1 and MHA's 4), d_h = 4 (RoPE's two pairs), a context of 6 (a window
-// of 2 and 1 sink hide keys).
+// groups between MQA's 1 and MHA's 4), d_h = 4 (RoPE's two pairs, MLA's one), a context of 6 (a
+// window of 2 and 1 sink hide keys), MLA's latent of 6 (narrower than the 2d = 32 it gives).
 struct NamedVariant {
     const char* name;
     GptAttention attention;
@@ -325,6 +327,7 @@ const std::vector<NamedVariant> variants{
     {"linear", {Mixer::linear, 0, 0, 0, false, false}},
     {"DeltaNet", {Mixer::delta, 0, 0, 0, false, false}},
     {"gated DeltaNet", {Mixer::gated_delta, 0, 0, 0, false, false}},
+    {"MLA", {Mixer::softmax, 0, 0, 0, false, false, 6}},
 };
 
 GptConfig variant_config(const GptAttention& attention) {
@@ -374,6 +377,9 @@ TEST_CASE("gpt variants: the float forward pass matches the loops in double, and
     CHECK(mha - parameter_count(variant_config(variants[3].attention)) == 6 * 16);  // RoPE: no wpe
     CHECK(parameter_count(variant_config(variants[6].attention)) - mha == 4);       // a sink per head
     CHECK(parameter_count(variant_config(variants[10].attention)) - mha == 2 * 4 * 16 + 4);  // b_proj, a_proj and its bias
+    // MLA: c_attn of 16 + 4·2 + 6 + 2 = 32 rows (MHA's 48), kv_up (32 × 6) and its bias, no wpe
+    CHECK(parameter_count(variant_config(variants[11].attention)) + (48 - 32) * (16 + 1) + 6 * 16 ==
+          mha + 32 * 6 + 32);
 }
 
 TEST_CASE("gpt variants: the key–value heads, the window and the sinks change what a query reads") {
@@ -399,6 +405,12 @@ TEST_CASE("gpt variants: the key–value heads, the window and the sinks change 
     CHECK(q.blocks[0].k[0] == q.blocks[0].k[1]);
     CHECK(q.blocks[0].k[2] == q.blocks[0].k[3]);
     CHECK(q.blocks[0].k[1] != q.blocks[0].k[2]);
+    // MLA: every head's key ends with the one RoPE key (d_h/2 = 2 columns), turned; the rest differ
+    const Gpt<float> mla = shaken_model(variant_config(variants[11].attention), 6);
+    const GptForward<float> l = gpt_forward(mla, {{1, 2, 3}});
+    CHECK(l.blocks[0].k[0].shape(1) == 4 + 2);
+    CHECK(xt::view(l.blocks[0].k[0], xt::all(), xt::range(4, 6)) == xt::view(l.blocks[0].k[3], xt::all(), xt::range(4, 6)));
+    CHECK(xt::view(l.blocks[0].k[0], xt::all(), xt::range(0, 4)) != xt::view(l.blocks[0].k[3], xt::all(), xt::range(0, 4)));
 }
 
 TEST_CASE("gpt variants: a variant that does not fit the model is refused") {
@@ -411,4 +423,9 @@ TEST_CASE("gpt variants: a variant that does not fit the model is refused") {
     GptConfig odd{7, 6, 1, 2, 6};  // d_h = 3: no pairs to turn
     odd.attention.rotary = true;
     CHECK_THROWS_AS(fresh_gpt(odd, 1), InputError);
+    CHECK_THROWS_AS(refused({Mixer::softmax, 2, 0, 0, false, false, 6}), InputError);  // MLA with groups
+    CHECK_THROWS_AS(refused({Mixer::linear, 0, 0, 0, false, false, 6}), InputError);   // MLA on linear attention
+    GptConfig narrow{7, 6, 1, 4, 8};  // d_h = 2: MLA's RoPE key of d_h/2 = 1 column has no pair
+    narrow.attention.latent = 4;
+    CHECK_THROWS_AS(fresh_gpt(narrow, 1), InputError);
 }

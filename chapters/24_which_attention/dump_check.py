@@ -75,8 +75,9 @@ def forward(p, tokens, variant):
     n, d = len(tokens), p["transformer.wte.weight"].shape[1]
     H, dh = HEADS, d // HEADS
     g = {"mqa": 1, "gqa": H // 2}.get(variant, H)  # key–value heads; head h reads h // (H / g)
+    r, dc = dh // 2, 4 * dh  # MLA's RoPE part and latent
     x = p["transformer.wte.weight"][tokens]
-    if variant != "rope":
+    if variant not in ("rope", "mla"):
         x = x + p["transformer.wpe.weight"][:n]
     weights, layer = [], 0
     while f"transformer.h.{layer}.ln_1.weight" in p:
@@ -84,10 +85,18 @@ def forward(p, tokens, variant):
         a = ch22.layer_norm(x, p[b + "ln_1.weight"], p[b + "ln_1.bias"])
         qkv = ch22.linear(a, p, b + "attn.c_attn")
         q = qkv[:, :d].reshape(n, H, dh)
-        k = qkv[:, d:d + g * dh].reshape(n, g, dh)
-        v = qkv[:, d + g * dh:].reshape(n, g, dh)
+        if variant != "mla":
+            k = qkv[:, d:d + g * dh].reshape(n, g, dh)
+            v = qkv[:, d + g * dh:].reshape(n, g, dh)
         if variant == "rope":
             q, k = rope(q), rope(k)
+        if variant == "mla":  # [q q_R c_KV k_R]; [k v] from c_KV; every head's key ends with k_R
+            latent = qkv[:, d + H * r:d + H * r + dc]
+            kv = ch22.linear(latent, p, b + "attn.kv_up")
+            k_rope = rope(qkv[:, d + H * r + dc:].reshape(n, 1, r))
+            q = np.concatenate([q, rope(qkv[:, d:d + H * r].reshape(n, H, r))], axis=2)
+            k = np.concatenate([kv[:, :d].reshape(n, H, dh), np.repeat(k_rope, H, axis=1)], axis=2)
+            v = kv[:, d:].reshape(n, H, dh)
         z = np.zeros((n, d))
         for h in range(H):
             kv = h // (H // g)
@@ -107,12 +116,12 @@ def forward(p, tokens, variant):
 
 
 # The parameters each variant adds to nanoGPT's, per block (the doc lists them).
-EXTRA = {"sink-logit": ["attn.sinks"], "deltanet": ["attn.b_proj.weight"],
+EXTRA = {"mla": ["attn.kv_up.weight", "attn.kv_up.bias"], "sink-logit": ["attn.sinks"], "deltanet": ["attn.b_proj.weight"],
          "gated-deltanet": ["attn.b_proj.weight", "attn.a_proj.weight", "attn.a_proj.bias"]}
 
 
 def check(dump, expect, softmax):
-    variants = ["mha", "mqa", "gqa", "rope", "window", "window-sinks", "sink-logit", "linear", "deltanet",
+    variants = ["mha", "mqa", "gqa", "mla", "rope", "window", "window-sinks", "sink-logit", "linear", "deltanet",
                 "gated-deltanet"]
     for variant in variants:
         d = dump("ch24_which_attention", *SMALL, "--variant", variant, "--text", "Call me Ishmael.")
@@ -122,14 +131,14 @@ def check(dump, expect, softmax):
             expect("ch24: measures[:, 2] == the mean of each row of loss_by_position",
                    d["measures"][:, 2], d["loss_by_position"].astype(np.float64).mean(axis=1))
         d_model = d["transformer.wte.weight"].shape[1]
-        g = {"mqa": 1, "gqa": HEADS // 2}.get(variant, HEADS)
-        expect(f"{tag}: c_attn.weight is (d + 2·g·d_h × d), g = {g}",
-               np.array(d["transformer.h.0.attn.c_attn.weight"].shape),
-               np.array([d_model + 2 * g * (d_model // HEADS), d_model]), tol=0)
+        g, dh = {"mqa": 1, "gqa": HEADS // 2}.get(variant, HEADS), d_model // HEADS
+        rows = d_model + (HEADS + 1) * (dh // 2) + 4 * dh if variant == "mla" else d_model + 2 * g * dh
+        expect(f"{tag}: c_attn.weight is ({rows} × d): d + 2·g·d_h, g = {g} (MLA: d + H·d_h/2 + d_c + d_h/2)",
+               np.array(d["transformer.h.0.attn.c_attn.weight"].shape), np.array([rows, d_model]), tol=0)
         extra = sorted(k.split(".h.0.")[1] for k in d if k.startswith("transformer.h.0.attn.")
                        and not k.split(".h.0.")[1].startswith(("attn.c_attn", "attn.c_proj")))
-        expect(f"{tag}: its extra parameters are {EXTRA.get(variant, [])}, and wpe only without RoPE",
-               np.array([extra == sorted(EXTRA.get(variant, [])), ("transformer.wpe.weight" in d) == (variant != "rope")],
+        expect(f"{tag}: its extra parameters are {EXTRA.get(variant, [])}, and wpe only without RoPE or MLA",
+               np.array([extra == sorted(EXTRA.get(variant, [])), ("transformer.wpe.weight" in d) == (variant not in ("rope", "mla"))],
                         dtype=float), np.ones(2), tol=0)
         tokens = d["token_ids"][0].astype(int)
         logits, weights = forward(d, tokens, variant)

@@ -26,7 +26,7 @@ namespace {
 
 std::string three(double x) { return format_number(x, 3); }
 
-// The ten models: each trained (a progress line per variant), or read back when a run kept it.
+// The eleven models: each trained (a progress line per variant), or read back when a run kept it.
 std::vector<TrainedVariant> train_variants(const Corpus& corpus, const Flags& f) {
     std::vector<TrainedVariant> out;
     const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
@@ -61,6 +61,7 @@ void show_recipe(Lesson& lesson, const Flags& f, const std::vector<TrainedVarian
         const GptAttention& a = v.choice.attention;
         std::string what = "every earlier key, one key and value per head";
         if (a.kv_heads > 0) what = fmt::format("{} key–value head{} for {} query heads", a.kv_heads, a.kv_heads == 1 ? "" : "s", c.heads);
+        if (a.latent > 0) what = fmt::format("keys, values from a latent of {}, and one RoPE key", a.latent);
         if (a.rotary) what = "q and k turned by position (no wpe)";
         if (a.window > 0) what = fmt::format("the last {} keys{}", a.window, a.sinks > 0 ? fmt::format(" and the first {}", a.sinks) : "");
         if (a.sink_logit) what = "a learned logit per head that takes a share of each row";
@@ -174,7 +175,7 @@ Inputs read_inputs(const Lesson& lesson, Flags& f) {
     const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
     if (std::none_of(choices.begin(), choices.end(), [&](const VariantChoice& c) { return c.flag == f.variant; }))
         throw InputError(fmt::format("--variant {}: not trained at this shape (GQA needs an even number of heads, "
-                                     "at least 4; RoPE an even d_h)",
+                                     "at least 4; MLA a d_h that 4 divides; RoPE an even d_h)",
                                      f.variant));
     const std::size_t T = f.recipe.gpt.config.context;
     if (sentence.size() > T) {  // more characters than the context: perhaps more tokens too

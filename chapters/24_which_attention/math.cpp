@@ -33,10 +33,13 @@ std::ptrdiff_t spread_start(std::size_t k, std::size_t count, std::size_t all, s
 
 std::size_t window_of(const GptConfig& c) { return std::max<std::size_t>(1, c.context / 4); }
 
+std::size_t latent_width(const GptConfig& c) { return 4 * (c.d_model / c.heads); }
+
 std::vector<VariantChoice> variant_choices(const GptConfig& c) {
     const std::size_t H = c.heads, dh = c.d_model / H, w = window_of(c);
     std::vector<VariantChoice> v{{"MHA", "7, 22", {}, "mha"}, {"MQA", "15", {Mixer::softmax, 1, 0, 0, false, false}, "mqa"}};
     if (H % 2 == 0 && H / 2 > 1) v.push_back({"GQA", "15", {Mixer::softmax, H / 2, 0, 0, false, false}, "gqa"});
+    if (dh % 4 == 0) v.push_back({"MLA", "18", {Mixer::softmax, 0, 0, 0, false, false, latent_width(c)}, "mla"});
     if (dh % 2 == 0) v.push_back({"RoPE", "14", {Mixer::softmax, 0, 0, 0, false, true}, "rope"});
     v.push_back({"sliding window", "20", {Mixer::softmax, 0, w, 0, false, false}, "window"});
     v.push_back({"window + sinks", "20", {Mixer::softmax, 0, w, sinks_kept, false, false}, "window-sinks"});
@@ -48,8 +51,8 @@ std::vector<VariantChoice> variant_choices(const GptConfig& c) {
 }
 
 std::vector<std::string> variant_flags() {
-    GptConfig every;  // 4 heads of an even width: a shape that has every variant
-    every.context = 8, every.heads = 4, every.d_model = 8;
+    GptConfig every;  // 4 heads of a width that 4 divides: a shape that has every variant
+    every.context = 8, every.heads = 4, every.d_model = 16;
     std::vector<std::string> flags;
     for (const VariantChoice& v : variant_choices(every)) flags.push_back(v.flag);
     return flags;
@@ -63,6 +66,7 @@ std::uint64_t kept_floats(const GptConfig& c) {
     if (a.mixer == Mixer::delta || a.mixer == Mixer::gated_delta) return H * dh * dh;
     const std::uint64_t g = a.kv_heads == 0 ? H : a.kv_heads;
     const std::uint64_t keys = a.window == 0 ? T : std::min<std::uint64_t>(T, a.window + a.sinks);
+    if (a.latent > 0) return keys * (a.latent + dh / 2);  // c_KV and the RoPE key
     return keys * 2 * g * dh;
     // └ stub: (void)a, (void)H, (void)dh, (void)T; return 0;
 }
@@ -78,6 +82,8 @@ std::uint64_t kept_floats_seen(const Gpt<float>& model, const Tokens& window) {
     }
     std::uint64_t read = 0;  // the keys the last query reads: its weights that are not 0
     for (std::size_t j = 0; j < n; ++j) read += b.weights[0](n - 1, j) != 0.0f ? 1 : 0;
+    if (b.latent.size() > 0)  // MLA: the latent c_KV, and the RoPE key (k's columns past v's)
+        return read * (b.latent.shape(1) + b.k[0].shape(1) - b.v[0].shape(1));
     return read * (b.qkv.shape(1) - d);  // the key and value columns of [q k v]
 }
 
@@ -143,7 +149,8 @@ VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids) {
     const bool gated = c.attention.mixer == Mixer::gated_delta;
     VariantReading r;
     r.ids = ids, r.heads = H;
-    r.formula = c.attention.mixer == Mixer::softmax  ? "causal softmax(q kᵀ / √d_h) over the keys the variant reads"
+    r.formula = c.attention.latent > 0 ? "causal softmax([q | q_R] · [k | k_R]ᵀ / √(d_h + d_h/2))"
+                : c.attention.mixer == Mixer::softmax ? "causal softmax(q kᵀ / √d_h) over the keys the variant reads"
                 : c.attention.mixer == Mixer::linear ? "φ(q) φ(k)ᵀ, each row divided by its sum"
                                                      : "the state unrolled: z_t = Σ_j M[t, j] v_j";
     // 1. the forward pass of the training, one sequence

@@ -44,9 +44,9 @@ void visible_keys(const KeyChoice<T>& choice, const T* index_i, std::size_t i, s
 template <class T>
 void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n,
             const KeyChoice<T>& choice) {
-    const std::size_t dh = cols(Q);
+    const std::size_t dh = cols(Q), dv = cols(V);  // dv: the values' width (MLA's q and k are wider)
     const T scale = T(1) / std::sqrt(T(dh));
-    T *a = A.data() + r0 * n, *z = Z.data() + r0 * dh;
+    T *a = A.data() + r0 * n, *z = Z.data() + r0 * dv;
     scores(Q.data() + r0 * dh, K.data() + r0 * dh, a, n, dh);  // a_ij = q_i · k_j
     std::vector<char> seen(choice.plain() ? 0 : n);
     std::vector<std::size_t> order;
@@ -75,7 +75,7 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
             if (choice.sink_share) (*choice.sink_share)(r0 + i, 0) = e_sink / sum;
         }
     }
-    causal_rows(a, V.data() + r0 * dh, z, n, dh);  // z_i = Σ_{j≤i} a_ij v_j
+    causal_rows(a, V.data() + r0 * dv, z, n, dv);  // z_i = Σ_{j≤i} a_ij v_j
 }
 
 // The backward pass of Z = A V for one sequence: dA = dZ Vᵀ (n × n, the entries after the
@@ -99,12 +99,12 @@ template <class T>
 void attend_backward(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, const Mat<T>& A, const Mat<T>& dZ,
                      Mat<T>& dQ, Mat<T>& dK, Mat<T>& dV, std::size_t r0, std::size_t n,
                      const Mat<T>* sink_share, T* d_sink) {
-    const std::size_t dh = cols(Q);
+    const std::size_t dh = cols(Q), dv = cols(V);
     const T scale = T(1) / std::sqrt(T(dh));
     const T *q = Q.data() + r0 * dh, *k = K.data() + r0 * dh, *a = A.data() + r0 * n;
     // (n × n), (n × n) (dS only at j ≤ i, where the causal products read it), (n)
     const std::unique_ptr<T[]> dA = unset_numbers<T>(n * n), dS = unset_numbers<T>(n * n), dots = unset_numbers<T>(n);
-    weighted_values_backward(V, a, dZ.data() + r0 * dh, dV.data() + r0 * dh, dA.get(), dots.get(), r0, n, dh);
+    weighted_values_backward(V, a, dZ.data() + r0 * dv, dV.data() + r0 * dv, dA.get(), dots.get(), r0, n, dv);
     for (std::size_t i = 0; i < n; ++i) {
         if (d_sink) *d_sink -= (*sink_share)(r0 + i, 0) * dots[i];  // the sink's column: dA = 0 there
         for (std::size_t j = 0; j <= i; ++j) dS[i * n + j] = a[i * n + j] * (dA[i * n + j] - dots[i]) * scale;

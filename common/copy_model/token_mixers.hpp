@@ -27,7 +27,8 @@ struct KeyChoice {
     bool plain() const { return window == 0 && top_k == 0 && !sink; }
 };
 
-// A = causal softmax of Q Kᵀ / √d_h over the keys the choice keeps, Z = A V.
+// A = causal softmax of Q Kᵀ / √d_h over the keys the choice keeps, Z = A V (d_h: the width of Q
+// and K; V and Z may be narrower, as MLA's).
 template <class T>
 void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>& Z, std::size_t r0, std::size_t n,
             const KeyChoice<T>& choice = {});

@@ -37,6 +37,11 @@ void require_config(const GptConfig& c) {
         throw InputError(describe("a window of ", a.window, " keys in a context of ", c.context));
     if (a.rotary && (c.d_model / c.heads) % 2 != 0)
         throw InputError(describe("RoPE turns pairs of columns: d_h = ", c.d_model / c.heads, " is odd"));
+    if (a.latent > 0 && (a.mixer != Mixer::softmax || a.kv_heads > 0 || a.window > 0 || a.sink_logit || a.rotary))
+        throw InputError("MLA (a latent) is chapter 18's softmax attention with its own RoPE key, alone");
+    if (a.latent > 0 && (c.d_model / c.heads) % 4 != 0)
+        throw InputError(describe("MLA's RoPE key is d_h/2 wide, turned in pairs: d_h = ", c.d_model / c.heads,
+                                  " is not a multiple of 4"));
 }
 
 // B sequences of one length t ≤ T, every token in the vocabulary; `what` names them.
@@ -57,7 +62,7 @@ template <class T>
 std::vector<NamedParameter<T>> named_parameters(Gpt<T>& m) {
     std::vector<NamedParameter<T>> p{{"transformer.wte.weight", &m.wte, false}};
     const GptAttention& a = m.config.attention;
-    if (!a.rotary) p.push_back({"transformer.wpe.weight", &m.wpe, false});
+    if (has_wpe(m.config)) p.push_back({"transformer.wpe.weight", &m.wpe, false});
     for (std::size_t i = 0; i < m.h.size(); ++i) {
         const std::string at = "transformer.h." + std::to_string(i) + ".";
         GptBlock<T>& b = m.h[i];
@@ -65,6 +70,10 @@ std::vector<NamedParameter<T>> named_parameters(Gpt<T>& m) {
         p.push_back({at + "ln_1.bias", &b.ln_1_bias, true});
         p.push_back({at + "attn.c_attn.weight", &b.c_attn_weight, false});
         p.push_back({at + "attn.c_attn.bias", &b.c_attn_bias, true});
+        if (a.latent > 0) {
+            p.push_back({at + "attn.kv_up.weight", &b.kv_up_weight, false});
+            p.push_back({at + "attn.kv_up.bias", &b.kv_up_bias, true});
+        }
         p.push_back({at + "attn.c_proj.weight", &b.attn_proj_weight, false});
         p.push_back({at + "attn.c_proj.bias", &b.attn_proj_bias, true});
         if (a.sink_logit) p.push_back({at + "attn.sinks", &b.sinks, true});
@@ -92,7 +101,7 @@ Gpt<float> zero_gpt(const GptConfig& c) {
     Gpt<float> m;
     m.config = c;
     m.wte = Mat<float>::from_shape({c.vocab, d});
-    m.wpe = Mat<float>::from_shape({c.attention.rotary ? 0 : c.context, d});
+    m.wpe = Mat<float>::from_shape({has_wpe(c) ? c.context : 0, d});
     const std::size_t qkv = qkv_width(c);
     for (std::size_t i = 0; i < c.layers; ++i) {
         GptBlock<float> b;
@@ -101,6 +110,8 @@ Gpt<float> zero_gpt(const GptConfig& c) {
         b.sinks = Mat<float>::from_shape({1, c.heads});
         b.b_proj_weight = b.a_proj_weight = Mat<float>::from_shape({c.heads, d});
         b.a_proj_bias = Mat<float>::from_shape({1, c.heads});
+        b.kv_up_weight = Mat<float>::from_shape({2 * d, c.attention.latent});
+        b.kv_up_bias = Mat<float>::from_shape({1, 2 * d});
         b.attn_proj_weight = Mat<float>::from_shape({d, d}), b.attn_proj_bias = Mat<float>::from_shape({1, d});
         b.c_fc_weight = Mat<float>::from_shape({4 * d, d}), b.c_fc_bias = Mat<float>::from_shape({1, 4 * d});
         b.mlp_proj_weight = Mat<float>::from_shape({d, 4 * d}), b.mlp_proj_bias = Mat<float>::from_shape({1, d});
@@ -142,9 +153,10 @@ std::size_t parameter_count(const GptConfig& c) {
     const std::size_t d = c.d_model, H = c.heads, qkv = qkv_width(c);
     const GptAttention& a = c.attention;
     const std::size_t gates = a.mixer == Mixer::delta ? H * d : a.mixer == Mixer::gated_delta ? 2 * H * d + H : 0;
-    const std::size_t block = 2 * d + (qkv * d + qkv) + (d * d + d) + (a.sink_logit ? H : 0) + gates + 2 * d +
-                              (4 * d * d + 4 * d) + (4 * d * d + d);
-    return c.vocab * d + (a.rotary ? 0 : c.context * d) + c.layers * block + 2 * d;
+    const std::size_t latent = a.latent > 0 ? 2 * d * a.latent + 2 * d : 0;  // kv_up
+    const std::size_t block = 2 * d + (qkv * d + qkv) + latent + (d * d + d) + (a.sink_logit ? H : 0) + gates +
+                              2 * d + (4 * d * d + 4 * d) + (4 * d * d + d);
+    return c.vocab * d + (has_wpe(c) ? c.context * d : 0) + c.layers * block + 2 * d;
 }
 
 namespace {
@@ -181,16 +193,16 @@ void gpt_forward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, GptForw
     require_replacements(replaced, c, N);
     f.batch = B, f.length = n;
     f.blocks.resize(c.layers);
-    // 1. x₀ = wte[token] + wpe[position] (with RoPE: wte[token])     (N × d)
-    const bool rotary = c.attention.rotary;
+    // 1. x₀ = wte[token] + wpe[position] (with RoPE or MLA: wte[token])     (N × d)
+    const bool wpe = has_wpe(c);
     Mat<T>& x_0 = f.blocks[0].x;  // the residual stream entering block 0
     reshape_to(x_0, N, d);
     threads::split(N, [&](std::size_t r0, std::size_t r1) {
         for (std::size_t r = r0; r < r1; ++r)
             for (std::size_t col = 0; col < d; ++col)
-                x_0(r, col) = rotary ? m.wte(batch[r / n][r % n], col) : m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col);
+                x_0(r, col) = wpe ? m.wte(batch[r / n][r % n], col) + m.wpe(r % n, col) : m.wte(batch[r / n][r % n], col);
     }, 64);
-    if (rotary) rope_table(n, d / c.heads, f.rope_cos, f.rope_sin);
+    if (const std::size_t r = rope_width(c)) rope_table(n, r, f.rope_cos, f.rope_sin);
     // 2. each block: x_mid = x + attention(ln_1(x)); x_next = x_mid + MLP(ln_2(x_mid))
     for (std::size_t l = 0; l < c.layers; ++l) {
         const GptBlock<T>& block = m.h[l];
@@ -282,15 +294,15 @@ void gpt_backward_into(const Gpt<T>& m, const std::vector<Tokens>& batch, const 
     }
     // 3. x₀ = wte[token] + wpe[position]: each row to its token (after the output layer's share)
     //    and its position, rows in order
-    const bool rotary = c.attention.rotary;
-    reshape_to(g.wpe, rotary ? 0 : c.context, d);
+    const bool wpe = has_wpe(c);
+    reshape_to(g.wpe, wpe ? c.context : 0, d);
     g.wpe.fill(T(0));
     threads::split(d, [&](std::size_t c0, std::size_t c1) {  // threads take columns: each sum in row order
         for (std::size_t b = 0; b < B; ++b)
             for (std::size_t i = 0; i < n; ++i)
                 for (std::size_t col = c0; col < c1; ++col) {
                     g.wte(batch[b][i], col) += w.dx(b * n + i, col);
-                    if (!rotary) g.wpe(i, col) += w.dx(b * n + i, col);
+                    if (wpe) g.wpe(i, col) += w.dx(b * n + i, col);
                 }
     }, 16);
 }

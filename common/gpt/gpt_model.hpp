@@ -46,6 +46,8 @@ struct GptAttention {
     std::size_t sinks = 0;         // s: and keys j < s (with a window)
     bool sink_logit = false;       // a learned logit per head that takes a share of each row
     bool rotary = false;           // RoPE turns q and k; no wpe
+    std::size_t latent = 0;        // MLA: keys and values from a latent c_KV this wide (0: none),
+                                   //   beside a RoPE key of d_h/2 shared by the heads; no wpe
 };
 
 struct GptConfig {
@@ -62,6 +64,7 @@ struct GptBlock {
     Mat<T> sinks;                             // attn.sinks (1 × H), the sink logit only
     Mat<T> b_proj_weight;                     // attn.b_proj (H × d), β's: delta and gated_delta
     Mat<T> a_proj_weight, a_proj_bias;        // attn.a_proj (H × d), (1 × H), α's: gated_delta
+    Mat<T> kv_up_weight, kv_up_bias;          // attn.kv_up (2d × d_c), (1 × 2d): MLA's keys, values
     Mat<T> ln_2_weight, ln_2_bias;            // (1 × d)
     Mat<T> c_fc_weight, c_fc_bias;            // (4d × d), (1 × 4d)
     Mat<T> mlp_proj_weight, mlp_proj_bias;    // mlp.c_proj: (d × 4d), (1 × d)
@@ -113,8 +116,9 @@ template <class T>
 struct GptBlockForward {
     Mat<T> x;                   // (B·T × d) the residual stream entering the block
     Mat<T> ln_1, ln_1_stats;    // (B·T × d) ln_1(x); (B·T × 2) each row's μ and 1/√(σ² + ε)
-    Mat<T> qkv;                 // (B·T × d + 2·g·d_h) [q k v] = ln_1 · c_attnᵀ + b
-    std::vector<Mat<T>> q, k, v;  // [H] (B·T × d_h) each head's queries, keys, values (turned, with RoPE)
+    Mat<T> qkv;                 // (B·T × d + 2·g·d_h) [q k v] = ln_1 · c_attnᵀ + b (MLA: qkv_width)
+    std::vector<Mat<T>> q, k, v;  // [H] (B·T × d_h) each head's queries, keys, values (turned, with RoPE;
+                                  //   MLA: q, k (B·T × d_h + d_h/2) [content | turned RoPE part])
     std::vector<Mat<T>> weights;  // [H] (B·T × T) row b·T + i: query i of sequence b; 0 after i
                                   //   (empty for the delta rules: their state is not unrolled)
     std::vector<Mat<T>> z;        // [H] (B·T × d_h) each head's output
@@ -123,6 +127,7 @@ struct GptBlockForward {
     std::vector<Mat<T>> beta, alpha;    // [H] (B·T × 1) the gates β_t (delta rules), α_t (gated)
     std::vector<Mat<T>> states;         // [H] (B·T × d_h·d_h) S_t after each token (delta rules)
     std::vector<Mat<T>> sink, sink_share;  // [H] (1 × 1) s_h; (B·T × 1) its share of each row
+    Mat<T> latent, latent_kv;           // (B·T × d_c) c_KV; (B·T × 2d) [k v] = c_KV · kv_upᵀ + b (MLA)
     Mat<T> heads;               // (B·T × d) [z_0 … z_{H−1}], the input of attn.c_proj
     Mat<T> x_mid;               // (B·T × d) x after the attention's residual
     Mat<T> ln_2, ln_2_stats;    // as ln_1, of x_mid
@@ -137,7 +142,7 @@ struct GptForward {
     Mat<T> ln_f, ln_f_stats;    // (B·T × d), (B·T × 2)
     Mat<T> logits;              // (B·T × V)
     Mat<T> branch;              // (B·T × d) what a residual branch adds (a working buffer)
-    Mat<T> rope_cos, rope_sin;  // (t × d_h/2) cos and sin of position · θ_p (RoPE only)
+    Mat<T> rope_cos, rope_sin;  // (t × r/2) cos and sin of position · θ_p (r = rope_width: RoPE, MLA)
 };
 
 // The backward pass's working matrices, kept from step to step.
@@ -151,6 +156,7 @@ struct GptBackwardBuffers {
     std::vector<Mat<T>> d_beta, d_alpha;  // [H] (B·T × 1) the gates' (delta rules)
     Mat<T> d_gates;                      // (B·T × H) ∂loss/∂ a gate's σ input
     std::vector<T> d_sinks;              // [H·B] each head's and sequence's share of ds_h
+    Mat<T> d_latent, d_latent_kv;        // (B·T × d_c), (B·T × 2d): MLA's
 };
 
 // One head's output replaced in a forward pass (an intervention, chapter 23): z_h of block l,

@@ -56,7 +56,7 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 // Softmax and linear attention of one head, row by row: the weights A (n × n) and z = A v.
 void weighted_head(const std::vector<std::vector<double>>& q, const std::vector<std::vector<double>>& k,
                    const std::vector<std::vector<double>>& v, const GptAttention& at, double sink, Rows& A, Rows& z) {
-    const std::size_t n = q.size(), dh = q[0].size();
+    const std::size_t n = q.size(), dh = q[0].size(), dv = v[0].size();
     const auto feature = [](std::vector<double> x) {
         for (double& e : x) e = e > 0 ? e + 1.0 : std::exp(e);
         return x;
@@ -74,7 +74,7 @@ void weighted_head(const std::vector<std::vector<double>>& q, const std::vector<
             if (at.sink_logit) total += std::exp(sink - largest);
         }
         for (std::size_t j = 0; j <= i; ++j) A(i, j) /= total;
-        for (std::size_t c = 0; c < dh; ++c)
+        for (std::size_t c = 0; c < dv; ++c)
             for (std::size_t j = 0; j <= i; ++j) z(i, c) += A(i, j) * v[j][c];
     }
 }
@@ -115,20 +115,39 @@ GptByLoops gpt_by_loops(const Gpt<float>& m, const Tokens& ids, const std::vecto
     const GptAttention& at = c.attention;
     const std::size_t g = at.kv_heads == 0 ? H : at.kv_heads;
     const bool delta = at.mixer == Mixer::delta || at.mixer == Mixer::gated_delta;
+    const std::size_t rope = at.latent > 0 ? dh / 2 : 0;  // MLA's RoPE columns of q and k
     GptByLoops r;
     Rows x = zeros(n, d);
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < d; ++j) x(i, j) = double(m.wte(ids[i], j)) + (at.rotary ? 0.0 : double(m.wpe(i, j)));
+        for (std::size_t j = 0; j < d; ++j)
+            x(i, j) = double(m.wte(ids[i], j)) + (at.rotary || at.latent > 0 ? 0.0 : double(m.wpe(i, j)));
     r.residual.push_back(x);
     for (std::size_t l = 0; l < c.layers; ++l) {
         const GptBlock<float>& b = m.h[l];
         const Rows a = layer_norm_rows(x, b.ln_1_weight, b.ln_1_bias);
         const Rows qkv = linear_rows(a, b.c_attn_weight, b.c_attn_bias);
+        Rows kv;  // MLA: [k v] = c_KV · kv_upᵀ + b, c_KV the columns d + H·r … of qkv
+        if (at.latent > 0) {
+            Rows latent = zeros(n, at.latent);
+            for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t col = 0; col < at.latent; ++col) latent(i, col) = qkv(i, d + H * rope + col);
+            kv = linear_rows(latent, b.kv_up_weight, b.kv_up_bias);
+        }
         Rows z_all = zeros(n, d);
         for (std::size_t h = 0; h < H; ++h) {
             const std::size_t j = h / (H / g);  // the key–value head of head h
             std::vector<std::vector<double>> q, k, v;
             for (std::size_t i = 0; i < n; ++i) {
+                if (at.latent > 0) {  // [content | turned RoPE part]; the RoPE key is every head's
+                    q.push_back(head_row(qkv, i, h * dh, dh, false));
+                    k.push_back(head_row(kv, i, h * dh, dh, false));
+                    const std::vector<double> q_rope = head_row(qkv, i, d + h * rope, rope, true);
+                    const std::vector<double> k_rope = head_row(qkv, i, d + H * rope + at.latent, rope, true);
+                    q.back().insert(q.back().end(), q_rope.begin(), q_rope.end());
+                    k.back().insert(k.back().end(), k_rope.begin(), k_rope.end());
+                    v.push_back(head_row(kv, i, d + h * dh, dh, false));
+                    continue;
+                }
                 q.push_back(head_row(qkv, i, h * dh, dh, at.rotary));
                 k.push_back(head_row(qkv, i, d + j * dh, dh, at.rotary));
                 v.push_back(head_row(qkv, i, d + g * dh + j * dh, dh, false));
@@ -151,9 +170,9 @@ GptByLoops gpt_by_loops(const Gpt<float>& m, const Tokens& ids, const std::vecto
             for (const HeadReplacement<double>& rep : replaced)
                 if (rep.layer == l && rep.head == h)
                     for (std::size_t i = 0; i < n; ++i)
-                        for (std::size_t c = 0; c < dh; ++c) z(i, c) = rep.rows(rep.rows.shape(0) == 1 ? 0 : i, c);
+                        for (std::size_t col = 0; col < dh; ++col) z(i, col) = rep.rows(rep.rows.shape(0) == 1 ? 0 : i, col);
             for (std::size_t i = 0; i < n; ++i)
-                for (std::size_t c = 0; c < dh; ++c) z_all(i, h * dh + c) = z(i, c);
+                for (std::size_t col = 0; col < dh; ++col) z_all(i, h * dh + col) = z(i, col);
             r.weights.push_back(A), r.heads.push_back(z);
         }
         x += linear_rows(z_all, b.attn_proj_weight, b.attn_proj_bias);
