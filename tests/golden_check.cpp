@@ -4,7 +4,8 @@
 //   golden_check doc DOC BIN_DIR CHAPTERS_DIR [PAGE…]  every output block of DOC (and of each PAGE,
 //                                                 sharing its runs) matches its program
 //   golden_check bless-run GOLDEN -- PROGRAM ARGS…  (re)writes GOLDEN from the program
-//   golden_check bless-doc DOC BIN_DIR             (re)writes DOC's output blocks
+//   golden_check bless-doc DOC BIN_DIR [CHAPTERS_DIR]  (re)writes DOC's output blocks (the
+//                                                 goldens read from CHAPTERS_DIR, ./chapters)
 //
 // An output block in a doc is a marker line, then a fenced text block:
 //
@@ -18,7 +19,12 @@
 // stderr together. `step=NAME` runs the program with `--step NAME` and keeps
 // the step (the output from its "Step N." heading on, without the title);
 // `step=N` keeps only step N of the whole output (from its "Step N." heading
-// to the next step), for chapters whose steps have no names. `doc` runs each command once:
+// to the next step), for chapters whose steps have no names. `rows=A|B` keeps of the output
+// only its first table's header and the rows whose first column is A or B (an underscore in a
+// name stands for a space). `from=golden` takes the output from the program's golden output
+// (chapters/NN_name/golden.txt, which its own test compares with the program) instead of
+// running it: another chapter's numbers, shown without training its models again.
+// `doc` runs each command once:
 // a named step's block that opens with its heading "Step K. …" is step K of the run without
 // --step, and the default run that draws the pictures serves the default blocks. `<!-- measured: … -->` marks output with timings: shown, not
 // compared. A block with no arguments must also equal GOLDEN_DIR/<program>.txt.
@@ -197,11 +203,17 @@ struct Block {
     std::vector<std::string> args;
     int exit_code = 0;
     std::string step;  // empty: the whole output; a number or a step's name
+    std::string rows;  // empty: every line; else the table rows to keep (rows=A|B)
+    bool from_golden = false;  // from=golden: the program's golden output, not a run
     bool measured = false;
     std::size_t first_line = 0;  // index of the first content line in the doc
     std::size_t end_line = 0;    // index of the closing fence
     std::string content;
 };
+
+bool is_number(const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
+}
 
 std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::string& path, bool& ok) {
     std::vector<Block> blocks;
@@ -220,6 +232,10 @@ std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::s
                 b.exit_code = std::stoi(w.substr(5));
             else if (w.rfind("step=", 0) == 0)
                 b.step = w.substr(5);
+            else if (w.rfind("rows=", 0) == 0)
+                b.rows = w.substr(5);
+            else if (w == "from=golden")
+                b.from_golden = true;
             else if (w.front() == '"') {
                 // "a sentence of several words" is one argument, without its quotes
                 std::string arg = w;
@@ -230,6 +246,11 @@ std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::s
                 b.args.push_back(arg.substr(1, arg.size() - 2));
             } else
                 b.args.push_back(w);
+        }
+        if (b.from_golden && (!is_number(b.step) || !b.args.empty() || b.exit_code != 0)) {
+            std::cerr << path << ":" << i + 1 << ": from=golden takes a step number (step=N) and nothing else\n";
+            ok = false;
+            continue;
         }
         if (i + 1 >= doc.size() || doc[i + 1] != "```text") {
             std::cerr << path << ":" << i + 2 << ": expected ```text after the output marker\n";
@@ -251,9 +272,6 @@ std::vector<Block> find_blocks(const std::vector<std::string>& doc, const std::s
     return blocks;
 }
 
-bool is_number(const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
-}
 
 // What a block shows of the output: all of it; step N of it ("Step N." to the
 // line before the next step); or, for a named step (the program ran with
@@ -269,6 +287,35 @@ std::string excerpt(const std::string& output, const std::string& step) {
     }
     while (out.size() >= 2 && out.substr(out.size() - 2) == "\n\n") out.pop_back();
     return out;
+}
+
+// The first table of the text (a header line, a rule of ─ under it, rows up to a blank line;
+// not a step's heading, whose rule is alike):
+// its header, its rule and the rows whose first column is one of rows' names, "A|B".
+std::string table_rows(const std::string& text, const std::string& rows) {
+    std::vector<std::string> names;
+    std::istringstream list(rows);
+    for (std::string name; std::getline(list, name, '|');) {
+        std::replace(name.begin(), name.end(), '_', ' ');
+        names.push_back(name);
+    }
+    const auto lines = split_lines(text);
+    std::string out;
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        if (lines[i + 1].rfind("─", 0) != 0 || lines[i].rfind("Step ", 0) == 0) continue;  // not a step's heading
+        out = lines[i] + "\n" + lines[i + 1] + "\n";
+        for (std::size_t j = i + 2; j < lines.size() && !lines[j].empty(); ++j)
+            for (const std::string& name : names)
+                if (lines[j] == name || lines[j].rfind(name + "  ", 0) == 0) out += lines[j] + "\n";
+        break;
+    }
+    return out;
+}
+
+// What a block shows: its step of the output, then its rows of the table when it names some.
+std::string shown_part(const std::string& output, const std::string& step, const std::string& rows) {
+    const std::string part = excerpt(output, step);
+    return rows.empty() ? part : table_rows(part, rows);
 }
 
 // "K" when the text opens with the heading "Step K. …"; "" otherwise.
@@ -543,10 +590,11 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
         const std::string shown = heading_number(b.content);
         if (!b.step.empty() && !is_number(b.step) && !shown.empty()) command.step = shown;
         const auto key = std::make_pair(program_argv(bin_dir, command), b.exit_code != 0);
-        if (!runs.count(key)) runs[key] = run(key.first, key.second);
+        if (b.from_golden) runs[key] = {read_file(golden_of(chapters_dir, b.program)), 0};
+        else if (!runs.count(key)) runs[key] = run(key.first, key.second);
         const auto& [full_output, code] = runs[key];
         add_printed(printed, full_output);
-        const std::string output = excerpt(full_output, command.step);
+        const std::string output = shown_part(full_output, command.step, b.rows);
         if (code != b.exit_code) {
             std::cerr << what << ": exit code " << code << ", expected " << b.exit_code << "\n";
             ok = false;
@@ -564,7 +612,7 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
     return ok ? 0 : 1;
 }
 
-int bless_doc(const std::string& path, const std::string& bin_dir) {
+int bless_doc(const std::string& path, const std::string& bin_dir, const std::string& chapters_dir) {
     bool ok = true;
     auto doc = split_lines(read_file(path));
     const auto blocks = find_blocks(doc, path, ok);
@@ -578,8 +626,10 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
         const bool same_run = b.measured && b.args.empty() && b.exit_code == 0 && !drawing.dir.empty() &&
                               b.program == pictures.chapter;
         const auto [full_output, code] =
-            same_run ? std::pair<std::string, int>{drawing.output, 0} : run(program_argv(bin_dir, b), b.exit_code != 0);
-        const std::string output = excerpt(full_output, b.step);
+            same_run      ? std::pair<std::string, int>{drawing.output, 0}
+            : b.from_golden ? std::pair<std::string, int>{read_file(golden_of(chapters_dir, b.program)), 0}
+                          : run(program_argv(bin_dir, b), b.exit_code != 0);
+        const std::string output = shown_part(full_output, b.step, b.rows);
         if (code != b.exit_code) {
             std::cerr << path << ": " << b.program << " exited " << code << ", expected " << b.exit_code << "\n";
             ok = false;
@@ -598,7 +648,7 @@ int bless_doc(const std::string& path, const std::string& bin_dir) {
 int usage() {
     std::cerr << "usage: golden_check run|bless-run GOLDEN -- PROGRAM ARGS…\n"
                  "       golden_check doc DOC BIN_DIR CHAPTERS_DIR [PAGE…]\n"
-                 "       golden_check bless-doc DOC BIN_DIR\n";
+                 "       golden_check bless-doc DOC BIN_DIR [CHAPTERS_DIR]\n";
     return 2;
 }
 
@@ -625,6 +675,7 @@ int main(int argc, char** argv) {
         for (std::size_t i = 4; i < args.size(); ++i) code = std::max(code, check_doc(args[i], args[2], args[3], runs));
         return code;
     }
-    if (args.size() == 3 && args[0] == "bless-doc") return bless_doc(args[1], args[2]);
+    if ((args.size() == 3 || args.size() == 4) && args[0] == "bless-doc")
+        return bless_doc(args[1], args[2], args.size() == 4 ? args[3] : "chapters");
     return usage();
 }
