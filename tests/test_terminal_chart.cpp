@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/display/terminal_chart.hpp"
+#include "common/display/text_width.hpp"
 
 namespace {
 
@@ -79,4 +80,20 @@ TEST_CASE("terminal chart: nothing drawable, nothing drawn") {
     o.log_y = true;
     CHECK(terminal_chart({}, o).empty());
     CHECK(terminal_chart({{"zero", "z", {1, 2}, {0, -1}}}, o).empty());  // no positive y on a log axis
+}
+
+TEST_CASE("terminal chart: a legend wider than the chart goes on as many lines as it needs, none wider") {
+    ChartOptions o;
+    o.width = 20, o.height = 3, o.label_width = 2;
+    std::vector<ChartSeries> series;
+    for (const char* name : {"first", "second", "third", "fourth", "fifth"}) series.push_back({name, "x", {1.0}, {1.0}});
+    const auto lines = lines_of(terminal_chart(series, o));
+    REQUIRE(lines.size() == 4 + 3);  // 3 rows, the axis, and the legend on 3 lines
+    std::string legend;
+    for (std::size_t i = 4; i < lines.size(); ++i) {
+        CHECK(display_width(lines[i]) <= 2 + 2 + 20);
+        CHECK(lines[i].rfind("    x ", 0) == 0);  // each line starts under the axis with a mark
+        legend += lines[i];
+    }
+    for (const char* name : {"first", "second", "third", "fourth", "fifth"}) CHECK(legend.find(name) != std::string::npos);
 }

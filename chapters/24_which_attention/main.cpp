@@ -103,6 +103,33 @@ void show_table(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
     lesson.table({"variant", "parameters", "vs MHA", "kept", "GB at V3", "held out", "1st copy", "2nd copy"}, rows, 64);
 }
 
+// Each variant's mark in the chart: a letter of its name.
+std::string mark_of(const std::string& flag) {
+    const std::vector<std::pair<std::string, std::string>> marks{
+        {"mha", "M"},          {"mqa", "Q"},        {"gqa", "G"},          {"mla", "L"},
+        {"rope", "R"},         {"window", "W"},     {"window-sinks", "S"}, {"sink-logit", "K"},
+        {"linear", "N"},       {"deltanet", "D"},   {"gated-deltanet", "A"}};
+    for (const auto& [name, mark] : marks)
+        if (name == flag) return mark;
+    return "•";
+}
+
+// The table's two columns that trade against each other: the loss reached and what decoding keeps.
+void show_chart(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
+    std::vector<Series> points;
+    for (const TrainedVariant& v : runs)
+        points.push_back({v.choice.name, {double(kept_floats(v.lm.trained.model.config))}, {v.measures.held_out},
+                          mark_of(v.choice.flag)});
+    ChartOptions chart;
+    chart.width = 56, chart.height = 10, chart.label_width = 7;
+    chart.y_text = [](double v) { return format_number(v, 3); };
+    for (const double x : {1024.0, 2048.0, 4096.0, 8192.0}) chart.ticks.push_back({x, with_commas(std::size_t(x))});
+    chart.x_title = "kept";
+    lesson.chart("loss_against_kept", "Held-out loss against the floats a layer keeps per token",
+                 {"floats kept per token and layer", true}, {"held-out loss (nats)", false}, points, chart);
+    lesson.say_under("(a mark drawn on another's place hides it: the table above has every number)");
+}
+
 void show_positions(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
     const std::size_t T = runs[0].lm.trained.model.config.context;
     // bands of positions: the first eighth, then doubling toward the end of the window
@@ -224,7 +251,10 @@ int main(int argc, char** argv) {
         });
         const auto runs = [&]() -> const std::vector<TrainedVariant>& { return trained().runs; };
         lesson.step("recipe", "One model, its attention changed", [&] { show_recipe(lesson, f, runs()); });
-        lesson.step("table", "What each costs, and what it learned", [&] { show_table(lesson, runs()); });
+        lesson.step("table", "What each costs, and what it learned", [&] {
+            show_table(lesson, runs());
+            show_chart(lesson, runs());
+        });
         lesson.step("positions", "Does it still read far back?", [&] { show_positions(lesson, runs()); });
         Part<VariantReading>& reading = lesson.part<VariantReading>([&] {
             const TrainedVariant& v = chosen(runs(), f.variant);

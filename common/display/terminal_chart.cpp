@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/display/side_by_side.hpp"
+#include "common/display/text_width.hpp"
 
 namespace {
 
@@ -80,9 +81,15 @@ std::string terminal_chart(const std::vector<ChartSeries>& series, const ChartOp
     }
     if (!o.x_title.empty()) ticks += (ticks.empty() ? "" : "  ") + o.x_title;
     if (!ticks.empty()) out += std::string(o.label_width + 2, ' ') + ticks + "\n";
-    if (series.size() > 1) {
+    if (series.size() > 1) {  // the legend, on as many lines as the chart's width needs
+        const std::size_t width = o.label_width + 2 + o.width;
         std::string legend(o.label_width, ' ');
-        for (const ChartSeries& s : series) legend += fmt::format("  {} {}", s.mark, s.name);
+        for (const ChartSeries& s : series) {
+            const std::string entry = fmt::format("  {} {}", s.mark, s.name);
+            if (legend.size() > o.label_width && display_width(legend) + display_width(entry) > width)
+                out += legend + "\n", legend = std::string(o.label_width, ' ');
+            legend += entry;
+        }
         out += legend + "\n";
     }
     return out;

@@ -12,7 +12,8 @@
 //
 // The y axis is labelled at its top, middle and bottom rows; the x axis at the
 // ticks given. A later series draws over an earlier one where they meet. With
-// more than one series, a legend line names each mark.
+// more than one series, a legend names each mark (on more lines when one would be wider than
+// the chart).
 #pragma once
 
 #include <functional>
