@@ -1,5 +1,5 @@
 // Chapter 24 · the lesson's inputs: the recipe every variant trains by (chapter 22's flags, a
-// smaller default: ten models train on a first run), and how many held-out windows and passages
+// smaller default: eleven models train on a first run), and how many held-out windows and passages
 // measure them.
 #pragma once
 
@@ -19,6 +19,7 @@ struct Flags {
     std::size_t passages = 40;  // --passages: held-out passages of T/2 tokens, each written twice
     std::string variant = "mha";                   // --variant: whose reading of --text is shown
     std::string text = "The cat sat on the mat.";  // --text: the sentence it reads
+    bool measure = false;  // --measure: time each variant (output varies)
 };
 
 void add_flags(Lesson& lesson, Flags& f);

@@ -14,12 +14,14 @@
 #include "chapters/24_which_attention/checks.hpp"
 #include "chapters/24_which_attention/inputs.hpp"
 #include "chapters/24_which_attention/math.hpp"
+#include "chapters/24_which_attention/timing.hpp"
 #include "chapters/24_which_attention/trained_variants.hpp"
 #include "common/copy_model/attention_variants.hpp"
 #include "common/display/text_table.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/machine/machine_memory.hpp"
 #include "common/numbers/input_error.hpp"
+#include "common/numbers/threads.hpp"
 #include "common/text/token_text.hpp"
 
 namespace {
@@ -186,6 +188,24 @@ void show_next(Lesson& lesson, const TrainedVariant& v, const VariantReading& r)
     lesson.table({"after", "1st", "2nd", "3rd"}, rows, 64);
 }
 
+// --measure: each variant's time on this machine, against MHA's.
+void show_measured(Lesson& lesson, const std::vector<TrainedVariant>& runs, const Flags& f) {
+    std::vector<VariantTimes> times;
+    for (const TrainedVariant& v : runs) times.push_back(time_variant(v, f.recipe.gpt.batch));
+    std::vector<TextRow> rows;
+    for (std::size_t k = 0; k < runs.size(); ++k)
+        rows.push_back({runs[k].choice.name, format_number(times[k].ms_per_step, 2),
+                        format_number(times[k].ms_per_step / times[0].ms_per_step, 2),
+                        format_number(times[k].ms_per_window, 3),
+                        format_number(times[k].ms_per_window / times[0].ms_per_window, 2)});
+    lesson.say(fmt::format("Measured on this machine at {} thread{} (these numbers change from run to run): a\n"
+                           "training step of {} windows (forward, backward, AdamW; the mean of 10), and one\n"
+                           "window of {} tokens read (the median of 20), each also as a share of MHA's.",
+                           threads::count(), threads::count() == 1 ? "" : "s", f.recipe.gpt.batch,
+                           runs[0].lm.trained.model.config.context));
+    lesson.table({"variant", "ms a step", "× MHA", "ms a window", "× MHA"}, rows, 64);
+}
+
 // Everything a learner gives, read and checked before anything prints or trains.
 struct Inputs {
     Corpus corpus;
@@ -269,6 +289,9 @@ int main(int argc, char** argv) {
                     [&] { show_sentence(lesson, chosen(runs(), f.variant), reading()); });
         lesson.step("next-tokens", "What it expects next",
                     [&] { show_next(lesson, chosen(runs(), f.variant), reading()); });
+        if (f.measure)
+            lesson.step("measured", "Measured: time per step and per window",
+                        [&] { show_measured(lesson, runs(), f); });
         lesson.step("checks", "Self-checks", [&] { check_variants(lesson.checks(), trained(), reading(), f); });
         lesson.present();
     });

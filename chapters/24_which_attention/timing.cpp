@@ -1,0 +1,41 @@
+#include "chapters/24_which_attention/timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/gpt/gpt_training.hpp"
+
+namespace {
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+VariantTimes time_variant(const TrainedVariant& v, std::size_t batch, std::size_t steps, std::size_t repeats) {
+    Gpt<float> model = v.lm.trained.model;  // a copy: the steps change it
+    const std::size_t T = model.config.context;
+    VariantTimes t;
+    // 1. training steps at the recipe's batch; the first (its buffers' first use) not counted
+    GptTrainer trainer;
+    Random rng(1);
+    std::vector<Tokens> inputs, targets;
+    random_batch(v.lm.train_ids(), batch, T, rng, inputs, targets);
+    trainer.step(model, inputs, targets, 1e-4f);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t s = 0; s < steps; ++s) trainer.step(model, inputs, targets, 1e-4f);
+    t.ms_per_step = milliseconds_since(start) / double(steps);
+    // 2. one window read: the median of the repeats
+    const std::vector<Tokens> one{inputs[0]};
+    std::vector<double> times;
+    GptForward<float> forward;
+    for (std::size_t r = 0; r < repeats; ++r) {
+        const auto begin = std::chrono::steady_clock::now();
+        gpt_forward_into(v.lm.trained.model, one, forward);
+        times.push_back(milliseconds_since(begin));
+    }
+    std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(repeats / 2), times.end());
+    t.ms_per_window = times[repeats / 2];
+    return t;
+}
