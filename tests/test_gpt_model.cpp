@@ -328,6 +328,8 @@ const std::vector<NamedVariant> variants{
     {"DeltaNet", {Mixer::delta, 0, 0, 0, false, false}},
     {"gated DeltaNet", {Mixer::gated_delta, 0, 0, 0, false, false}},
     {"MLA", {Mixer::softmax, 0, 0, 0, false, false, 6}},
+    {"top-k", {Mixer::softmax, 0, 0, 0, false, false, 0, 2}},
+    {"top-k + window + sinks", {Mixer::softmax, 0, 3, 1, false, false, 0, 2}},
 };
 
 GptConfig variant_config(const GptAttention& attention) {
@@ -411,6 +413,15 @@ TEST_CASE("gpt variants: the key–value heads, the window and the sinks change 
     CHECK(l.blocks[0].k[0].shape(1) == 4 + 2);
     CHECK(xt::view(l.blocks[0].k[0], xt::all(), xt::range(4, 6)) == xt::view(l.blocks[0].k[3], xt::all(), xt::range(4, 6)));
     CHECK(xt::view(l.blocks[0].k[0], xt::all(), xt::range(0, 4)) != xt::view(l.blocks[0].k[3], xt::all(), xt::range(0, 4)));
+    // top-k of 2: every query reads at most 2 keys, the 2 its head scores highest
+    const Gpt<float> top = shaken_model(variant_config(variants[12].attention), 6);
+    const GptForward<float> t = gpt_forward(top, {{1, 2, 3, 4, 5, 6}});
+    for (std::size_t h = 0; h < 4; ++h)
+        for (std::size_t i = 0; i < 6; ++i) {
+            std::size_t read = 0;
+            for (std::size_t j = 0; j < 6; ++j) read += t.blocks[0].weights[h](i, j) != 0.0f;
+            CHECK(read == std::min<std::size_t>(i + 1, 2));
+        }
 }
 
 TEST_CASE("gpt variants: a variant that does not fit the model is refused") {
@@ -425,6 +436,8 @@ TEST_CASE("gpt variants: a variant that does not fit the model is refused") {
     CHECK_THROWS_AS(fresh_gpt(odd, 1), InputError);
     CHECK_THROWS_AS(refused({Mixer::softmax, 2, 0, 0, false, false, 6}), InputError);  // MLA with groups
     CHECK_THROWS_AS(refused({Mixer::linear, 0, 0, 0, false, false, 6}), InputError);   // MLA on linear attention
+    CHECK_THROWS_AS(refused({Mixer::delta, 0, 0, 0, false, false, 0, 2}), InputError);  // top-k of a state
+    CHECK_THROWS_AS(refused({Mixer::softmax, 0, 0, 0, false, false, 0, 7}), InputError);  // past the context
     GptConfig narrow{7, 6, 1, 4, 8};  // d_h = 2: MLA's RoPE key of d_h/2 = 1 column has no pair
     narrow.attention.latent = 4;
     CHECK_THROWS_AS(fresh_gpt(narrow, 1), InputError);

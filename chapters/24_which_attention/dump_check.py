@@ -16,7 +16,7 @@ _spec.loader.exec_module(ch22)
 SMALL = ["--steps", "3", "--d-model", "16", "--context", "16", "--batch", "2", "--windows", "4",
          "--passages", "4", "--tokenizer", "char"]
 HEADS, CONTEXT = 4, 16
-WINDOW, SINKS = CONTEXT // 4, 4  # math.cpp's window_of and sinks_kept
+WINDOW, SINKS = CONTEXT // 4, 4  # math.cpp's window_of (also top-k's k) and sinks_kept
 
 
 def rope(x):
@@ -60,6 +60,11 @@ def head(q, k, v, variant, sink, beta=None, alpha=None):
     visible = j <= i
     if variant in ("window", "window-sinks"):
         visible &= (j + WINDOW > i) | (j < (SINKS if variant == "window-sinks" else 0))
+    if variant == "top-k":  # the k visible keys of the largest q·k (equal: the lower position)
+        raw = q @ k.T
+        for row in range(n):
+            kept = sorted(range(row + 1), key=lambda col: (-raw[row, col], col))[:WINDOW]
+            visible[row] = np.isin(np.arange(n), kept)
     scores = np.where(visible, q @ k.T / math.sqrt(q.shape[1]), -np.inf)
     largest = scores.max(axis=1, keepdims=True)
     if sink is not None:
@@ -121,7 +126,7 @@ EXTRA = {"mla": ["attn.kv_up.weight", "attn.kv_up.bias"], "sink-logit": ["attn.s
 
 
 def check(dump, expect, softmax):
-    variants = ["mha", "mqa", "gqa", "mla", "rope", "window", "window-sinks", "sink-logit", "linear", "deltanet",
+    variants = ["mha", "mqa", "gqa", "mla", "rope", "window", "window-sinks", "sink-logit", "top-k", "linear", "deltanet",
                 "gated-deltanet"]
     for variant in variants:
         d = dump("ch24_which_attention", *SMALL, "--variant", variant, "--text", "Call me Ishmael.")

@@ -1,5 +1,5 @@
 // Chapter 24 · the lesson's inputs: the recipe every variant trains by (chapter 22's flags, a
-// smaller default: eleven models train on a first run), and how many held-out windows and passages
+// smaller default: twelve models train on a first run), and how many held-out windows and passages
 // measure them.
 #pragma once
 

@@ -28,7 +28,7 @@ namespace {
 
 std::string three(double x) { return format_number(x, 3); }
 
-// The eleven models: each trained (a progress line per variant), or read back when a run kept it.
+// The twelve models: each trained (a progress line per variant), or read back when a run kept it.
 std::vector<TrainedVariant> train_variants(const Corpus& corpus, const Flags& f) {
     std::vector<TrainedVariant> out;
     const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
@@ -67,6 +67,7 @@ void show_recipe(Lesson& lesson, const Flags& f, const std::vector<TrainedVarian
         if (a.rotary) what = "q and k turned by position (no wpe)";
         if (a.window > 0) what = fmt::format("the last {} keys{}", a.window, a.sinks > 0 ? fmt::format(" and the first {}", a.sinks) : "");
         if (a.sink_logit) what = "a learned logit per head that takes a share of each row";
+        if (a.top_k > 0) what = fmt::format("the {} earlier keys its head scores highest", a.top_k);
         if (a.mixer == Mixer::linear) what = "φ(q)·φ(k), φ = elu + 1, rows normalised";
         if (a.mixer == Mixer::delta) what = "a state S per head, the delta rule";
         if (a.mixer == Mixer::gated_delta) what = "the delta rule with a decay α per token";
@@ -76,9 +77,10 @@ void show_recipe(Lesson& lesson, const Flags& f, const std::vector<TrainedVarian
 }
 
 // Bytes all layers keep at 131,072 tokens at DeepSeek-V3's shape (chapter 20's table), in GB;
-// RoPE keeps what MHA keeps.
+// RoPE keeps what MHA keeps, and so does top-k of the head's own scores (chapter 20's top-k row
+// also keeps an indexer's keys).
 std::string published_gb(const std::vector<VariantRow>& costs, const std::string& name) {
-    const std::string row = name == "RoPE" ? "MHA" : name;
+    const std::string row = name == "RoPE" || name == "top-k" ? "MHA" : name;
     for (const VariantRow& c : costs)
         if (c.name == row) return format_number(double(c.bytes_long) / 1e9, 1);
     return "—";
@@ -110,7 +112,7 @@ std::string mark_of(const std::string& flag) {
     const std::vector<std::pair<std::string, std::string>> marks{
         {"mha", "M"},          {"mqa", "Q"},        {"gqa", "G"},          {"mla", "L"},
         {"rope", "R"},         {"window", "W"},     {"window-sinks", "S"}, {"sink-logit", "K"},
-        {"linear", "N"},       {"deltanet", "D"},   {"gated-deltanet", "A"}};
+        {"top-k", "T"},        {"linear", "N"},     {"deltanet", "D"},     {"gated-deltanet", "A"}};
     for (const auto& [name, mark] : marks)
         if (name == flag) return mark;
     return "•";

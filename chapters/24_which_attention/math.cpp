@@ -44,6 +44,7 @@ std::vector<VariantChoice> variant_choices(const GptConfig& c) {
     v.push_back({"sliding window", "20", {Mixer::softmax, 0, w, 0, false, false}, "window"});
     v.push_back({"window + sinks", "20", {Mixer::softmax, 0, w, sinks_kept, false, false}, "window-sinks"});
     v.push_back({"sink logit", "20", {Mixer::softmax, 0, 0, 0, true, false}, "sink-logit"});
+    v.push_back({"top-k", "20", {Mixer::softmax, 0, 0, 0, false, false, 0, w}, "top-k"});
     v.push_back({"linear", "19", {Mixer::linear, 0, 0, 0, false, false}, "linear"});
     v.push_back({"DeltaNet", "19", {Mixer::delta, 0, 0, 0, false, false}, "deltanet"});
     v.push_back({"gated DeltaNet", "19", {Mixer::gated_delta, 0, 0, 0, false, false}, "gated-deltanet"});
@@ -72,7 +73,9 @@ std::uint64_t kept_floats(const GptConfig& c) {
 }
 
 std::uint64_t kept_floats_seen(const Gpt<float>& model, const Tokens& window) {
-    const GptForward<float> f = gpt_forward(model, {window});
+    Gpt<float> every = model;  // top-k keeps every key it may choose from: the keys it sees
+    every.config.attention.top_k = 0;
+    const GptForward<float> f = gpt_forward(every, {window});
     const GptBlockForward<float>& b = f.blocks[0];
     const std::uint64_t d = model.config.d_model, n = window.size();
     if (!b.states.empty()) return b.states.size() * b.states[0].shape(1);  // H heads of d_h × d_h

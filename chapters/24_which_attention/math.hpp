@@ -6,7 +6,8 @@
 //   parameters         Σ of the sizes of its tensors (nanoGPT's names, and the variant's own)
 //   kept per token     what one layer keeps to decode the token after T others, in floats:
 //                        softmax   keys read × the keys' and values' width 2·g·d_h, keys read
-//                                  = min(T, w + s) with a window w and s sinks, else T
+//                                  = min(T, w + s) with a window w and s sinks, else T (top-k
+//                                  too: it reads k keys, but any of the T may be among them)
 //                        MLA       T · (d_c + d_h/2): each token's latent c_KV and RoPE key
 //                        linear    H · (d_h² + d_h): each head's S = Σ φ(k) vᵀ and z = Σ φ(k)
 //                        delta     H · d_h²: each head's state S
@@ -45,7 +46,8 @@ std::vector<std::string> variant_flags();
 // The variants at this model's shape: MHA, MQA, GQA (g = H/2: left out when H/2 is not
 // between 1 and H), MLA (a latent of d_c = 4·d_h, DeepSeek-V3's 512 = 4 · 128; left out when 4
 // does not divide d_h), RoPE (left out when d_h is odd), a sliding window of w = T/4 keys, that
-// window with s = 4 sinks, a learned sink logit, linear attention, DeltaNet, gated DeltaNet.
+// window with s = 4 sinks, a learned sink logit, top-k of the head's own scores with k = w,
+// linear attention, DeltaNet, gated DeltaNet.
 std::vector<VariantChoice> variant_choices(const GptConfig& config);
 
 // A window of T/4 keys (at least 1) and 4 sinks; MLA's latent of 4·d_h.
@@ -58,8 +60,8 @@ std::uint64_t kept_floats(const GptConfig& config);
 
 // The same read off a forward pass of the model on one window of T tokens: the key and value
 // columns of [q k v] (MLA: of c_KV and the RoPE key) times the keys a query reads (a head's
-// weights that are not 0 on the last row), or the width of each head's state. Computed another
-// way, for the self-check.
+// weights that are not 0 on the last row; top-k's read without its choice, as every key may be
+// chosen), or the width of each head's state. Computed another way, for the self-check.
 std::uint64_t kept_floats_seen(const Gpt<float>& model, const Tokens& window);
 
 struct VariantMeasures {

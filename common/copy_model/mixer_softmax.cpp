@@ -20,7 +20,8 @@ using namespace fixed_order;
 namespace {
 
 // seen[j] for the keys query i reads (j ≤ i): in the window or a sink, then, with top_k, the
-// k of those the indexer ranks highest (equal scores: the lower position first).
+// k of those the indexer ranks highest (equal scores: the lower position first); without an
+// indexer, index_i is the head's own scores q_i · k_j.
 template <class T>
 void visible_keys(const KeyChoice<T>& choice, const T* index_i, std::size_t i, std::vector<char>& seen,
                   std::vector<std::size_t>& order) {
@@ -60,7 +61,8 @@ void attend(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V, Mat<T>& A, Mat<T>
             for (std::size_t j = 0; j <= i; ++j) sum += a_i[j];
             for (std::size_t j = 0; j < n; ++j) a_i[j] = j <= i ? a_i[j] / sum : T(0);
         } else {  // the same passes over the keys kept, and the sink's column
-            const T* index_i = choice.index_scores ? choice.index_scores->data() + (r0 + i) * n : nullptr;
+            // the indexer's scores, or the head's own (a_i holds q_i · k_j until it is scaled below)
+            const T* index_i = choice.index_scores ? choice.index_scores->data() + (r0 + i) * n : a_i;
             visible_keys(choice, index_i, i, seen, order);
             for (std::size_t j = 0; j <= i; ++j)
                 if (seen[j]) largest = std::max(largest, a_i[j] *= scale);

@@ -21,7 +21,7 @@ namespace token_mixers {
 template <class T>
 struct KeyChoice {
     std::size_t window = 0, sinks = 0, top_k = 0;
-    const Mat<T>* index_scores = nullptr;  // (B·n × n) the indexer's scores (top_k)
+    const Mat<T>* index_scores = nullptr;  // (B·n × n) the indexer's scores (top_k); none: the head's own
     const Mat<T>* sink = nullptr;          // (1 × 1) s_h (sink_logit)
     Mat<T>* sink_share = nullptr;          // (B·n × 1) a_sink,i, written by attend
     bool plain() const { return window == 0 && top_k == 0 && !sink; }

@@ -30,13 +30,14 @@ std::size_t qkv_width(const GptConfig& c) {
 
 std::string attention_text(const GptAttention& a) {
     if (a.mixer == Mixer::softmax && a.kv_heads == 0 && a.window == 0 && a.sinks == 0 && !a.sink_logit && !a.rotary &&
-        a.latent == 0)
+        a.latent == 0 && a.top_k == 0)
         return "";
     const char* mixers[] = {"softmax", "linear", "delta", "gated_delta"};
     return std::string("mixer ") + mixers[int(a.mixer)] + " kv_heads " + std::to_string(a.kv_heads) + " window " +
            std::to_string(a.window) + " sinks " + std::to_string(a.sinks) + " sink_logit " +
            std::to_string(int(a.sink_logit)) + " rotary " + std::to_string(int(a.rotary)) +
-           (a.latent > 0 ? " latent " + std::to_string(a.latent) : "");
+           (a.latent > 0 ? " latent " + std::to_string(a.latent) : "") +
+           (a.top_k > 0 ? " top_k " + std::to_string(a.top_k) : "");
 }
 
 template <class T>
@@ -176,7 +177,7 @@ void attention_forward(const GptBlock<T>& block, const GptConfig& c, GptBlockFor
                 turn_columns(f.k[h], 0, dh, rope_cos, rope_sin, r0, n, false);
             }
             if (at.mixer == Mixer::softmax) {
-                const token_mixers::KeyChoice<T> choice{at.window, at.sinks, 0, nullptr,
+                const token_mixers::KeyChoice<T> choice{at.window, at.sinks, at.top_k, nullptr,
                                                         at.sink_logit ? &f.sink[h] : nullptr,
                                                         at.sink_logit ? &f.sink_share[h] : nullptr};
                 token_mixers::attend(f.q[h], f.k[h], f.v[h], f.weights[h], f.z[h], r0, n, choice);

@@ -13,8 +13,10 @@
 //     θ_p = 10000^(−2p/d_h) (chapter 14's layout); the model then has no wpe
 //   z_h = the mixer of (q_h, k_j, v_j), per sequence (attention_only_model.hpp's formulas):
 //     softmax      softmax_causal(q kᵀ / √d_h) v, over the keys in the window (i − w < j ≤ i)
-//                  and the sinks (j < s); with a sink logit s_h, the row's softmax has one more
-//                  column e^{s_h} that is dropped (the row then sums to less than 1)
+//                  and the sinks (j < s); with top-k, only the k of them with the largest
+//                  q_i · k_j (equal scores: the lower position first; the choice has no
+//                  gradient, the keys kept get a mask's); with a sink logit s_h, the row's
+//                  softmax has one more column e^{s_h} that is dropped (the row sums to less than 1)
 //     linear       φ(q) φ(k)ᵀ normalised by rows, then · v, φ = elu + 1
 //     delta        S_t = S_{t−1} + β_t k̂_t (v_t − S_{t−1}ᵀ k̂_t)ᵀ, z_t = S_tᵀ q̂_t
 //     gated_delta  the same with α_t S_{t−1} in place of S_{t−1}
@@ -69,5 +71,5 @@ bool has_wpe(const GptConfig& config);
 std::size_t kv_heads(const GptConfig& config);
 
 // The variant in one line ("" for MHA): "mixer softmax kv_heads 2 window 0 sinks 0 sink_logit 0
-// rotary 1" (and " latent 64" with MLA), for a kept model's recipe.
+// rotary 1" (and " latent 64" with MLA, " top_k 16" with top-k), for a kept model's recipe.
 std::string attention_text(const GptAttention& attention);

@@ -30,14 +30,16 @@ void require_config(const GptConfig& c) {
     const GptAttention& a = c.attention;
     if (a.kv_heads > 0 && c.heads % a.kv_heads != 0)
         throw InputError(describe(c.heads, " heads do not split into ", a.kv_heads, " key–value heads"));
-    if ((a.window > 0 || a.sinks > 0 || a.sink_logit) && a.mixer != Mixer::softmax)
-        throw InputError("a window, sinks or a sink logit need softmax attention");
+    if ((a.window > 0 || a.sinks > 0 || a.sink_logit || a.top_k > 0) && a.mixer != Mixer::softmax)
+        throw InputError("a window, sinks, a sink logit or top-k need softmax attention");
+    if (a.top_k > c.context) throw InputError(describe("the top ", a.top_k, " keys in a context of ", c.context));
     if (a.sinks > 0 && a.window == 0) throw InputError("sinks need a window (without one every key is read)");
     if (a.window > c.context)
         throw InputError(describe("a window of ", a.window, " keys in a context of ", c.context));
     if (a.rotary && (c.d_model / c.heads) % 2 != 0)
         throw InputError(describe("RoPE turns pairs of columns: d_h = ", c.d_model / c.heads, " is odd"));
-    if (a.latent > 0 && (a.mixer != Mixer::softmax || a.kv_heads > 0 || a.window > 0 || a.sink_logit || a.rotary))
+    if (a.latent > 0 && (a.mixer != Mixer::softmax || a.kv_heads > 0 || a.window > 0 || a.sink_logit || a.rotary ||
+                         a.top_k > 0))
         throw InputError("MLA (a latent) is chapter 18's softmax attention with its own RoPE key, alone");
     if (a.latent > 0 && (c.d_model / c.heads) % 4 != 0)
         throw InputError(describe("MLA's RoPE key is d_h/2 wide, turned in pairs: d_h = ", c.d_model / c.heads,

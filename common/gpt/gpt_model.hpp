@@ -48,6 +48,8 @@ struct GptAttention {
     bool rotary = false;           // RoPE turns q and k; no wpe
     std::size_t latent = 0;        // MLA: keys and values from a latent c_KV this wide (0: none),
                                    //   beside a RoPE key of d_h/2 shared by the heads; no wpe
+    std::size_t top_k = 0;         // k: query i reads the k earlier keys its head scores highest
+                                   //   (0: every key it sees)
 };
 
 struct GptConfig {

@@ -67,10 +67,21 @@ void weighted_head(const std::vector<std::vector<double>>& q, const std::vector<
             for (std::size_t j = 0; j <= i; ++j) total += (A(i, j) = dot(feature(q[i]), feature(k[j])));
         } else {
             double largest = at.sink_logit ? sink : -std::numeric_limits<double>::infinity();
-            const auto visible = [&](std::size_t j) { return at.window == 0 || j + at.window > i || j < at.sinks; };
+            std::vector<char> visible(i + 1);
+            for (std::size_t j = 0; j <= i; ++j) visible[j] = at.window == 0 || j + at.window > i || j < at.sinks;
+            // top-k: a key is read when fewer than k visible keys score above it (or as much, earlier)
+            std::vector<double> score(i + 1);
+            for (std::size_t j = 0; j <= i; ++j) score[j] = dot(q[i], k[j]);
+            std::vector<char> chosen = visible;
+            for (std::size_t j = 0; at.top_k > 0 && j <= i; ++j) {
+                std::size_t above = 0;
+                for (std::size_t m = 0; m <= i; ++m)
+                    above += visible[m] && (score[m] > score[j] || (score[m] == score[j] && m < j));
+                chosen[j] = visible[j] && above < at.top_k;
+            }
             for (std::size_t j = 0; j <= i; ++j)
-                if (visible(j)) largest = std::max(largest, A(i, j) = dot(q[i], k[j]) / std::sqrt(double(dh)));
-            for (std::size_t j = 0; j <= i; ++j) total += (A(i, j) = visible(j) ? std::exp(A(i, j) - largest) : 0.0);
+                if (chosen[j]) largest = std::max(largest, A(i, j) = score[j] / std::sqrt(double(dh)));
+            for (std::size_t j = 0; j <= i; ++j) total += (A(i, j) = chosen[j] ? std::exp(A(i, j) - largest) : 0.0);
             if (at.sink_logit) total += std::exp(sink - largest);
         }
         for (std::size_t j = 0; j <= i; ++j) A(i, j) /= total;
