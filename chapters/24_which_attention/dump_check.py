@@ -154,3 +154,11 @@ def check(dump, expect, softmax):
                     for m, A in enumerate(weights))
         expect(f"{tag}: every head's weights == numpy's (the delta rules': their state unrolled)",
                np.array([worst]), np.array([0.0]), tol=1e-5)
+        # the table's held-out loss: numpy's mean cross-entropy on the dumped windows
+        losses = []
+        for row in d["held_out_windows"].astype(int):
+            z, _ = forward(d, row[:-1], variant)
+            z = z - z.max(axis=1, keepdims=True)
+            losses.extend(np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(row) - 1), row[1:]])
+        expect(f"{tag}: the table's held-out loss == numpy's mean loss on the dumped windows (relative)",
+               np.array([d["measures"][variants.index(variant), 2] / np.mean(losses)]), np.array([1.0]), tol=1e-6)

@@ -262,8 +262,8 @@ int main(int argc, char** argv) {
         const Corpus& corpus = in.corpus;
         const std::u32string& sentence = in.sentence;
         Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
-            TrainedVariants t{train_variants(corpus, f), {}, {}};
-            tabulate(t);
+            TrainedVariants t{train_variants(corpus, f), {}, {}, {}};
+            tabulate(t, f.windows);
             Labels names;
             for (const TrainedVariant& v : t.runs) names.push_back(v.choice.name);
             lesson.labels({{"variants", names},

@@ -90,22 +90,31 @@ std::uint64_t kept_floats_seen(const Gpt<float>& model, const Tokens& window) {
     return read * (b.qkv.shape(1) - d);  // the key and value columns of [q k v]
 }
 
+Matrix measured_windows(const Tokens& held_out, std::size_t T, std::size_t windows) {
+    const std::size_t all = (held_out.size() - 1) / T, W = std::min(all, windows);
+    Matrix rows = xt::zeros<float>({W, T + 1});
+    for (std::size_t w = 0; w < W; ++w) {
+        const std::ptrdiff_t start = spread_start(w, W, all, T);
+        for (std::size_t i = 0; i <= T; ++i) rows(w, i) = float(held_out[std::size_t(start) + i]);
+    }
+    return rows;
+}
+
 VariantMeasures measure_variant(const Gpt<float>& model, const Tokens& held_out, std::size_t windows,
                                 std::size_t passages) {
     const std::size_t T = model.config.context, s = T / 2;
     VariantMeasures m;
     // 1. the held-out windows of T + 1 tokens, as held_out_loss takes them: each position's mean loss
-    const std::size_t all = (held_out.size() - 1) / T, W = std::min(all, windows);
+    const Matrix rows = measured_windows(held_out, T, windows);
+    const std::size_t W = rows.shape(0);
     std::vector<double> position(T, 0.0);
     double total = 0.0;
     for (std::size_t first = 0; first < W; first += windows_per_pass) {
         const std::size_t count = std::min(windows_per_pass, W - first);
         std::vector<Tokens> inputs(count, Tokens(T)), targets(count, Tokens(T));
-        for (std::size_t b = 0; b < count; ++b) {
-            const std::ptrdiff_t start = spread_start(first + b, W, all, T);
-            std::copy_n(held_out.begin() + start, T, inputs[b].begin());
-            std::copy_n(held_out.begin() + start + 1, T, targets[b].begin());
-        }
+        for (std::size_t b = 0; b < count; ++b)
+            for (std::size_t i = 0; i < T; ++i)
+                inputs[b][i] = std::size_t(rows(first + b, i)), targets[b][i] = std::size_t(rows(first + b, i + 1));
         const std::vector<double> losses = position_losses(model, inputs, targets);
         for (std::size_t r = 0; r < losses.size(); ++r) position[r % T] += losses[r], total += losses[r];
     }

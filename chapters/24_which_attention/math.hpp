@@ -70,8 +70,12 @@ struct VariantMeasures {
     double first_copy = 0, second_copy = 0;  // recall: the loss on each copy of the passages
 };
 
-// The measures of a trained model on the held-out tokens: at most `windows` windows of T + 1
-// tokens spread evenly (gpt_training.hpp's held_out_loss takes the same ones), and `passages`
+// The held-out windows that measure every model: at most `windows` windows of T + 1 tokens
+// spread evenly over the held-out ids (gpt_training.hpp's held_out_loss takes the same ones),
+// one a row (W × T + 1): a model reads the first T of a row and predicts the last T.
+Matrix measured_windows(const Tokens& held_out, std::size_t context, std::size_t windows);
+
+// The measures of a trained model on the held-out tokens: the windows above, and `passages`
 // passages of T/2 tokens spread evenly, each repeated.
 VariantMeasures measure_variant(const Gpt<float>& model, const Tokens& held_out, std::size_t windows,
                                 std::size_t passages);

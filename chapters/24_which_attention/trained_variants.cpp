@@ -2,10 +2,11 @@
 
 #include <xtensor/xbuilder.hpp>
 
-void tabulate(TrainedVariants& t) {
+void tabulate(TrainedVariants& t, std::size_t windows) {
     const std::size_t K = t.runs.size(), T = cols(t.runs[0].measures.by_position);
     t.loss_by_position = xt::zeros<float>({K, T});
     t.measures = xt::zeros<float>({K, std::size_t(5)});
+    t.windows = measured_windows(t.runs[0].lm.held_out_ids(), T, windows);  // every model's (one tokenizer)
     for (std::size_t k = 0; k < K; ++k) {
         const TrainedVariant& v = t.runs[k];
         for (std::size_t i = 0; i < T; ++i) t.loss_by_position(k, i) = v.measures.by_position(0, i);
