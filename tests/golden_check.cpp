@@ -590,9 +590,12 @@ int check_doc(const std::string& path, const std::string& bin_dir, const std::st
         const std::string shown = heading_number(b.content);
         if (!b.step.empty() && !is_number(b.step) && !shown.empty()) command.step = shown;
         const auto key = std::make_pair(program_argv(bin_dir, command), b.exit_code != 0);
-        if (b.from_golden) runs[key] = {read_file(golden_of(chapters_dir, b.program)), 0};
-        else if (!runs.count(key)) runs[key] = run(key.first, key.second);
-        const auto& [full_output, code] = runs[key];
+        // a golden output is read, not run: it stays out of the runs, which the other blocks share
+        const std::pair<std::string, int> golden =
+            b.from_golden ? std::pair<std::string, int>{read_file(golden_of(chapters_dir, b.program)), 0}
+                          : std::pair<std::string, int>{};
+        if (!b.from_golden && !runs.count(key)) runs[key] = run(key.first, key.second);
+        const auto& [full_output, code] = b.from_golden ? golden : runs[key];
         add_printed(printed, full_output);
         const std::string output = shown_part(full_output, command.step, b.rows);
         if (code != b.exit_code) {
