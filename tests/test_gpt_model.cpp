@@ -12,6 +12,7 @@
 #include <xtensor/xview.hpp>
 
 #include "common/block/feed_forward.hpp"
+#include "common/gpt/gpt_decoding.hpp"
 #include "common/gpt/gpt_layers.hpp"
 #include "common/gpt/gpt_model.hpp"
 #include "common/gpt/gpt_training.hpp"
@@ -382,6 +383,37 @@ TEST_CASE("gpt variants: the float forward pass matches the loops in double, and
     // MLA: c_attn of 16 + 4·2 + 6 + 2 = 32 rows (MHA's 48), kv_up (32 × 6) and its bias, no wpe
     CHECK(parameter_count(variant_config(variants[11].attention)) + (48 - 32) * (16 + 1) + 6 * 16 ==
           mha + 32 * 6 + 32);
+}
+
+TEST_CASE("gpt variants: one token at a time through each variant's cache, the full pass's logits") {
+    Random rng(23);
+    for (const NamedVariant& v : variants) {
+        INFO(std::string(v.name));
+        GptConfig config = variant_config(v.attention);
+        config.layers = 2;
+        const Gpt<float> m = shaken_model(config, 7);
+        const Tokens text = random_tokens(rng, 1, config.context, config.vocab)[0];
+        const GptForward<float> full = gpt_forward(m, std::vector<Tokens>{text});
+        GptCache cache = empty_cache(config);
+        double worst = 0;
+        for (std::size_t p = 0; p < text.size(); ++p) {
+            const std::vector<float> logits = next_logits(m, cache, text[p]);
+            for (std::size_t x = 0; x < config.vocab; ++x)
+                worst = std::max(worst, std::abs(double(logits[x]) - full.logits(p, x)) /
+                                            std::max(1.0, std::abs(double(full.logits(p, x)))));
+        }
+        CHECK(worst < 2e-5);
+        // what a layer keeps after T tokens, written out for this shape (T = 6, H = 4, d_h = 4)
+        const GptAttention& a = v.attention;
+        const std::size_t T = 6, H = 4, dh = 4, g = a.kv_heads == 0 ? H : a.kv_heads;
+        std::size_t kept = (a.window == 0 ? T : std::min(T, a.window + a.sinks)) * 2 * g * dh;
+        if (a.latent > 0) kept = T * (a.latent + dh / 2);
+        if (a.mixer == Mixer::linear) kept = H * (dh * dh + dh);
+        if (a.mixer == Mixer::delta || a.mixer == Mixer::gated_delta) kept = H * dh * dh;
+        CHECK(cached_floats(cache, 0) == kept);
+        CHECK(cached_floats(cache, 1) == kept);
+        CHECK_THROWS_AS(next_logits(m, cache, 0), InputError);  // full
+    }
 }
 
 TEST_CASE("gpt variants: the key–value heads, the window and the sinks change what a query reads") {

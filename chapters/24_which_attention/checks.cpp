@@ -5,17 +5,35 @@
 
 #include <fmt/format.h>
 
+#include "common/gpt/gpt_decoding.hpp"
 #include "common/gpt/gpt_training.hpp"
 
 namespace {
 
 constexpr std::size_t fewest_steps_to_learn = 100;  // fewer: the loss may still sit at ln V
 
+// One token at a time through the model's cache (gpt_decoding.hpp) over a window: the largest
+// |logit − the full pass's| over the largest |logit|, and the floats block 0 keeps at the end.
+double decoding_error(const Gpt<float>& model, const Tokens& window, std::size_t& kept) {
+    const GptForward<float> full = gpt_forward(model, std::vector<Tokens>{window});
+    GptCache cache = empty_cache(model.config);
+    double worst = 0.0, largest = 1.0;
+    for (std::size_t p = 0; p < window.size(); ++p) {
+        const std::vector<float> logits = next_logits(model, cache, window[p]);
+        for (std::size_t x = 0; x < logits.size(); ++x) {
+            worst = std::max(worst, std::abs(double(logits[x]) - double(full.logits(p, x))));
+            largest = std::max(largest, std::abs(double(full.logits(p, x))));
+        }
+    }
+    kept = cached_floats(cache, 0);
+    return worst / largest;
+}
+
 }  // namespace
 
 void check_variants(SelfChecks& check, const TrainedVariants& t, const VariantReading& reading, const Flags& f) {
-    double held_out_error = 0.0, position_error = 0.0, first_copy_error = 0.0;
-    bool counted = true, kept = true, learned = true, same_start = true;
+    double held_out_error = 0.0, position_error = 0.0, first_copy_error = 0.0, decoded_error = 0.0;
+    bool counted = true, kept = true, cached = true, learned = true, same_start = true;
     for (const TrainedVariant& v : t.runs) {
         Gpt<float> model = v.lm.trained.model;
         const GptConfig& c = model.config;
@@ -33,6 +51,9 @@ void check_variants(SelfChecks& check, const TrainedVariants& t, const VariantRe
         counted = counted && total == parameter_count(c);
         const Tokens window(v.lm.held_out_ids().begin(), v.lm.held_out_ids().begin() + std::ptrdiff_t(c.context));
         kept = kept && kept_floats_seen(model, window) == kept_floats(c);
+        std::size_t in_cache = 0;
+        decoded_error = std::max(decoded_error, decoding_error(model, window, in_cache));
+        cached = cached && in_cache == kept_floats(c);
         learned = learned && v.lm.trained.log.back().held_out < v.lm.trained.log.front().held_out;
         same_start = same_start && v.lm.trained.log.front().step == 0 && v.lm.trained.log.back().step == f.recipe.gpt.steps;
     }
@@ -44,6 +65,9 @@ void check_variants(SelfChecks& check, const TrainedVariants& t, const VariantRe
     check.that("each model's parameters, counted from its tensors, = the table's count", counted);
     check.that("what a layer keeps, read off a forward pass (the keys a query reads × the key and value "
                "columns, or each head's state), = the table's formula", kept);
+    check.close("reading a window token by token through what it keeps (its cache or state), each model "
+                "gives its full pass's logits (of the largest)", decoded_error, 1e-5);
+    check.that("what a layer keeps, counted in that cache after T tokens, = the table's formula", cached);
     check.close(fmt::format("--variant {}: each head's output z_h = its weights · v_h, token by token (the delta "
                             "rules' state unrolled)", f.variant),
                 reading.outputs_error(0, 0), 1e-4);

@@ -18,5 +18,5 @@ void add_flags(Lesson& lesson, Flags& f) {
                   Range{1, 400});
     lesson.option("--variant", f.variant, "the variant whose reading of --text is shown", Choices(variant_flags()));
     lesson.option("--text", f.text, "the sentence the variant reads (its heads' weights, its next tokens)");
-    lesson.flag("--measure", f.measure, "also time each variant's training step and one window's reading (output varies)");
+    lesson.flag("--measure", f.measure, "also time each variant's training step, a window's reading and a token's decoding (output varies)");
 }

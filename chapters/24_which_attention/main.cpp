@@ -199,13 +199,17 @@ void show_measured(Lesson& lesson, const std::vector<TrainedVariant>& runs, cons
         rows.push_back({runs[k].choice.name, format_number(times[k].ms_per_step, 2),
                         format_number(times[k].ms_per_step / times[0].ms_per_step, 2),
                         format_number(times[k].ms_per_window, 3),
-                        format_number(times[k].ms_per_window / times[0].ms_per_window, 2)});
+                        format_number(times[k].ms_per_window / times[0].ms_per_window, 2),
+                        format_number(times[k].ms_per_token, 3),
+                        format_number(times[k].ms_per_token / times[0].ms_per_token, 2)});
     lesson.say(fmt::format("Measured on this machine at {} thread{} (these numbers change from run to run): a\n"
-                           "training step of {} windows (forward, backward, AdamW; the mean of 10), and one\n"
-                           "window of {} tokens read (the median of 20), each also as a share of MHA's.",
+                           "training step of {} windows (forward, backward, AdamW; the mean of 10), one window\n"
+                           "of {} tokens read (the median of 20), and one token decoded through the variant's\n"
+                           "cache after {} others (the median of 100, a fresh model of this shape), each also\n"
+                           "as a share of MHA's.",
                            threads::count(), threads::count() == 1 ? "" : "s", f.recipe.gpt.batch,
-                           runs[0].lm.trained.model.config.context));
-    lesson.table({"variant", "ms a step", "× MHA", "ms a window", "× MHA"}, rows, 64);
+                           runs[0].lm.trained.model.config.context, with_commas(long_context)));
+    lesson.table({"variant", "ms a step", "× MHA", "ms a window", "× MHA", "ms a token", "× MHA"}, rows, 64);
 }
 
 // Everything a learner gives, read and checked before anything prints or trains.
@@ -292,7 +296,7 @@ int main(int argc, char** argv) {
         lesson.step("next-tokens", "What it expects next",
                     [&] { show_next(lesson, chosen(runs(), f.variant), reading()); });
         if (f.measure)
-            lesson.step("measured", "Measured: time per step and per window",
+            lesson.step("measured", "Measured: time per step, per window, per token",
                         [&] { show_measured(lesson, runs(), f); });
         lesson.step("checks", "Self-checks", [&] { check_variants(lesson.checks(), trained(), reading(), f); });
         lesson.present();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/gpt/gpt_decoding.hpp"
 #include "common/gpt/gpt_training.hpp"
 
 namespace {
@@ -11,9 +12,16 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+double median(std::vector<double> times) {
+    const std::size_t middle = times.size() / 2;
+    std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(middle), times.end());
+    return times[middle];
+}
+
 }  // namespace
 
-VariantTimes time_variant(const TrainedVariant& v, std::size_t batch, std::size_t steps, std::size_t repeats) {
+VariantTimes time_variant(const TrainedVariant& v, std::size_t batch, std::size_t steps, std::size_t repeats,
+                          std::size_t decodes) {
     Gpt<float> model = v.lm.trained.model;  // a copy: the steps change it
     const std::size_t T = model.config.context;
     VariantTimes t;
@@ -35,7 +43,22 @@ VariantTimes time_variant(const TrainedVariant& v, std::size_t batch, std::size_
         gpt_forward_into(v.lm.trained.model, one, forward);
         times.push_back(milliseconds_since(begin));
     }
-    std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(repeats / 2), times.end());
-    t.ms_per_window = times[repeats / 2];
+    t.ms_per_window = median(times);
+    // 3. one token decoded after long_context others, through the variant's cache: each repeat
+    //    decodes the same token from a copy of the same cache (the copy not timed)
+    GptConfig c = model.config;
+    c.context = long_context + 1;
+    const Gpt<float> fresh = fresh_gpt(c, 1);
+    const Tokens& text = v.lm.held_out_ids();  // the held-out tokens, read again from the start if too few
+    GptCache cache = empty_cache(c);
+    for (std::size_t i = 0; i < long_context; ++i) next_logits(fresh, cache, text[i % text.size()]);
+    times.clear();
+    for (std::size_t r = 0; r < decodes; ++r) {
+        GptCache copy = cache;
+        const auto begin = std::chrono::steady_clock::now();
+        next_logits(fresh, copy, text[long_context % text.size()]);
+        times.push_back(milliseconds_since(begin));
+    }
+    t.ms_per_token = median(times);
     return t;
 }
