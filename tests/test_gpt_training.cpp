@@ -28,6 +28,44 @@ TEST_CASE("random batches are windows of the text, the targets one token later")
     CHECK_THROWS_AS(random_batch(Tokens(8), 1, 8, rng, inputs, targets), InputError);
 }
 
+TEST_CASE("with repeats, that share of the windows copies a passage of its first half later on") {
+    Tokens ids(5000);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;  // no id twice: a copy can only be the rule's
+    const std::size_t T = 32, half = (T + 1) / 2, shortest = T / 8;
+    for (const double share : {0.0, 0.5, 1.0}) {
+        INFO("share ", share);
+        Random rng(7), plain_rng(7);
+        std::vector<Tokens> inputs, targets, plain_inputs, plain_targets;
+        random_batch(ids, 400, T, rng, inputs, targets, share);
+        random_batch(ids, 400, T, plain_rng, plain_inputs, plain_targets);
+        if (share == 0.0) CHECK(inputs == plain_inputs);  // no draw for the repeats: the plain book's batches
+        std::size_t copied = 0;
+        for (std::size_t b = 0; b < inputs.size(); ++b) {
+            Tokens w = inputs[b];  // the window's T + 1 ids
+            w.push_back(targets[b].back());
+            for (std::size_t i = 0; i < T; ++i)
+                if (i + 1 < T) CHECK(targets[b][i] == inputs[b][i + 1]);
+            // where w stops counting up, a passage of its first half starts again, then it goes on
+            std::size_t c = 1;
+            while (c < w.size() && w[c] == w[c - 1] + 1) ++c;
+            if (c == w.size()) continue;  // no copy in this window
+            ++copied;
+            const std::size_t a = w[c] - w[0];  // where the copy comes from
+            std::size_t m = 0;
+            while (c + m < w.size() && w[c + m] == w[a + m]) ++m;
+            // the copy ends at the window's end or where the window's own ids resume
+            const bool resumes = c + m == w.size() || w[c + m] == w[0] + c + m;
+            CHECK(resumes);
+            CHECK(c >= half);
+            CHECK(a + m <= half);
+            CHECK(m >= shortest);  // at least T/8 (a copy may run into ids that happen to match: never here)
+        }
+        if (share == 0.0) CHECK(copied == 0);
+        if (share == 1.0) CHECK(copied == inputs.size());
+        if (share == 0.5) CHECK((copied > 160 && copied < 240));
+    }
+}
+
 TEST_CASE("the held-out loss is the mean over whole windows, in one pass or many, spread when few") {
     const GptConfig config{9, 6, 1, 2, 8};
     const Gpt<float> m = fresh_gpt(config, 4);

@@ -168,16 +168,80 @@ void check_scores(SelfChecks& check, const LanguageModel& lm, const HeadScores& 
                    fmt::format("{} windows measured here, {} there", rows(s.held_out_windows), std::min(all, held_out_windows)));
 }
 
+// One composition score written out in full, in double: the (d × d) matrices W_OV of the writer
+// and W_QK, W_QKᵀ or W_OV of the reader made entry by entry from the weights, multiplied, and
+// their Frobenius norms summed square by square (none of the d_h × d_h shortcuts of math.cpp).
+double composition_by_loops(const Gpt<float>& m, std::size_t writer, std::size_t reader, std::size_t kind) {
+    const std::size_t d = m.config.d_model, dh = d / m.config.heads;
+    const GptBlock<float>&w = m.h[0], &r = m.h[1];
+    // row c of what block l's head h reads: γ_c times c_attn's row (part·d + h·d_h + i), column c
+    const auto read = [&](const GptBlock<float>& b, std::size_t part, std::size_t h, std::size_t c, std::size_t i) {
+        return double(b.ln_1_weight(0, c)) * double(b.c_attn_weight(part * d + h * dh + i, c));
+    };
+    Mat<double> OV = xt::zeros<double>({d, d}), reading = xt::zeros<double>({d, d});
+    for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b)
+            for (std::size_t i = 0; i < dh; ++i) {
+                OV(a, b) += read(w, 2, writer, a, i) * double(w.attn_proj_weight(b, writer * dh + i));
+                if (kind == 2) reading(a, b) += read(r, 2, reader, a, i) * double(r.attn_proj_weight(b, reader * dh + i));
+                else reading(a, b) += read(r, 0, reader, a, i) * read(r, 1, reader, b, i);  // W_Q W_Kᵀ
+            }
+    if (kind == 1) reading = Mat<double>(xt::transpose(reading));  // K: W_QKᵀ
+    double product = 0.0, left = 0.0, right = 0.0;
+    for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b) {
+            double e = 0.0;
+            for (std::size_t c = 0; c < d; ++c) e += OV(a, c) * reading(c, b);
+            product += e * e, left += OV(a, b) * OV(a, b), right += reading(a, b) * reading(a, b);
+        }
+    return std::sqrt(product) / std::sqrt(left * right);
+}
+
+void check_composition(SelfChecks& check, const Gpt<float>& model, const Composition& c) {
+    if (model.config.layers < 2) {
+        check.skip("the composition scores = the d × d products written out", "one block: nothing composes");
+        return;
+    }
+    // each table's largest score and its smallest, written out (d³ a score: a few, not all)
+    double worst = 0.0;
+    const Matrix* tables[] = {&c.q, &c.k, &c.v};
+    for (std::size_t kind = 0; kind < 3; ++kind) {
+        const Matrix& t = *tables[kind];
+        for (const auto at : {std::max_element(t.begin(), t.end()), std::min_element(t.begin(), t.end())}) {
+            const std::size_t k = std::size_t(at - t.begin());
+            const double loops = composition_by_loops(model, k / cols(t), k % cols(t), kind);
+            worst = std::max(worst, std::abs(double(*at) - loops) / loops);
+        }
+    }
+    check.close("the largest and smallest Q-, K- and V-composition scores = the d × d products written out "
+                "in double (relative)",
+                worst, 1e-5);
+    bool bounded = true;  // ‖AB‖ ≤ ‖A‖ ‖B‖ for Frobenius norms
+    for (const Matrix* t : tables)
+        for (const float score : *t) bounded = bounded && score >= 0.0f && score <= 1.0f + 1e-6f;
+    check.that("every composition score is between 0 and 1 (‖AB‖_F ≤ ‖A‖_F ‖B‖_F)", bounded);
+}
+
+void check_without_writers(SelfChecks& check, const HeadScores& s, const Composition& c) {
+    if (s.layers < 2) return;  // check_composition said why
+    double worst = 0.0;
+    for (std::size_t r = 0; r < s.heads; ++r)
+        worst = std::max(worst, std::abs(double(c.induction_without(s.heads, r)) - double(s.induction(1, r))));
+    check.close("with no head removed, the block-1 induction scores = step 2's", worst, 1e-6);
+}
+
 }  // namespace
 
 void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,
-                  const Patching& patching, const SentenceLens& lens, const Tokens& clean, const Tokens& corrupt,
-                  const Tokens& sentence) {
+                  const Patching& patching, const SentenceLens& lens, const Composition& composition,
+                  const Tokens& clean, const Tokens& corrupt, const Tokens& sentence) {
     const Gpt<float>& model = lm.trained.model;
     check_scores(check, lm, scores);
     check_first_window(check, model, scores);
     check_patching(check, model, patching, clean, corrupt);
     check_lens(check, model, lens, sentence, scores);
+    check_composition(check, model, composition);
+    check_without_writers(check, scores, composition);
     const double first = removals.repeated_losses(0, 0), second = removals.repeated_losses(0, 1);
     check.that(fmt::format("the losses of the repeated passages are finite and positive ({:.3f}, {:.3f})", first, second),
                std::isfinite(first) && std::isfinite(second) && first > 0 && second > 0);

@@ -6,5 +6,5 @@
 #include "common/lesson/self_check.hpp"
 
 void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,
-                  const Patching& patching, const SentenceLens& lens, const Tokens& clean, const Tokens& corrupt,
-                  const Tokens& sentence);
+                  const Patching& patching, const SentenceLens& lens, const Composition& composition,
+                  const Tokens& clean, const Tokens& corrupt, const Tokens& sentence);

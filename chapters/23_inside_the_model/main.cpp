@@ -174,6 +174,66 @@ void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals&
     lesson.say_under("(loss in nats a token on tokens 2 … s of each copy: the same tokens, read twice)");
 }
 
+// The pair (writer, reader) of a table's largest score.
+std::pair<std::size_t, std::size_t> largest_pair(const Matrix& m) {
+    const std::size_t at = std::size_t(std::max_element(m.begin(), m.end()) - m.begin());
+    return {at / cols(m), at % cols(m)};
+}
+
+void show_composition(Lesson& lesson, const HeadScores& s, const Composition& c) {
+    if (s.layers < 2) {
+        lesson.say("One block: no head reads another's output.");
+        return;
+    }
+    lesson.say(fmt::format(
+        "How much each block-1 head reads what each block-0 head writes (Elhage et al. 2021), from\n"
+        "the weights alone: ‖W_OV⁰ W_QK¹‖_F / (‖W_OV⁰‖_F ‖W_QK¹‖_F) into its queries (Q), the same\n"
+        "with W_QK¹ᵀ into its keys (K), with W_OV¹ into its values (V); LayerNorm's γ folded in. A\n"
+        "row: the writing head of block 0; a column: the reading head of block 1. Random matrices\n"
+        "of these shapes score {} (the mean of {} draws).",
+        three(c.baseline), c.baseline_samples));
+    const char* kinds[] = {"Q", "K", "V"};
+    const Matrix* tables[] = {&c.q, &c.k, &c.v};
+    std::vector<TextRow> largest;
+    for (std::size_t t = 0; t < 3; ++t) {
+        lesson.show(*tables[t], Style().decimals(3));
+        const auto [w, r] = largest_pair(*tables[t]);
+        const double score = (*tables[t])(w, r);
+        largest.push_back({kinds[t], head_name(w, s.heads), head_name(s.heads + r, s.heads), three(score),
+                           format_number(score / c.baseline, 1)});
+    }
+    lesson.say("The largest of each table:");
+    lesson.table({"reads into", "writer", "reader", "score", "× random"}, largest, 8);
+    // the circuit an induction head needs: its keys read a previous-token head's output
+    std::size_t reader = 0, writer = 0;
+    for (std::size_t h = 0; h < s.heads; ++h) {
+        if (s.induction(1, h) > s.induction(1, reader)) reader = h;
+        if (s.previous_token(0, h) > s.previous_token(0, writer)) writer = h;
+    }
+    std::size_t rank = 1;  // of the previous-token head among the writers into that reader's keys
+    for (std::size_t h = 0; h < s.heads; ++h) rank += c.k(h, reader) > c.k(writer, reader);
+    lesson.say(fmt::format(
+        "Block 1's highest induction score: {} ({}); block 0's highest previous-token share:\n"
+        "{} ({}). The K-composition of the first's keys with the second's output: {},\n"
+        "{} times random, ranked {} of the {} block-0 heads (1: the most).",
+        head_name(s.heads + reader, s.heads), three(s.induction(1, reader)), head_name(writer, s.heads),
+        three(s.previous_token(0, writer)), three(c.k(writer, reader)),
+        format_number(c.k(writer, reader) / c.baseline, 1), rank, s.heads));
+    lesson.say("The same question asked of the running model: each block-1 head's induction score (step 2's,\n"
+               "on the repeated random tokens) with one block-0 head removed (z ← 0), and with none:");
+    lesson.show(c.induction_without, Style().decimals(3));
+    double low = 1.0, high = 0.0;  // the reader's score without each other block-0 head
+    for (std::size_t h = 0; h < s.heads; ++h)
+        if (h != writer) low = std::min(low, double(c.induction_without(h, reader))),
+                         high = std::max(high, double(c.induction_without(h, reader)));
+    lesson.say(fmt::format("Without {}, {}'s induction score goes from {} to {};\nwithout {} other block-0 head{}, "
+                           "it is {}.",
+                           head_name(writer, s.heads), head_name(s.heads + reader, s.heads),
+                           three(c.induction_without(s.heads, reader)), three(c.induction_without(writer, reader)),
+                           s.heads == 2 ? "the" : "each", s.heads == 2 ? "" : "s",
+                           s.heads == 1 ? "—" : low == high ? three(low) : "between " + three(low) + " and " + three(high)));
+}
+
 void show_patching(Lesson& lesson, const LanguageModel& lm, const Patching& p) {
     const Tokenizer& t = lm.trained.tokenizer;
     const auto sentence = [&](const Matrix& ids) {
@@ -277,9 +337,10 @@ struct Inside {
     Removals removals;
     Patching patching;
     SentenceLens lens;
+    Composition composition;  // from block 0 to block 1 (none with one block)
     MatrixList matrices() const {
         MatrixList all = scores.matrices();
-        for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices()})
+        for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices(), composition.matrices()})
             all.insert(all.end(), more.begin(), more.end());
         return all;
     }
@@ -295,14 +356,23 @@ Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, c
     for (std::size_t id : sentences.text) tokens.push_back(symbol(m.trained.tokenizer, id));
     Labels patched;
     for (std::size_t id : sentences.corrupt) patched.push_back(symbol(m.trained.tokenizer, id));
+    Labels writers, readers, removed_writers;  // the heads of blocks 0 and 1, for the composition tables
+    for (std::size_t h = 0; h < H; ++h) writers.push_back(fmt::format("L0 H{}", h)), readers.push_back(fmt::format("L1 H{}", h));
+    for (std::size_t h = 0; h < H; ++h) removed_writers.push_back(fmt::format("−L0 H{}", h));
+    removed_writers.push_back("none");
     lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
-                   {"patched_tokens", patched}, {"depths", depths}});
+                   {"patched_tokens", patched}, {"depths", depths}, {"writing_heads", writers},
+                   {"reading_heads", readers}, {"removed_writers", removed_writers}});
     Inside in;
     Measurements held_out = measured(model, m.held_out_ids(), probe);  // or what a run kept
     in.scores = std::move(held_out.scores);
     in.removals = std::move(held_out.removals);
     in.patching = patch_heads(model, sentences.clean, sentences.corrupt);
     in.lens = read_with_lens(model, sentences.text);
+    if (L >= 2) {
+        in.composition = compose_heads(model, 0, composition_samples, probe.seed);
+        in.composition.induction_without = induction_without_writers(model, 0, in.scores.random_sequences);
+    }
     return in;
 }
 
@@ -331,6 +401,8 @@ int main(int argc, char** argv) {
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
         lesson.step("induction", "A repeated passage: does the model copy it?",
                     [&] { show_induction_removal(lesson, inside().scores, inside().removals); });
+        lesson.step("composition", "Which head reads which: composition from the weights",
+                    [&] { show_composition(lesson, inside().scores, inside().composition); });
         lesson.step("patching", "Which head carries the word: activation patching",
                     [&] { show_patching(lesson, lm(), inside().patching); });
         lesson.step("logit-lens", "What the model would say after each block",
@@ -339,7 +411,7 @@ int main(int argc, char** argv) {
                     [&] { show_in_context(lesson, inside().scores, inside().removals); });
         lesson.step("checks", "Self-checks", [&] {
             check_inside(lesson.checks(), lm(), inside().scores, inside().removals, inside().patching, inside().lens,
-                         clean, corrupt, sentence);
+                         inside().composition, clean, corrupt, sentence);
         });
         lesson.present();
     });

@@ -381,6 +381,138 @@ SentenceLens read_with_lens(const Gpt<float>& model, const Tokens& ids) {
     return s;
 }
 
+// ---- 6. composition ----
+
+namespace {
+
+using Doubles = xt::xtensor<double, 2>;
+
+// a (n × k) · b (k × m), and aᵀ a or a aᵀ: the few small products of the composition scores.
+Doubles times(const Doubles& a, const Doubles& b) {
+    Doubles c = xt::zeros<double>({a.shape(0), b.shape(1)});
+    for (std::size_t i = 0; i < a.shape(0); ++i)
+        for (std::size_t k = 0; k < a.shape(1); ++k)
+            for (std::size_t j = 0; j < b.shape(1); ++j) c(i, j) += a(i, k) * b(k, j);
+    return c;
+}
+Doubles transposed(const Doubles& a) { return xt::transpose(a); }
+
+// ‖X C Z‖_F² from G_X = XᵀX, C and G_Z = Z Zᵀ: trace(Cᵀ G_X C G_Z) = Σ_ij (G_X C)_ij (C G_Z)_ij.
+double squared_norm(const Doubles& G_X, const Doubles& C, const Doubles& G_Z) {
+    const Doubles left = times(G_X, C), right = times(C, G_Z);
+    double total = 0.0;
+    for (std::size_t e = 0; e < left.size(); ++e) total += left.flat(e) * right.flat(e);
+    return total;
+}
+
+// The Gram matrices of one head's circuit (d_h × d_h each).
+struct Grams {
+    Doubles Q, K, V, O;  // W_QᵀW_Q, W_KᵀW_K, W_VᵀW_V, W_O W_Oᵀ
+};
+Grams grams_of(const HeadCircuit& c) {
+    return {times(transposed(c.W_Q), c.W_Q), times(transposed(c.W_K), c.W_K), times(transposed(c.W_V), c.W_V),
+            times(c.W_O, transposed(c.W_O))};
+}
+
+std::array<double, 3> scores_of(const HeadCircuit& w, const Grams& gw, const HeadCircuit& r, const Grams& gr) {
+    // ‖W_OV‖² = trace(G_V G_O), ‖W_QK‖² = trace(G_Q G_K): the same form with C = I
+    const Doubles I = xt::eye<double>(gw.V.shape(0));
+    const double ov_writer = std::sqrt(squared_norm(gw.V, I, gw.O)), qk_reader = std::sqrt(squared_norm(gr.Q, I, gr.K)),
+                 ov_reader = std::sqrt(squared_norm(gr.V, I, gr.O));
+    // X = W_V⁰ throughout; C = W_O⁰ · (W_Q¹, W_K¹ or W_V¹); Z = W_K¹ᵀ, W_Q¹ᵀ or W_O¹
+    const double q = std::sqrt(squared_norm(gw.V, times(w.W_O, r.W_Q), gr.K)) / (ov_writer * qk_reader);
+    const double k = std::sqrt(squared_norm(gw.V, times(w.W_O, r.W_K), gr.Q)) / (ov_writer * qk_reader);
+    const double v = std::sqrt(squared_norm(gw.V, times(w.W_O, r.W_V), gr.O)) / (ov_writer * ov_reader);
+    return {q, k, v};
+}
+
+}  // namespace
+
+HeadCircuit head_circuit(const Gpt<float>& model, std::size_t layer, std::size_t head) {
+    const GptBlock<float>& b = model.h[layer];
+    const std::size_t d = model.config.d_model, dh = d / model.config.heads, c0 = head * dh;
+    HeadCircuit c{xt::zeros<double>({d, dh}), xt::zeros<double>({d, dh}), xt::zeros<double>({d, dh}),
+                  xt::zeros<double>({dh, d})};
+    for (std::size_t row = 0; row < d; ++row)
+        for (std::size_t i = 0; i < dh; ++i) {
+            const double gamma = b.ln_1_weight(0, row);  // LayerNorm's γ, folded into what reads ln_1(x)
+            c.W_Q(row, i) = gamma * b.c_attn_weight(c0 + i, row);
+            c.W_K(row, i) = gamma * b.c_attn_weight(d + c0 + i, row);
+            c.W_V(row, i) = gamma * b.c_attn_weight(2 * d + c0 + i, row);
+            c.W_O(i, row) = b.attn_proj_weight(row, c0 + i);
+        }
+    return c;
+}
+
+std::array<double, 3> composition_of(const HeadCircuit& writer, const HeadCircuit& reader) {
+    return scores_of(writer, grams_of(writer), reader, grams_of(reader));
+}
+
+Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t samples, std::uint64_t seed) {
+    const std::size_t H = model.config.heads, d = model.config.d_model, dh = d / H;
+    Composition out{from, zeros(H, H), zeros(H, H), zeros(H, H), 0.0, samples};
+    // 1. every head's circuit and Gram matrices, in both blocks
+    std::vector<HeadCircuit> writers, readers;
+    std::vector<Grams> writer_grams, reader_grams;
+    for (std::size_t h = 0; h < H; ++h) {
+        writers.push_back(head_circuit(model, from, h)), writer_grams.push_back(grams_of(writers.back()));
+        readers.push_back(head_circuit(model, from + 1, h)), reader_grams.push_back(grams_of(readers.back()));
+    }
+    // 2. the (H × H) tables
+    for (std::size_t w = 0; w < H; ++w)
+        for (std::size_t r = 0; r < H; ++r) {
+            const std::array<double, 3> s = scores_of(writers[w], writer_grams[w], readers[r], reader_grams[r]);
+            out.q(w, r) = float(s[0]), out.k(w, r) = float(s[1]), out.v(w, r) = float(s[2]);
+        }
+    // 3. the baseline: Gaussian matrices of the same shapes, every score of every draw averaged
+    Random rng(seed);
+    const auto gaussian = [&rng](std::size_t n, std::size_t m) {
+        Doubles a = Doubles::from_shape({n, m});
+        for (double& x : a) x = rng.normal();
+        return a;
+    };
+    double total = 0.0;
+    for (std::size_t s = 0; s < samples; ++s) {
+        const HeadCircuit w{gaussian(d, dh), gaussian(d, dh), gaussian(d, dh), gaussian(dh, d)};
+        const HeadCircuit r{gaussian(d, dh), gaussian(d, dh), gaussian(d, dh), gaussian(dh, d)};
+        for (const double score : composition_of(w, r)) total += score;
+    }
+    out.baseline = samples > 0 ? total / double(3 * samples) : 0.0;
+    return out;
+}
+
+Matrix induction_without_writers(const Gpt<float>& model, std::size_t from, const Matrix& random_sequences) {
+    const std::size_t H = model.config.heads, dh = model.config.d_model / H, n = cols(random_sequences), s = n / 2;
+    const std::vector<Tokens> sequences = rows_as_tokens(random_sequences, n);
+    Matrix out = zeros(H + 1, H);
+    for (std::size_t w = 0; w <= H; ++w) {
+        std::vector<HeadReplacement<float>> replaced;
+        if (w < H) replaced.push_back(removed(from * H + w, H, dh));
+        std::vector<double> sums(H, 0.0);  // Σ over sequences and queries i ≥ s of A_r[i, i − s + 1]
+        for (std::size_t first = 0; first < sequences.size(); first += windows_per_pass) {
+            const std::size_t count = std::min(windows_per_pass, sequences.size() - first);
+            const std::vector<Tokens> batch(sequences.begin() + std::ptrdiff_t(first),
+                                            sequences.begin() + std::ptrdiff_t(first + count));
+            const GptForward<float> f = gpt_forward(model, batch, replaced);
+            for (std::size_t r = 0; r < H; ++r)
+                for (std::size_t b = 0; b < count; ++b)
+                    for (std::size_t i = s; i < n; ++i) sums[r] += f.blocks[from + 1].weights[r](b * n + i, i - s + 1);
+        }
+        for (std::size_t r = 0; r < H; ++r) out(w, r) = float(sums[r] / double(sequences.size() * s));
+    }
+    return out;
+}
+
+MatrixList Composition::matrices() const {
+    if (q.size() == 0) return {};  // one block: nothing composes
+    return {{"q_composition", q, "‖W_OV⁰ W_QK¹‖ / (‖W_OV⁰‖ ‖W_QK¹‖): into the queries",
+             "writing_heads", "reading_heads"},
+            {"k_composition", k, "the same with W_QK¹ᵀ: into the keys", "writing_heads", "reading_heads"},
+            {"v_composition", v, "the same with W_OV¹: into the values", "writing_heads", "reading_heads"},
+            {"induction_without_writer", induction_without, "block-1 induction scores, a block-0 head removed",
+             "removed_writers", "reading_heads"}};
+}
+
 MatrixList HeadScores::matrices() const {
     MatrixList list{
         {"held_out_windows", held_out_windows, "W windows of T + 1 held-out token ids", "", "", MatrixKind::indices},

@@ -36,14 +36,32 @@
 //    in-context learning score = mean loss over the last T/8 positions − mean loss over the
 //    positions T/16 … T/8 − 1 (negative: later tokens are predicted better, from the context).
 //
+// 6. Composition (Elhage et al. 2021): how much a block-1 head reads what a block-0 head writes.
+//    With LayerNorm's γ of each block folded into the matrices that read it (its centring and
+//    scale left out), head h of block l reads and writes the residual stream through
+//      W_Q = diag(γ) c_attn[q rows of h]ᵀ, W_K, W_V likewise   (d × d_h)
+//      W_O = c_proj[:, columns of h]ᵀ                          (d_h × d)
+//      W_QK = W_Q W_Kᵀ (d × d): score(x_i, x_j) = x_i W_QK x_jᵀ;  W_OV = W_V W_O (d × d): what it adds
+//    and a block-0 head's output x W_OV⁰ reaches a block-1 head's queries, keys or values:
+//      Q-composition = ‖W_OV⁰ W_QK¹‖_F / (‖W_OV⁰‖_F ‖W_QK¹‖_F)
+//      K-composition = ‖W_OV⁰ W_QK¹ᵀ‖_F / (…)      V-composition = ‖W_OV⁰ W_OV¹‖_F / (…)
+//    Each is a product X C Z through d_h × d_h (X = W_V⁰, C = W_O⁰ W_Q¹, Z = W_K¹ᵀ for Q), so
+//      ‖X C Z‖_F² = trace(Cᵀ (XᵀX) C (Z Zᵀ))        (d_h × d_h matrices only)
+//    The baseline: the mean score of Gaussian matrices of these shapes. An induction head's keys
+//    read a previous-token head's output: its K-composition with that head should stand out.
+//    And as an experiment: each block-1 head's induction score with each block-0 head removed.
+//
 // Shapes: V vocabulary, T context, L blocks, H heads, d_h = d_model / H, W held-out windows,
 // R random sequences, P repeated passages, n tokens of a sentence.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <xtensor/xtensor.hpp>
 
 #include "common/gpt/gpt_model.hpp"
 #include "common/numbers/matrix.hpp"
@@ -132,6 +150,34 @@ struct SentenceLens {
     MatrixList matrices() const;
 };
 SentenceLens read_with_lens(const Gpt<float>& model, const Tokens& ids);
+
+// Part 6, from block `from` to block `from + 1`.
+struct Composition {
+    std::size_t from = 0;          // the writing block; its next block reads
+    Matrix q, k, v;                // (H × H) row: the writing head, column: the reading head
+    double baseline = 0.0;         // the mean score of random matrices of these shapes
+    std::size_t baseline_samples = 0;
+    Matrix induction_without;      // (H + 1 × H) the reading heads' induction scores with writing
+                                   // head w removed (row w), and with none (the last row)
+
+    MatrixList matrices() const;
+};
+constexpr std::size_t composition_samples = 100;  // random draws of the baseline
+
+// The same question asked of the running model: the induction score (part 1's, on the repeated
+// random sequences) of every head of block from + 1 with head w of block `from` removed
+// (z_w ← 0), row w, and with none, the last row (H + 1 × H).
+Matrix induction_without_writers(const Gpt<float>& model, std::size_t from, const Matrix& random_sequences);
+Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t samples, std::uint64_t seed);
+
+// One head's circuit matrices, γ folded in (d × d_h; W_O: d_h × d), in double.
+struct HeadCircuit {
+    xt::xtensor<double, 2> W_Q, W_K, W_V, W_O;
+};
+HeadCircuit head_circuit(const Gpt<float>& model, std::size_t layer, std::size_t head);
+
+// The three scores of one (writer, reader) pair: {Q, K, V}.
+std::array<double, 3> composition_of(const HeadCircuit& writer, const HeadCircuit& reader);
 
 // LN(x; ln_f) · wteᵀ: the output layer on a residual stream x (N × d).
 Matrix lens_logits(const Gpt<float>& model, const Matrix& x);

@@ -23,16 +23,25 @@ GptStep GptTrainer::step(Gpt<float>& model, const std::vector<Tokens>& inputs, c
 }
 
 void random_batch(const Tokens& ids, std::size_t batch, std::size_t context, Random& rng, std::vector<Tokens>& inputs,
-                  std::vector<Tokens>& targets) {
+                  std::vector<Tokens>& targets, double repeats) {
     if (ids.size() < context + 1)
         throw InputError(describe("a text of ", ids.size(), " tokens is shorter than one window of ", context + 1));
     const std::size_t starts = ids.size() - context;  // s in [0, starts): s + T is the last target
     inputs.assign(batch, Tokens(context));
     targets.assign(batch, Tokens(context));
+    const auto draw = [&rng](std::size_t count) { return std::min(count - 1, std::size_t(rng.uniform() * double(count))); };
+    Tokens window(context + 1);
     for (std::size_t b = 0; b < batch; ++b) {
-        const std::size_t s = std::min(starts - 1, std::size_t(rng.uniform() * double(starts)));
-        std::copy_n(ids.begin() + std::ptrdiff_t(s), context, inputs[b].begin());
-        std::copy_n(ids.begin() + std::ptrdiff_t(s + 1), context, targets[b].begin());
+        const std::size_t s = draw(starts);
+        std::copy_n(ids.begin() + std::ptrdiff_t(s), context + 1, window.begin());
+        if (repeats > 0.0 && rng.uniform() < repeats) {  // a passage of the first half, again later
+            const std::size_t half = (context + 1) / 2, shortest = std::max<std::size_t>(1, context / 8);
+            const std::size_t m = shortest + draw(half - shortest + 1);
+            const std::size_t a = draw(half - m + 1), c = half + draw(context + 1 - m - half + 1);
+            std::copy_n(window.begin() + std::ptrdiff_t(a), m, window.begin() + std::ptrdiff_t(c));
+        }
+        std::copy_n(window.begin(), context, inputs[b].begin());
+        std::copy_n(window.begin() + 1, context, targets[b].begin());
     }
 }
 
@@ -67,7 +76,7 @@ std::vector<LoggedLoss> train_gpt(Gpt<float>& model, const GptRecipe& r, const T
     double since = 0.0;
     std::size_t counted = 0;
     for (std::size_t s = 0; s < r.steps; ++s) {
-        random_batch(train_ids, r.batch, r.config.context, rng, inputs, targets);
+        random_batch(train_ids, r.batch, r.config.context, rng, inputs, targets, r.repeats);
         const float lr = scheduled_learning_rate(s, r.learning_rate, r.warmup, r.steps, r.learning_rate / 10);
         const double loss = trainer.step(model, inputs, targets, lr).loss;
         if (s == 0) log[0].train = loss;  // the fresh model's loss on the first batch

@@ -57,6 +57,7 @@ struct GptRecipe {
     std::size_t batch = 12, steps = 2000, warmup = 100;
     float learning_rate = 1e-3f;
     std::uint64_t seed = 1;
+    double repeats = 0.0;  // the share of windows that repeat a passage of their own (random_batch)
 };
 
 struct LoggedLoss {
@@ -67,8 +68,13 @@ struct LoggedLoss {
 };
 
 // B windows at random starts: inputs[b] = ids[s_b … s_b + T − 1], targets[b] the ids one later.
+// With repeats > 0, each window w (its T + 1 ids) is, with that probability, given a copy of a
+// passage of its own first half later on: m ids from a start a in [0, h − m] written over
+// w[c … c + m − 1], c in [h, T + 1 − m], h = ⌊(T+1)/2⌋; m in [max(1, ⌊T/8⌋), h], a and c drawn
+// uniformly. The ids after c can then be read from the first copy: what an induction head does.
+// (No draw is made for the repeats at 0: the plain book's batches stay the same.)
 void random_batch(const Tokens& ids, std::size_t batch, std::size_t context, Random& rng, std::vector<Tokens>& inputs,
-                  std::vector<Tokens>& targets);
+                  std::vector<Tokens>& targets, double repeats = 0.0);
 
 constexpr std::size_t held_out_windows = 200;  // at most this many windows measure the held-out loss
 

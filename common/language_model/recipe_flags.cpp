@@ -55,6 +55,10 @@ void add_recipe_flags(Lesson& lesson, Recipe& r) {
                   Range{1e-5, 0.1});
     lesson.option("--seed", r.gpt.seed, "seed of the first weights and of the batches", Range{0, 999999999});
     lesson.option("--log-every", r.log_every, "steps between held-out measurements", Range{1, 100000});
+    lesson.option("--repeats", r.gpt.repeats,
+                  "the share of training windows given a copy of a passage of their first half later on (0: the "
+                  "plain book)",
+                  Range{0, 1});
     lesson.option("--corpus", r.corpus_path, "your own UTF-8 text instead of Moby-Dick", Text::path);
     lesson.option("--checkpoint", r.checkpoint, "read this trained model's folder instead of training", Text::path);
     lesson.flag("--train", r.retrain, "train again, even when a model of this recipe is kept");

@@ -63,7 +63,7 @@ std::string gpt_recipe_text(const GptRecipe& r, const std::string& tokenizer_kin
         "corpus {}\ntokenizer {}\nvocab {}\ncontext {}\nlayers {}\nheads {}\nd_model {}\nbatch {}\nsteps {}\n"
         "warmup {}\nlr {}\nseed {}\nlog_every {}\n",
         corpus, tokenizer_kind, c.vocab, c.context, c.layers, c.heads, c.d_model, r.batch, r.steps, r.warmup,
-        r.learning_rate, r.seed, log_every);
+        r.learning_rate, r.seed, log_every) + (r.repeats > 0.0 ? fmt::format("repeats {}\n", r.repeats) : "");
 }
 
 std::string gpt_folder_for(const std::string& recipe_text) {
