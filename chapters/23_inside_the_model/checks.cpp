@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/reference/attention_by_loops.hpp"
+#include "common/language_model/copying_probe.hpp"
 #include "common/reference/gpt_by_loops.hpp"
 
 namespace {
@@ -222,6 +223,24 @@ void check_composition(SelfChecks& check, const Gpt<float>& model, const Composi
     check.that("every composition score is between 0 and 1 (‖AB‖_F ≤ ‖A‖_F ‖B‖_F)", bounded);
 }
 
+// The training's last logged probe (copying_probe.hpp) against steps 2 and 5 on the trained model:
+// the same measures, computed by other code.
+void check_trace(SelfChecks& check, const LanguageModel& lm, const HeadScores& s, const Removals& r, const Probe& probe) {
+    const std::string claim = "the training's last logged probe = steps 2 and 5 on the trained model (the best "
+                              "block-1 induction score, the loss on each copy)";
+    if (probe.sequences != probe_sequences || probe.passages != probe_passages || probe.seed != probe_seed) {
+        check.skip(claim, "--sequences, --passages or --probe-seed differ from the training's probe");
+        return;
+    }
+    double best = 0.0;
+    for (std::size_t l = 1; l < s.layers; ++l)
+        for (std::size_t h = 0; h < s.heads; ++h) best = std::max(best, double(s.induction(l, h)));
+    const std::vector<double>& last = lm.trained.log.back().probes;
+    const double error = std::max({std::abs(best - last[0]), std::abs(double(r.repeated_losses(0, 0)) - last[1]),
+                                   std::abs(double(r.repeated_losses(0, 1)) - last[2])});
+    check.close(claim, error, 1e-5);
+}
+
 void check_without_writers(SelfChecks& check, const HeadScores& s, const Composition& c) {
     if (s.layers < 2) return;  // check_composition said why
     double worst = 0.0;
@@ -234,7 +253,7 @@ void check_without_writers(SelfChecks& check, const HeadScores& s, const Composi
 
 void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,
                   const Patching& patching, const SentenceLens& lens, const Composition& composition,
-                  const Tokens& clean, const Tokens& corrupt, const Tokens& sentence) {
+                  const Probe& probe, const Tokens& clean, const Tokens& corrupt, const Tokens& sentence) {
     const Gpt<float>& model = lm.trained.model;
     check_scores(check, lm, scores);
     check_first_window(check, model, scores);
@@ -242,6 +261,7 @@ void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& 
     check_lens(check, model, lens, sentence, scores);
     check_composition(check, model, composition);
     check_without_writers(check, scores, composition);
+    check_trace(check, lm, scores, removals, probe);
     const double first = removals.repeated_losses(0, 0), second = removals.repeated_losses(0, 1);
     check.that(fmt::format("the losses of the repeated passages are finite and positive ({:.3f}, {:.3f})", first, second),
                std::isfinite(first) && std::isfinite(second) && first > 0 && second > 0);

@@ -7,6 +7,7 @@
 // heads; which head carries a word from one sentence into another (activation patching); what
 // the model would say after each block (the logit lens); and the loss along the context.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -234,6 +235,47 @@ void show_composition(Lesson& lesson, const HeadScores& s, const Composition& c)
                            s.heads == 1 ? "—" : low == high ? three(low) : "between " + three(low) + " and " + three(high)));
 }
 
+// The training's course: the probe logged at every --log-every steps (copying_probe.hpp).
+void show_trace(Lesson& lesson, const LanguageModel& lm) {
+    const std::vector<LoggedLoss>& log = lm.trained.log;
+    Series induction{"best induction score, blocks 1 …", {}, {}, "i"}, first{"first copy", {}, {}, "f"},
+        second{"second copy", {}, {}, "s"}, held{"held out", {}, {}, "h"},
+        named{"where step 2 names an induction head", {}, {}, "-"};
+    std::size_t formed = 0;  // the first logged step where the score reaches role_share (0: none)
+    bool reached = false;
+    for (const LoggedLoss& l : log) {
+        const double x = double(l.step);
+        induction.x.push_back(x), induction.y.push_back(l.probes[0]);
+        first.x.push_back(x), first.y.push_back(l.probes[1]);
+        second.x.push_back(x), second.y.push_back(l.probes[2]);
+        held.x.push_back(x), held.y.push_back(l.held_out);
+        named.x.push_back(x), named.y.push_back(role_share);
+        if (!reached && l.probes[0] >= role_share) reached = true, formed = l.step;
+    }
+    lesson.say(fmt::format(
+        "Logged every {} steps of the training: the best induction score of block 1's heads (step 2's, on\n"
+        "the same random sequences), and the loss on the two copies of step 5's passages.",
+        lm.trained.log.size() > 1 ? log[1].step - log[0].step : 0));
+    ChartOptions chart;
+    chart.width = 56, chart.height = 8, chart.label_width = 7;
+    chart.y_text = [](double v) { return format_number(v, 2); };
+    for (const std::size_t step : {std::size_t(0), log.back().step / 2, log.back().step})
+        chart.ticks.push_back({double(step), with_commas(step)});
+    chart.x_title = "step";
+    lesson.chart("induction_by_step", "The best induction score along the training", {"step", false},
+                 {"induction score", false}, {induction, named}, chart);
+    lesson.chart("copies_by_step", "The loss on each copy, and on held-out text, along the training", {"step", false},
+                 {"loss (nats a token)", false}, {first, second, held}, chart);
+    lesson.say_under("(a mark drawn on another's place hides it: --dump writes every number, as training_trace)");
+    if (reached)
+        lesson.say(fmt::format("The induction score first reaches {}, where step 2 names a head an induction head, at\n"
+                               "step {} (of {}).",
+                               format_number(role_share, 1), with_commas(formed), with_commas(log.back().step)));
+    else
+        lesson.say(fmt::format("The induction score never reaches {} in {} steps: no induction head forms.",
+                               format_number(role_share, 1), with_commas(log.back().step)));
+}
+
 void show_patching(Lesson& lesson, const LanguageModel& lm, const Patching& p) {
     const Tokenizer& t = lm.trained.tokenizer;
     const auto sentence = [&](const Matrix& ids) {
@@ -338,8 +380,10 @@ struct Inside {
     Patching patching;
     SentenceLens lens;
     Composition composition;  // from block 0 to block 1 (none with one block)
+    Matrix trace;             // (logged × 6) the training's log: step, losses, the copying probe
     MatrixList matrices() const {
         MatrixList all = scores.matrices();
+        all.push_back({"training_trace", trace, "logged steps: step, losses, induction, both copies", "", "trace_columns"});
         for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices(), composition.matrices()})
             all.insert(all.end(), more.begin(), more.end());
         return all;
@@ -362,13 +406,21 @@ Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, c
     removed_writers.push_back("none");
     lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
                    {"patched_tokens", patched}, {"depths", depths}, {"writing_heads", writers},
-                   {"reading_heads", readers}, {"removed_writers", removed_writers}});
+                   {"reading_heads", readers}, {"removed_writers", removed_writers},
+                   {"trace_columns", {"step", "training", "held_out", "induction", "first_copy", "second_copy"}}});
     Inside in;
     Measurements held_out = measured(model, m.held_out_ids(), probe);  // or what a run kept
     in.scores = std::move(held_out.scores);
     in.removals = std::move(held_out.removals);
     in.patching = patch_heads(model, sentences.clean, sentences.corrupt);
     in.lens = read_with_lens(model, sentences.text);
+    const std::vector<LoggedLoss>& log = m.trained.log;
+    in.trace = Matrix(xt::zeros<float>({log.size(), std::size_t(6)}));
+    for (std::size_t r = 0; r < log.size(); ++r) {
+        const std::array<double, 6> row{double(log[r].step), log[r].train, log[r].held_out,
+                                        log[r].probes[0], log[r].probes[1], log[r].probes[2]};
+        for (std::size_t c = 0; c < 6; ++c) in.trace(r, c) = float(row[c]);
+    }
     if (L >= 2) {
         in.composition = compose_heads(model, 0, composition_samples, probe.seed);
         in.composition.induction_without = induction_without_writers(model, 0, in.scores.random_sequences);
@@ -401,6 +453,8 @@ int main(int argc, char** argv) {
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
         lesson.step("induction", "A repeated passage: does the model copy it?",
                     [&] { show_induction_removal(lesson, inside().scores, inside().removals); });
+        lesson.step("training", "When does it form? The training, logged",
+                    [&] { show_trace(lesson, lm()); });
         lesson.step("composition", "Which head reads which: composition from the weights",
                     [&] { show_composition(lesson, inside().scores, inside().composition); });
         lesson.step("patching", "Which head carries the word: activation patching",
@@ -411,7 +465,7 @@ int main(int argc, char** argv) {
                     [&] { show_in_context(lesson, inside().scores, inside().removals); });
         lesson.step("checks", "Self-checks", [&] {
             check_inside(lesson.checks(), lm(), inside().scores, inside().removals, inside().patching, inside().lens,
-                         inside().composition, clean, corrupt, sentence);
+                         inside().composition, f.probe, clean, corrupt, sentence);
         });
         lesson.present();
     });

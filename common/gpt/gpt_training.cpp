@@ -68,11 +68,12 @@ double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t mos
 
 std::vector<LoggedLoss> train_gpt(Gpt<float>& model, const GptRecipe& r, const Tokens& train_ids,
                                   const Tokens& held_out_ids, std::size_t every,
-                                  const std::function<void(std::size_t, double)>& progress) {
+                                  const std::function<void(std::size_t, double)>& progress, const TrainingProbe& probe) {
     GptTrainer trainer;
     Random rng(r.seed);
     std::vector<Tokens> inputs, targets;
-    std::vector<LoggedLoss> log{{0, 0.0, held_out_loss(model, held_out_ids)}};
+    const auto probed = [&] { return probe ? probe(model) : std::vector<double>{}; };
+    std::vector<LoggedLoss> log{{0, 0.0, held_out_loss(model, held_out_ids), probed()}};
     double since = 0.0;
     std::size_t counted = 0;
     for (std::size_t s = 0; s < r.steps; ++s) {
@@ -83,7 +84,7 @@ std::vector<LoggedLoss> train_gpt(Gpt<float>& model, const GptRecipe& r, const T
         since += loss, ++counted;
         if (progress) progress(s + 1, loss);
         if ((s + 1) % every == 0 || s + 1 == r.steps) {
-            log.push_back({s + 1, since / double(counted), held_out_loss(model, held_out_ids)});
+            log.push_back({s + 1, since / double(counted), held_out_loss(model, held_out_ids), probed()});
             since = 0.0, counted = 0;
         }
     }

@@ -65,6 +65,7 @@ struct LoggedLoss {
     double train = 0;           // the mean loss of the batches since the last entry (step 0:
                                 // the fresh model's loss on the first batch)
     double held_out = 0;        // held_out_loss after that many steps
+    std::vector<double> probes; // what the training's probe measured then (none without a probe)
 };
 
 // B windows at random starts: inputs[b] = ids[s_b … s_b + T − 1], targets[b] the ids one later.
@@ -84,7 +85,10 @@ double held_out_loss(const Gpt<float>& model, const Tokens& ids, std::size_t mos
                      std::size_t windows_per_pass = 32);
 
 // Trains `model` by the recipe on `train_ids`, measuring the held-out loss before training and
-// every `every` steps (and after the last); `progress(step, loss)` after each step when given.
+// every `every` steps (and after the last); `progress(step, loss)` after each step when given;
+// `probe(model)` at each of those measurements when given, its numbers logged beside the loss.
+using TrainingProbe = std::function<std::vector<double>(const Gpt<float>&)>;
 std::vector<LoggedLoss> train_gpt(Gpt<float>& model, const GptRecipe& recipe, const Tokens& train_ids,
                                   const Tokens& held_out_ids, std::size_t every,
-                                  const std::function<void(std::size_t, double)>& progress = {});
+                                  const std::function<void(std::size_t, double)>& progress = {},
+                                  const TrainingProbe& probe = {});

@@ -10,6 +10,7 @@
 
 #include "common/display/print.hpp"
 #include "common/display/time_text.hpp"
+#include "common/language_model/copying_probe.hpp"
 #include "common/machine/file_lock.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/threads.hpp"
@@ -38,7 +39,8 @@ void train_and_keep(LanguageModel& lm, const GptRecipe& recipe, std::size_t log_
     lm.trained.model = lm.fresh();
     const auto start = std::chrono::steady_clock::now();
     lm.trained.log = train_gpt(lm.trained.model, recipe, lm.train_ids(), lm.held_out_ids(), log_every,
-                               [&](std::size_t step, double loss) { progress(step, recipe.steps, loss); });
+                               [&](std::size_t step, double loss) { progress(step, recipe.steps, loss); },
+                               [&](const Gpt<float>& m) { return copying_probe(m, lm.held_out_ids()); });
     lm.trained.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (lm.folder.empty()) {
         lm.not_kept = "there is no folder to keep it in";

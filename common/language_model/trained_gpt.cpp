@@ -34,21 +34,27 @@ std::vector<NamedTensor> tensors_of(Gpt<float>& model, bool with_values) {
     return tensors;
 }
 
+const char* const log_header = "step train held_out induction first_copy second_copy";  // copying_probe.hpp
+
 std::string log_text(const TrainedGpt& t) {
-    std::string text = fmt::format("seconds {:.3f}\nstep train held_out\n", t.seconds);
-    for (const LoggedLoss& l : t.log) text += fmt::format("{} {:.17g} {:.17g}\n", l.step, l.train, l.held_out);
+    std::string text = fmt::format("seconds {:.3f}\n{}\n", t.seconds, log_header);
+    for (const LoggedLoss& l : t.log) {
+        text += fmt::format("{} {:.17g} {:.17g}", l.step, l.train, l.held_out);
+        for (const double p : l.probes) text += fmt::format(" {:.17g}", p);
+        text += "\n";
+    }
     return text;
 }
 
 void read_log(const std::string& text, const std::string& file, TrainedGpt& t) {
     std::istringstream in(text);
     std::string word, header;
-    if (!(in >> word >> t.seconds) || word != "seconds" || !std::getline(in >> std::ws, header) ||
-        header != "step train held_out")
-        throw InputError(file + ": expected \"seconds S\" then \"step train held_out\"");
+    if (!(in >> word >> t.seconds) || word != "seconds" || !std::getline(in >> std::ws, header) || header != log_header)
+        throw InputError(file + ": expected \"seconds S\" then \"" + log_header + "\"");
     LoggedLoss l;
-    while (in >> l.step >> l.train >> l.held_out) t.log.push_back(l);
-    if (!in.eof() || t.log.empty()) throw InputError(file + ": expected lines of a step and two losses");
+    l.probes.resize(3);
+    while (in >> l.step >> l.train >> l.held_out >> l.probes[0] >> l.probes[1] >> l.probes[2]) t.log.push_back(l);
+    if (!in.eof() || t.log.empty()) throw InputError(file + ": expected lines of a step, two losses and the probe's three numbers");
 }
 
 }  // namespace
