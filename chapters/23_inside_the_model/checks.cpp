@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -211,7 +212,8 @@ void check_composition(SelfChecks& check, const Gpt<float>& model, const Composi
         for (const auto at : {std::max_element(t.begin(), t.end()), std::min_element(t.begin(), t.end())}) {
             const std::size_t k = std::size_t(at - t.begin());
             const double loops = composition_by_loops(model, k / cols(t), k % cols(t), kind);
-            worst = std::max(worst, std::abs(double(*at) - loops) / loops);
+            const double error = std::abs(double(*at) - loops) / loops;
+            worst = std::isfinite(error) ? std::max(worst, error) : std::numeric_limits<double>::infinity();
         }
     }
     check.close("the largest and smallest Q-, K- and V-composition scores = the d × d products written out "

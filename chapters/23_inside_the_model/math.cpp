@@ -385,29 +385,34 @@ SentenceLens read_with_lens(const Gpt<float>& model, const Tokens& ids) {
 
 namespace {
 
-using Doubles = xt::xtensor<double, 2>;
-
-// a (n × k) · b (k × m), and aᵀ a or a aᵀ: the few small products of the composition scores.
-Doubles times(const Doubles& a, const Doubles& b) {
-    Doubles c = xt::zeros<double>({a.shape(0), b.shape(1)});
-    for (std::size_t i = 0; i < a.shape(0); ++i)
-        for (std::size_t k = 0; k < a.shape(1); ++k)
-            for (std::size_t j = 0; j < b.shape(1); ++j) c(i, j) += a(i, k) * b(k, j);
+// a (n × k) · b (k × m), and aᵀ: the few small products of the composition scores.
+Dense times(const Dense& a, const Dense& b) {
+    Dense c(a.rows, b.cols);
+    for (std::size_t i = 0; i < a.rows; ++i)
+        for (std::size_t k = 0; k < a.cols; ++k)
+            for (std::size_t j = 0; j < b.cols; ++j) c(i, j) += a(i, k) * b(k, j);
     return c;
 }
-Doubles transposed(const Doubles& a) { return xt::transpose(a); }
+Dense transposed(const Dense& a) {
+    Dense t(a.cols, a.rows);
+    for (std::size_t i = 0; i < a.rows; ++i)
+        for (std::size_t j = 0; j < a.cols; ++j) t(j, i) = a(i, j);
+    return t;
+}
 
 // ‖X C Z‖_F² from G_X = XᵀX, C and G_Z = Z Zᵀ: trace(Cᵀ G_X C G_Z) = Σ_ij (G_X C)_ij (C G_Z)_ij.
-double squared_norm(const Doubles& G_X, const Doubles& C, const Doubles& G_Z) {
-    const Doubles left = times(G_X, C), right = times(C, G_Z);
+double squared_norm(const Dense& G_X, const Dense& C, const Dense& G_Z) {
+    // ┌ exercise composition-norm
+    const Dense left = times(G_X, C), right = times(C, G_Z);
     double total = 0.0;
-    for (std::size_t e = 0; e < left.size(); ++e) total += left.flat(e) * right.flat(e);
+    for (std::size_t e = 0; e < left.at.size(); ++e) total += left.at[e] * right.at[e];
     return total;
+    // └ stub: (void)G_X, (void)C, (void)G_Z; return 0.0;
 }
 
 // The Gram matrices of one head's circuit (d_h × d_h each).
 struct Grams {
-    Doubles Q, K, V, O;  // W_QᵀW_Q, W_KᵀW_K, W_VᵀW_V, W_O W_Oᵀ
+    Dense Q, K, V, O;  // W_QᵀW_Q, W_KᵀW_K, W_VᵀW_V, W_O W_Oᵀ
 };
 Grams grams_of(const HeadCircuit& c) {
     return {times(transposed(c.W_Q), c.W_Q), times(transposed(c.W_K), c.W_K), times(transposed(c.W_V), c.W_V),
@@ -416,7 +421,8 @@ Grams grams_of(const HeadCircuit& c) {
 
 std::array<double, 3> scores_of(const HeadCircuit& w, const Grams& gw, const HeadCircuit& r, const Grams& gr) {
     // ‖W_OV‖² = trace(G_V G_O), ‖W_QK‖² = trace(G_Q G_K): the same form with C = I
-    const Doubles I = xt::eye<double>(gw.V.shape(0));
+    Dense I(gw.V.rows, gw.V.rows);
+    for (std::size_t i = 0; i < I.rows; ++i) I(i, i) = 1.0;
     const double ov_writer = std::sqrt(squared_norm(gw.V, I, gw.O)), qk_reader = std::sqrt(squared_norm(gr.Q, I, gr.K)),
                  ov_reader = std::sqrt(squared_norm(gr.V, I, gr.O));
     // X = W_V⁰ throughout; C = W_O⁰ · (W_Q¹, W_K¹ or W_V¹); Z = W_K¹ᵀ, W_Q¹ᵀ or W_O¹
@@ -431,8 +437,7 @@ std::array<double, 3> scores_of(const HeadCircuit& w, const Grams& gw, const Hea
 HeadCircuit head_circuit(const Gpt<float>& model, std::size_t layer, std::size_t head) {
     const GptBlock<float>& b = model.h[layer];
     const std::size_t d = model.config.d_model, dh = d / model.config.heads, c0 = head * dh;
-    HeadCircuit c{xt::zeros<double>({d, dh}), xt::zeros<double>({d, dh}), xt::zeros<double>({d, dh}),
-                  xt::zeros<double>({dh, d})};
+    HeadCircuit c{Dense(d, dh), Dense(d, dh), Dense(d, dh), Dense(dh, d)};
     for (std::size_t row = 0; row < d; ++row)
         for (std::size_t i = 0; i < dh; ++i) {
             const double gamma = b.ln_1_weight(0, row);  // LayerNorm's γ, folded into what reads ln_1(x)
@@ -467,8 +472,8 @@ Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t
     // 3. the baseline: Gaussian matrices of the same shapes, every score of every draw averaged
     Random rng(seed);
     const auto gaussian = [&rng](std::size_t n, std::size_t m) {
-        Doubles a = Doubles::from_shape({n, m});
-        for (double& x : a) x = rng.normal();
+        Dense a(n, m);
+        for (double& x : a.at) x = rng.normal();
         return a;
     };
     double total = 0.0;

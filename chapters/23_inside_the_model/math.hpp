@@ -61,8 +61,6 @@
 #include <string>
 #include <vector>
 
-#include <xtensor/xtensor.hpp>
-
 #include "common/gpt/gpt_model.hpp"
 #include "common/numbers/matrix.hpp"
 #include "common/numbers/matrix_list.hpp"
@@ -170,9 +168,19 @@ constexpr std::size_t composition_samples = 100;  // random draws of the baselin
 Matrix induction_without_writers(const Gpt<float>& model, std::size_t from, const Matrix& random_sequences);
 Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t samples, std::uint64_t seed);
 
+// A small matrix of doubles, row by row: entry (r, c) at r·cols + c.
+struct Dense {
+    std::size_t rows = 0, cols = 0;
+    std::vector<double> at;
+    Dense() = default;
+    Dense(std::size_t r, std::size_t c) : rows(r), cols(c), at(r * c, 0.0) {}
+    double& operator()(std::size_t r, std::size_t c) { return at[r * cols + c]; }
+    double operator()(std::size_t r, std::size_t c) const { return at[r * cols + c]; }
+};
+
 // One head's circuit matrices, γ folded in (d × d_h; W_O: d_h × d), in double.
 struct HeadCircuit {
-    xt::xtensor<double, 2> W_Q, W_K, W_V, W_O;
+    Dense W_Q, W_K, W_V, W_O;
 };
 HeadCircuit head_circuit(const Gpt<float>& model, std::size_t layer, std::size_t head);
 
