@@ -6,9 +6,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <xtensor/xview.hpp>
 
 #include "common/reference/attention_by_loops.hpp"
-#include "common/language_model/copying_probe.hpp"
+#include "common/gpt/gpt_copying.hpp"
 #include "common/reference/gpt_by_loops.hpp"
 
 namespace {
@@ -225,7 +226,7 @@ void check_composition(SelfChecks& check, const Gpt<float>& model, const Composi
     check.that("every composition score is between 0 and 1 (‖AB‖_F ≤ ‖A‖_F ‖B‖_F)", bounded);
 }
 
-// The training's last logged probe (copying_probe.hpp) against steps 2 and 5 on the trained model:
+// The training's last logged probe (common/gpt/gpt_copying.hpp) against steps 2 and 5 on the trained model:
 // the same measures, computed by other code.
 void check_trace(SelfChecks& check, const LanguageModel& lm, const HeadScores& s, const Removals& r, const Probe& probe) {
     const std::string claim = "the training's last logged probe = steps 2 and 5 on the trained model (the best "
@@ -251,11 +252,55 @@ void check_without_writers(SelfChecks& check, const HeadScores& s, const Composi
     check.close("with no head removed, the block-1 induction scores = step 2's", worst, 1e-6);
 }
 
+// The shift patching on step 2's first random sequence alone, against the loops in double: the
+// twin, and each block-0 head's output spliced from it (the twin's rows before s, the sequence's after).
+void check_shifted(SelfChecks& check, const Gpt<float>& model, const HeadScores& s, const ShiftPatching& p) {
+    const std::string claim = "the induction head's weights, each block-0 head patched from the shifted twin = the "
+                              "loops in double doing the same (first sequence)";
+    const std::size_t H = s.heads, n = cols(s.random_sequences), half = n / 2;
+    if (s.layers < 2 || half < 3) {
+        check.skip(claim, s.layers < 2 ? "one block: nothing is patched" : "sequences shorter than 3 tokens");
+        return;
+    }
+    bool shifted_by_one = rows(p.twin_sequences) == rows(s.random_sequences) && cols(p.twin_sequences) == n;
+    for (std::size_t b = 0; shifted_by_one && b < rows(s.random_sequences); ++b)
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t from = i == 0 ? half - 1 : i < half ? i - 1 : i;  // the last token first, then one later
+            shifted_by_one = shifted_by_one && p.twin_sequences(b, i) == s.random_sequences(b, from);
+        }
+    check.that("each twin is its sequence with the first copy one position later (its last token first), the "
+               "second copy the same",
+               shifted_by_one);
+    const Matrix first = xt::view(s.random_sequences, xt::range(0, 1), xt::all());
+    const ShiftPatching one = patch_shifted(model, first, p.reader);
+    Tokens sequence(n), twin(n);
+    for (std::size_t i = 0; i < n; ++i)
+        sequence[i] = std::size_t(first(0, i)), twin[i] = std::size_t(one.twin_sequences(0, i));
+    const GptByLoops clean = gpt_by_loops(model, sequence), shifted = gpt_by_loops(model, twin);
+    const auto weights = [&](const GptByLoops& run, std::size_t row, double& worst) {
+        const Mat<double>& A = run.weights[H + p.reader];
+        double on_copy = 0.0, after = 0.0;
+        for (std::size_t i = half; i + 3 <= n; ++i) on_copy += A(i, i - half + 1), after += A(i, i - half + 2);
+        const double queries = double(half - 2);
+        worst = std::max({worst, std::abs(one.weights(row, 0) - on_copy / queries),
+                          std::abs(one.weights(row, 1) - after / queries)});
+    };
+    double worst = 0.0;
+    weights(clean, 0, worst), weights(shifted, 1, worst);
+    for (std::size_t w = 0; w < H; ++w) {
+        Mat<double> rows_ = clean.heads[w];
+        for (std::size_t i = 0; i < half; ++i)
+            for (std::size_t c = 0; c < cols(rows_); ++c) rows_(i, c) = shifted.heads[w](i, c);
+        weights(gpt_by_loops(model, sequence, {{0, w, rows_}}), 2 + w, worst);
+    }
+    check.close(claim, worst, 1e-5);
+}
+
 }  // namespace
 
 void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,
                   const Patching& patching, const SentenceLens& lens, const Composition& composition,
-                  const Probe& probe, const Tokens& clean, const Tokens& corrupt, const Tokens& sentence) {
+                  const ShiftPatching& shifted, const Probe& probe, const Tokens& clean, const Tokens& corrupt, const Tokens& sentence) {
     const Gpt<float>& model = lm.trained.model;
     check_scores(check, lm, scores);
     check_first_window(check, model, scores);
@@ -263,6 +308,7 @@ void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& 
     check_lens(check, model, lens, sentence, scores);
     check_composition(check, model, composition);
     check_without_writers(check, scores, composition);
+    check_shifted(check, model, scores, shifted);
     check_trace(check, lm, scores, removals, probe);
     const double first = removals.repeated_losses(0, 0), second = removals.repeated_losses(0, 1);
     check.that(fmt::format("the losses of the repeated passages are finite and positive ({:.3f}, {:.3f})", first, second),

@@ -7,4 +7,4 @@
 
 void check_inside(SelfChecks& check, const LanguageModel& lm, const HeadScores& scores, const Removals& removals,
                   const Patching& patching, const SentenceLens& lens, const Composition& composition,
-                  const Probe& probe, const Tokens& clean, const Tokens& corrupt, const Tokens& sentence);
+                  const ShiftPatching& shifted, const Probe& probe, const Tokens& clean, const Tokens& corrupt, const Tokens& sentence);

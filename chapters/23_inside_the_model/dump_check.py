@@ -188,3 +188,64 @@ def check(dump, expect, softmax):
         for h in range(H):
             expect(f"{tag}: layer{l}_head{h}_weights == causal softmax(q k / √d_h) in numpy",
                    d[f"layer{l}_head{h}_weights"], f["weights"][l][0, h], tol=1e-5)
+
+    # 7. Composition (Elhage et al.), from the weights alone: each head's W_Q, W_K, W_V (d × d_h)
+    #    with its block's ln_1 γ folded in, W_O (d_h × d); the d × d products written out.
+    def circuit(l, h):
+        w, g = p[f"transformer.h.{l}.attn.c_attn.weight"], p[f"transformer.h.{l}.ln_1.weight"]
+        d_model = w.shape[1]
+        q, k, v = (g[:, None] * w[i * d_model + h * dh:i * d_model + (h + 1) * dh].T for i in range(3))
+        o = p[f"transformer.h.{l}.attn.c_proj.weight"][:, h * dh:(h + 1) * dh].T
+        return q @ k.T, v @ o  # W_QK, W_OV (d × d)
+
+    def score(a, b):
+        return np.linalg.norm(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b))
+
+    writers, readers = [circuit(0, h) for h in range(H)], [circuit(1, h) for h in range(H)]
+    for name, of in (("q_composition", lambda r: r[0]), ("k_composition", lambda r: r[0].T),
+                     ("v_composition", lambda r: r[1])):
+        expect(f"{tag}: {name} == ‖W_OV⁰ M¹‖_F / (‖W_OV⁰‖_F ‖M¹‖_F), the d × d products in numpy", d[name],
+               np.array([[score(w[1], of(r)) for r in readers] for w in writers]), tol=1e-5)
+    sequences = d["random_sequences"].astype(int)
+    s = sequences.shape[1] // 2
+    q = np.arange(s, 2 * s)
+
+    def block1_induction(replaced):
+        g = forward(p, sequences, replaced)
+        return [g["weights"][1][:, h, q, q - s + 1].mean() for h in range(H)]
+
+    expect(f"{tag}: induction_without_writer == block 1's induction scores, each block-0 head removed in numpy",
+           d["induction_without_writer"],
+           np.array([block1_induction({(0, w): np.zeros((1, dh))}) for w in range(H)] + [block1_induction({})]),
+           tol=1e-5)
+
+    # 8. The shift patching: the twins (first copy rotated one position later), and each block-0
+    #    head's output taken from the twin at the first copy's positions; the reader's weights.
+    twins = sequences.copy()
+    twins[:, :s] = np.roll(sequences[:, :s], 1, axis=1)
+    expect(f"{tag}: twin_sequences == each first copy one position later", d["twin_sequences"], twins, tol=0)
+    reader = int(np.argmax(d["induction_score"][1]))
+    g, t = forward(p, sequences), forward(p, twins)
+    i = np.arange(s, 2 * s - 2)
+
+    def on_keys(run):
+        a = run["weights"][1][:, reader]
+        return [a[:, i, i - s + 1].mean(), a[:, i, i - s + 2].mean()]
+
+    rows = [on_keys(g), on_keys(t)]
+    for w in range(H):
+        spliced = g["z"][0].reshape(*sequences.shape, H, dh)[:, :, w, :].copy()
+        spliced[:, :s] = t["z"][0].reshape(*sequences.shape, H, dh)[:, :s, w, :]
+        rows.append(on_keys(forward(p, sequences, {(0, w): spliced})))
+    expect(f"{tag}: shift_patching == L1 H{reader}'s weights on i − s + 1 and i − s + 2, block-0 heads spliced from "
+           "the twins in numpy", d["shift_patching"], np.array(rows), tol=1e-5)
+
+    # 9. The control: the twin's parameters measured the same way (its induction scores, its copies).
+    tw = {k[len("twin."):]: v.astype(np.float64) for k, v in d.items() if k.startswith("twin.transformer.")}
+    g = forward(tw, d["twin_random_sequences"].astype(int))
+    expect(f"{tag}: twin_induction_score == the twin's mean A_h[i, i − s + 1] in numpy", d["twin_induction_score"],
+           np.array([[g["weights"][l][:, h, q, q - s + 1].mean() for h in range(H)] for l in range(L)]), tol=1e-5)
+    passages = d["twin_repeated_passages"].astype(int)
+    loss = losses(forward(tw, passages[:, :-1])["logits"], passages[:, 1:])
+    relative("twin_repeated_losses' first row == the twin's loss on each copy", d["twin_repeated_losses"][0],
+             [loss[:, :s - 1].mean(), loss[:, s:].mean()], 1e-5)

@@ -9,10 +9,24 @@
 #include "common/numbers/input_error.hpp"
 #include "common/text/token_text.hpp"
 
+Recipe circuit_recipe() {
+    Recipe r = default_recipe();
+    r.gpt.config.d_model = 64, r.gpt.config.heads = 2;
+    r.gpt.steps = 6000, r.gpt.repeats = circuit_repeats;
+    return r;
+}
+
+Recipe twin_recipe(const Recipe& r) {
+    Recipe twin = r;
+    twin.gpt.repeats = r.gpt.repeats > 0.0 ? 0.0 : circuit_repeats;
+    twin.checkpoint.clear();
+    return twin;
+}
+
 void add_flags(Lesson& lesson, Flags& f) {
     add_recipe_flags(lesson, f.recipe);
     lesson.option("--text", f.text, "the sentence read through the logit lens (two tokens at least)");
-    carry_trained_model(lesson);  // a sentence in the page goes through this model
+    carry_trained_model(lesson, {circuit_recipe(), twin_recipe(circuit_recipe())});  // the page reads both models
     lesson.option("--clean", f.clean, "patching: the sentence whose heads are copied");
     lesson.option("--corrupt", f.corrupt, "patching: the sentence they are copied into (as many tokens)");
     // Without them, the head shown is the one whose removal costs most (step 3).

@@ -11,11 +11,20 @@
 
 class Lesson;
 
+// The recipe of this chapter's model: chapter 22's GPT, 2 blocks of 2 heads, d_model 64, 6,000
+// steps, every training window given a repeated passage (--repeats 1): the smallest share and
+// budget measured to form an induction head on the book. Its twin (twin_recipe) is the control.
+constexpr double circuit_repeats = 1.0;
+Recipe circuit_recipe();
+// The same recipe on the other book: the plain book for a recipe with repeats, and
+// circuit_repeats for one without; never a checkpoint (it is trained or read back as kept).
+Recipe twin_recipe(const Recipe& r);
+
 struct Flags {
-    Recipe recipe = default_recipe();
+    Recipe recipe = circuit_recipe();
     std::string text = "Queequeg and Ahab. Queequeg said, and Ahab";  // --text: through the lens
-    std::string clean = "Then Ahab went to the deck, and Ahab";       // --clean, --corrupt: patching
-    std::string corrupt = "Then Pip went to the deck, and Ahab";
+    std::string clean = "the whale saw Ahab. the whale saw";   // --clean, --corrupt: patching
+    std::string corrupt = "the whale saw Pip. the whale saw";
     std::size_t layer = 0, head = 0;  // --layer, --head: the head shown in detail
     Probe probe;
     bool all_held_out = false;        // --all-held-out: every window of the held-out text

@@ -1,8 +1,8 @@
-// Steps 1, 2, 4, 5 and 8 measure the model on held-out text: nine tenths of a run's seconds, and
-// nothing in them depends on your sentence. They are kept (common/training/kept_file.hpp) under
-// the program, the model's numbers, the held-out tokens and the probe's settings, and read back
-// by the next run with all four the same: a new sentence then costs only the steps that read it
-// (3, 6 and 7), in the terminal and in the page.
+// The steps model, scores, removals, induction and in-context measure the model on held-out
+// text: most of a run's seconds, and nothing in them depends on your sentence. They are kept
+// (common/training/kept_file.hpp) under the program, the model's numbers, the held-out tokens and
+// the probe's settings, and read back by the next run with all four the same: a new sentence
+// then costs only the steps that read it, in the terminal and in the page.
 #pragma once
 
 #include "chapters/23_inside_the_model/math.hpp"

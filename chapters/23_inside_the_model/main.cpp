@@ -1,11 +1,14 @@
 // Chapter 23 · Inside the trained model
 //
-// The lesson: chapter 22's GPT, trained on Moby-Dick, taken apart head by head. What each head
-// attends to on held-out text (the previous token, itself, the first token, the token after an
-// earlier copy); what the held-out loss does when a head is removed or replaced by its mean;
-// whether the model copies a repeated passage, and whether it still does without its induction
-// heads; which head carries a word from one sentence into another (activation patching); what
-// the model would say after each block (the logit lens); and the loss along the context.
+// The lesson: chapter 22's GPT, trained on Moby-Dick with every window given a repeated passage,
+// taken apart head by head. What each head attends to on held-out text (the previous token,
+// itself, the first token, the token after an earlier copy); what the held-out loss does when a
+// head is removed or replaced by its mean; whether the model copies a repeated passage, and
+// whether it still does without its induction heads; when the induction head forms along the
+// training; which block-0 head it reads, from the weights, by removal and by patching a shifted
+// twin; the same recipe on the plain book as the control; which head carries a word from one
+// sentence into another (activation patching); what the model would say after each block (the
+// logit lens); and the loss along the context.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "chapters/23_inside_the_model/checks.hpp"
+#include "chapters/23_inside_the_model/control.hpp"
 #include "chapters/23_inside_the_model/inputs.hpp"
 #include "chapters/23_inside_the_model/kept_measurements.hpp"
 #include "chapters/23_inside_the_model/math.hpp"
@@ -43,13 +47,20 @@ std::string excerpt(const Tokenizer& t, const Matrix& windows, std::size_t w, st
     return (from > 0 ? "…" : "") + text;
 }
 
-void show_model(Lesson& lesson, const LanguageModel& lm, const HeadScores& s, const Probe& probe) {
+void show_model(Lesson& lesson, const LanguageModel& lm, double repeats, const HeadScores& s, const Probe& probe) {
     const GptConfig& c = lm.trained.model.config;
+    const std::string book =
+        repeats == 0.0 ? "on the plain book (--repeats 0)"
+        : repeats == 1.0
+            ? "on the book, every training window given a copy of\na passage of its first half later on (--repeats 1)"
+            : fmt::format("on the book, a share {} of the training windows given a\ncopy of a passage of their "
+                          "first half later on (--repeats {})",
+                          repeats, repeats);
     lesson.say(fmt::format(
-        "Chapter 22's GPT: {} blocks × {} heads, d_model {}, context T = {}, V = {}; held-out loss\n"
-        "{} nats a token. A head reaches the rest of the model only through its output z_h: every\n"
-        "experiment below replaces z_h and runs the model again.",
-        c.layers, c.heads, c.d_model, c.context, c.vocab, three(s.held_out_loss)));
+        "Chapter 22's GPT, trained {}:\n{} blocks × {} heads, d_model {}, context T = {}, V = {}; held-out loss {} nats "
+        "a token.\nA head reaches the rest of the model only through its output z_h: every experiment below\n"
+        "replaces z_h and runs the model again. The same recipe trained on the other book is step\n9's control.",
+        book, c.layers, c.heads, c.d_model, c.context, c.vocab, three(s.held_out_loss)));
     const std::size_t all = (lm.held_out_ids().size() - 1) / c.context;
     lesson.say(
         rows(s.held_out_windows) == all
@@ -129,8 +140,9 @@ void show_removals(Lesson& lesson, const HeadScores& s, const Removals& r) {
     std::vector<TextRow> top;
     for (std::size_t j = 0; j < count; ++j) {
         const std::size_t k = order[j];
-        top.push_back({head_name(k, H), "+" + three(r.increase_removed(k / H, k % H)),
-                       "+" + three(r.increase_mean(k / H, k % H)), role_name(HeadRole(int(s.roles(k / H, k % H))))});
+        const auto signed_ = [](double x) { return (x >= 0 ? "+" : "") + three(x); };
+        top.push_back({head_name(k, H), signed_(r.increase_removed(k / H, k % H)),
+                       signed_(r.increase_mean(k / H, k % H)), role_name(HeadRole(int(s.roles(k / H, k % H))))});
     }
     lesson.say(fmt::format("The {} heads the model misses most:", count));
     lesson.table({"head", "removed", "mean", "does most"}, top, 16);
@@ -235,7 +247,40 @@ void show_composition(Lesson& lesson, const HeadScores& s, const Composition& c)
                            s.heads == 1 ? "—" : low == high ? three(low) : "between " + three(low) + " and " + three(high)));
 }
 
-// The training's course: the probe logged at every --log-every steps (copying_probe.hpp).
+void show_shifted(Lesson& lesson, const HeadScores& s, const ShiftPatching& p) {
+    if (s.layers < 2) {
+        lesson.say("One block: no head reads another's output.");
+        return;
+    }
+    const std::size_t H = s.heads, half = cols(p.twin_sequences) / 2;
+    if (half < 3) {
+        lesson.say(fmt::format("Sequences of {} tokens written twice: too short for a query whose key moves (T ≥ 6).", half));
+        return;
+    }
+    std::size_t writer = 0;  // block 0's highest previous-token share
+    for (std::size_t h = 0; h < H; ++h)
+        if (s.previous_token(0, h) > s.previous_token(0, writer)) writer = h;
+    lesson.say(fmt::format(
+        "Step 2's random sequences, and their twins: each first copy moved one position later (its\n"
+        "last token first), the second copy as it was. At a query i of the second copy an induction\n"
+        "head reads the key whose previous token is the query's: i − s + 1 in the sequence, i − s + 2\n"
+        "in the twin. Now each block-0 head's output, at the first copy's positions, is taken from the\n"
+        "twin into the sequence (row L0Hw←twin); {} (block 1's highest induction score) is read.\n"
+        "Its mean weight on the two keys (queries i = s … 2s − 3):",
+        head_name(H + p.reader, H)));
+    lesson.show(p.weights, Style().decimals(3));
+    const double before = p.weights(0, 0), moved = p.weights(2 + writer, 1), stayed = p.weights(2 + writer, 0);
+    lesson.say(fmt::format(
+        "With {}'s output from the twin (block 0's highest previous-token share, {}), {}'s\n"
+        "weight on i − s + 2 is {} and on i − s + 1 {} (unpatched: {} on i − s + 1). {}",
+        head_name(writer, H), three(s.previous_token(0, writer)), head_name(H + p.reader, H), three(moved),
+        three(stayed), three(before),
+        moved > stayed ? "The induction\nhead follows the previous-token head: its keys read \"the token before me\" "
+                         "from that\nhead's output."
+                       : "The induction\nhead does not follow that head's output here."));
+}
+
+// The training's course: the probe logged at every --log-every steps (common/gpt/gpt_copying.hpp).
 void show_trace(Lesson& lesson, const LanguageModel& lm) {
     const std::vector<LoggedLoss>& log = lm.trained.log;
     Series induction{"best induction score, blocks 1 …", {}, {}, "i"}, first{"first copy", {}, {}, "f"},
@@ -356,14 +401,15 @@ std::size_t head_shown(const Lesson& lesson, const Flags& f, const Removals& rem
 
 // Everything a learner gives, read and checked before anything prints or trains.
 struct Inputs {
-    Corpus corpus;
+    Corpus corpus, twin_corpus;  // the same text, read once: the model's and its twin's
     std::optional<TrainedGpt> given;  // --checkpoint DIR
     Sentences sentences;
 };
 
 Inputs read_inputs(const Lesson& lesson, Flags& f) {
     Recipe& r = f.recipe;
-    Inputs in{checked_recipe(r), std::nullopt, {}};
+    Inputs in{checked_recipe(r), {}, std::nullopt, {}};
+    in.twin_corpus = in.corpus;
     check_head(f.layer, f.head, r.gpt.config);  // their ranges are the largest a recipe allows
     if (f.all_held_out && lesson.given("--windows"))
         throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
@@ -380,11 +426,13 @@ struct Inside {
     Patching patching;
     SentenceLens lens;
     Composition composition;  // from block 0 to block 1 (none with one block)
+    ShiftPatching shifted;    // into block 1's head of the highest induction score (none with one block)
     Matrix trace;             // (logged × 6) the training's log: step, losses, the copying probe
     MatrixList matrices() const {
         MatrixList all = scores.matrices();
         all.push_back({"training_trace", trace, "logged steps: step, losses, induction, both copies", "", "trace_columns"});
-        for (const MatrixList& more : {removals.matrices(), patching.matrices(), lens.matrices(), composition.matrices()})
+        for (const MatrixList& more :
+             {removals.matrices(), patching.matrices(), lens.matrices(), composition.matrices(), shifted.matrices()})
             all.insert(all.end(), more.begin(), more.end());
         return all;
     }
@@ -404,10 +452,13 @@ Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, c
     for (std::size_t h = 0; h < H; ++h) writers.push_back(fmt::format("L0 H{}", h)), readers.push_back(fmt::format("L1 H{}", h));
     for (std::size_t h = 0; h < H; ++h) removed_writers.push_back(fmt::format("−L0 H{}", h));
     removed_writers.push_back("none");
+    Labels shift_runs{"sequences", "twins"};
+    for (std::size_t h = 0; h < H; ++h) shift_runs.push_back(fmt::format("L0H{}←twin", h));
     lesson.labels({{"layers", layers}, {"heads", heads}, {"tokens", tokens}, {"layer_heads", heads_of_layers},
                    {"patched_tokens", patched}, {"depths", depths}, {"writing_heads", writers},
                    {"reading_heads", readers}, {"removed_writers", removed_writers},
-                   {"trace_columns", {"step", "training", "held_out", "induction", "first_copy", "second_copy"}}});
+                   {"trace_columns", {"step", "training", "held_out", "induction", "first_copy", "second_copy"}},
+                   {"shift_keys", {"i − s + 1", "i − s + 2"}}, {"shift_runs", shift_runs}});
     Inside in;
     Measurements held_out = measured(model, m.held_out_ids(), probe);  // or what a run kept
     in.scores = std::move(held_out.scores);
@@ -424,6 +475,10 @@ Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, c
     if (L >= 2) {
         in.composition = compose_heads(model, 0, composition_samples, probe.seed);
         in.composition.induction_without = induction_without_writers(model, 0, in.scores.random_sequences);
+        std::size_t reader = 0;
+        for (std::size_t h = 0; h < H; ++h)
+            if (in.scores.induction(1, h) > in.scores.induction(1, reader)) reader = h;
+        in.shifted = patch_shifted(model, in.scores.random_sequences, reader);
     }
     return in;
 }
@@ -443,8 +498,13 @@ int main(int argc, char** argv) {
             return prepare_language_model(std::move(in.corpus), f.recipe, std::move(in.given), gpt_progress_bar());
         });
         Part<Inside>& inside = lesson.part<Inside>([&] { return look_inside(lesson, lm(), f.probe, in.sentences); });
+        const Recipe twin_of = twin_recipe(f.recipe);
+        Part<Twin>& twin = lesson.part<Twin>([&] {
+            return measure_twin(prepare_language_model(std::move(in.twin_corpus), twin_of, std::nullopt, gpt_progress_bar()),
+                                twin_of.gpt.repeats, f.probe);
+        });
         lesson.step("model", "The model and what is measured",
-                    [&] { show_model(lesson, lm(), inside().scores, f.probe); });
+                    [&] { show_model(lesson, lm(), f.recipe.gpt.repeats, inside().scores, f.probe); });
         lesson.step("scores", "What each head attends to", [&] { show_scores(lesson, lm(), inside().scores); });
         lesson.step("your-sentence", "Your sentence, head by head", [&] {
             show_sentence(lesson, lm(), inside().lens, head_shown(lesson, f, inside().removals), head_chosen(lesson));
@@ -457,6 +517,12 @@ int main(int argc, char** argv) {
                     [&] { show_trace(lesson, lm()); });
         lesson.step("composition", "Which head reads which: composition from the weights",
                     [&] { show_composition(lesson, inside().scores, inside().composition); });
+        lesson.step("shifted", "The circuit patched: a sequence and its shifted twin",
+                    [&] { show_shifted(lesson, inside().scores, inside().shifted); });
+        lesson.step("control", "The control: the same recipe, with and without the repeats", [&] {
+            show_control(lesson, lm(), f.recipe.gpt.repeats, {inside().scores, inside().removals}, inside().composition,
+                         twin());
+        });
         lesson.step("patching", "Which head carries the word: activation patching",
                     [&] { show_patching(lesson, lm(), inside().patching); });
         lesson.step("logit-lens", "What the model would say after each block",
@@ -465,7 +531,7 @@ int main(int argc, char** argv) {
                     [&] { show_in_context(lesson, inside().scores, inside().removals); });
         lesson.step("checks", "Self-checks", [&] {
             check_inside(lesson.checks(), lm(), inside().scores, inside().removals, inside().patching, inside().lens,
-                         inside().composition, f.probe, clean, corrupt, sentence);
+                         inside().composition, inside().shifted, f.probe, clean, corrupt, sentence);
         });
         lesson.present();
     });

@@ -7,6 +7,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "common/gpt/gpt_copying.hpp"
 #include "common/gpt/gpt_layers.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"
@@ -58,15 +59,7 @@ HeadReplacement<float> removed(std::size_t k, std::size_t heads, std::size_t dh)
     // └ stub: (void)k, (void)heads, (void)dh; return {};
 }
 
-// Sequences of s tokens, each followed by itself: (count × 2s).
-Matrix repeated(const std::vector<Tokens>& halves) {
-    const std::size_t s = halves[0].size();
-    Matrix r = zeros(halves.size(), 2 * s);
-    for (std::size_t b = 0; b < halves.size(); ++b)
-        for (std::size_t i = 0; i < 2 * s; ++i) r(b, i) = float(halves[b][i % s]);
-    return r;
-}
-
+// A matrix's rows as token sequences, and back.
 std::vector<Tokens> rows_as_tokens(const Matrix& m, std::size_t length) {
     std::vector<Tokens> out(rows(m), Tokens(length));
     for (std::size_t b = 0; b < rows(m); ++b)
@@ -74,41 +67,11 @@ std::vector<Tokens> rows_as_tokens(const Matrix& m, std::size_t length) {
     return out;
 }
 
-// Loss on the first copy (positions 0 … s−2 predict tokens 1 … s−1) and on the second (positions
-// s … 2s−2 predict the same tokens again), of each passage repeated: (1 × 2).
-std::array<double, 2> copy_losses(const Gpt<float>& model, const Matrix& passages,
-                                  const std::vector<HeadReplacement<float>>& replaced) {
-    const std::size_t s = cols(passages) / 2;
-    const std::vector<Tokens> all = rows_as_tokens(passages, 2 * s);
-    std::array<double, 2> total{0.0, 0.0};
-    for (std::size_t first = 0; first < all.size(); first += windows_per_pass) {
-        const std::size_t count = std::min(windows_per_pass, all.size() - first);
-        std::vector<Tokens> inputs, targets;
-        for (std::size_t b = first; b < first + count; ++b) {
-            inputs.emplace_back(all[b].begin(), all[b].end() - 1);
-            targets.emplace_back(all[b].begin() + 1, all[b].end());
-        }
-        const std::vector<double> losses = token_losses(gpt_forward(model, inputs, replaced).logits, targets);
-        const std::size_t n = 2 * s - 1;
-        for (std::size_t r = 0; r < losses.size(); ++r) {
-            const std::size_t i = r % n;
-            if (i + 1 < s) total[0] += losses[r];
-            else if (i >= s) total[1] += losses[r];
-        }
-    }
-    const double each = double(all.size() * (s - 1));
-    return {total[0] / each, total[1] / each};
-}
-
-// The held-out passages of s tokens spread evenly over the text, each twice.
-Matrix held_out_passages(const Tokens& held_out, std::size_t count, std::size_t s) {
-    const std::size_t all = held_out.size() / s, P = std::min(count, all);
-    std::vector<Tokens> halves;
-    for (std::size_t p = 0; p < P; ++p) {
-        const std::size_t start = p * all / P * s;
-        halves.emplace_back(held_out.begin() + std::ptrdiff_t(start), held_out.begin() + std::ptrdiff_t(start + s));
-    }
-    return repeated(halves);
+Matrix as_matrix(const std::vector<Tokens>& sequences) {
+    Matrix m = zeros(sequences.size(), sequences.at(0).size());
+    for (std::size_t b = 0; b < sequences.size(); ++b)
+        for (std::size_t i = 0; i < cols(m); ++i) m(b, i) = float(sequences[b][i]);
+    return m;
 }
 
 }  // namespace
@@ -226,11 +189,7 @@ HeadScores score_heads(const Gpt<float>& model, const Tokens& held_out, const Pr
     // 3. The induction score on R random sequences of s = T/2 tokens, each repeated.
     const std::size_t half = T / 2;
     for (std::size_t i = half; i < 2 * half; ++i) s.uniform_induction += 1.0 / double(i + 1) / double(half);
-    Random rng(probe.seed);
-    std::vector<Tokens> halves(probe.sequences, Tokens(half));
-    for (Tokens& h : halves)
-        for (std::size_t& t : h) t = std::min(c.vocab - 1, std::size_t(rng.uniform() * double(c.vocab)));
-    s.random_sequences = repeated(halves);
+    s.random_sequences = as_matrix(doubled(random_halves(c.vocab, probe.sequences, half, probe.seed)));
     const std::vector<Tokens> sequences = rows_as_tokens(s.random_sequences, 2 * half);
     std::vector<double> induction(L * H, 0.0);
     for (std::size_t first = 0; first < sequences.size(); first += windows_per_pass) {
@@ -292,12 +251,13 @@ Removals remove_heads(const Gpt<float>& model, const HeadScores& s, const Probe&
         return replaced;
     };
     // 3. Olsson et al.'s test: held-out passages of s = T/2 tokens, each repeated.
-    r.repeated_passages = held_out_passages(held_out, probe.passages, T / 2);
+    const std::vector<Tokens> passages = doubled(held_out_halves(held_out, probe.passages, T / 2));
+    r.repeated_passages = as_matrix(passages);
     r.repeated_losses = zeros(3, 2);
     const std::array<std::vector<HeadReplacement<float>>, 3> cases{std::vector<HeadReplacement<float>>{},
                                                                     without(r.induction_heads), without(r.other_heads)};
     for (std::size_t row = 0; row < 3; ++row) {
-        const std::array<double, 2> l = copy_losses(model, r.repeated_passages, cases[row]);
+        const std::array<double, 2> l = copy_losses(model, passages, cases[row]);
         r.repeated_losses(row, 0) = float(l[0]), r.repeated_losses(row, 1) = float(l[1]);
     }
     // 4. The loss by position without the induction heads, and both in-context scores.
@@ -487,25 +447,67 @@ Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t
 }
 
 Matrix induction_without_writers(const Gpt<float>& model, std::size_t from, const Matrix& random_sequences) {
-    const std::size_t H = model.config.heads, dh = model.config.d_model / H, n = cols(random_sequences), s = n / 2;
-    const std::vector<Tokens> sequences = rows_as_tokens(random_sequences, n);
+    const std::size_t H = model.config.heads, dh = model.config.d_model / H;
+    const std::vector<Tokens> sequences = rows_as_tokens(random_sequences, cols(random_sequences));
     Matrix out = zeros(H + 1, H);
     for (std::size_t w = 0; w <= H; ++w) {
         std::vector<HeadReplacement<float>> replaced;
         if (w < H) replaced.push_back(removed(from * H + w, H, dh));
-        std::vector<double> sums(H, 0.0);  // Σ over sequences and queries i ≥ s of A_r[i, i − s + 1]
-        for (std::size_t first = 0; first < sequences.size(); first += windows_per_pass) {
-            const std::size_t count = std::min(windows_per_pass, sequences.size() - first);
-            const std::vector<Tokens> batch(sequences.begin() + std::ptrdiff_t(first),
-                                            sequences.begin() + std::ptrdiff_t(first + count));
-            const GptForward<float> f = gpt_forward(model, batch, replaced);
-            for (std::size_t r = 0; r < H; ++r)
-                for (std::size_t b = 0; b < count; ++b)
-                    for (std::size_t i = s; i < n; ++i) sums[r] += f.blocks[from + 1].weights[r](b * n + i, i - s + 1);
-        }
-        for (std::size_t r = 0; r < H; ++r) out(w, r) = float(sums[r] / double(sequences.size() * s));
+        const std::vector<double> scores = induction_scores(model, sequences, replaced);
+        for (std::size_t r = 0; r < H; ++r) out(w, r) = float(scores[(from + 1) * H + r]);
     }
     return out;
+}
+
+ShiftPatching patch_shifted(const Gpt<float>& model, const Matrix& random_sequences, std::size_t reader) {
+    const std::size_t H = model.config.heads, dh = model.config.d_model / H, n = cols(random_sequences), s = n / 2;
+    ShiftPatching p;
+    p.reader = reader;
+    // 1. The twins: the first copy rotated one position later, the second as it was.
+    p.twin_sequences = random_sequences;
+    for (std::size_t b = 0; b < rows(random_sequences); ++b) {
+        // ┌ exercise shifted-twin
+        for (std::size_t i = 0; i < s; ++i) p.twin_sequences(b, i) = random_sequences(b, (i + s - 1) % s);
+        // └ stub: (void)b;
+    }
+    p.weights = zeros(H + 2, 2);
+    if (s < 3 || model.config.layers < 2) return p;
+    const std::vector<Tokens> sequences = rows_as_tokens(random_sequences, n), twins = rows_as_tokens(p.twin_sequences, n);
+    std::vector<double> sums(2 * (H + 2), 0.0);
+    for (std::size_t first = 0; first < sequences.size(); first += windows_per_pass) {
+        const std::size_t count = std::min(windows_per_pass, sequences.size() - first);
+        const auto batch = [&](const std::vector<Tokens>& all) {
+            return std::vector<Tokens>(all.begin() + std::ptrdiff_t(first), all.begin() + std::ptrdiff_t(first + count));
+        };
+        // 2. The reader's weight on the two keys, summed over the queries i = s … 2s − 3.
+        const auto add = [&](const GptForward<float>& f, std::size_t row) {
+            const Matrix& A = f.blocks[1].weights[reader];  // (count·n × n)
+            for (std::size_t b = 0; b < count; ++b)
+                for (std::size_t i = s; i + 3 <= 2 * s; ++i)
+                    sums[2 * row] += A(b * n + i, i - s + 1), sums[2 * row + 1] += A(b * n + i, i - s + 2);
+        };
+        const GptForward<float> clean = gpt_forward(model, batch(sequences)), twin = gpt_forward(model, batch(twins));
+        add(clean, 0), add(twin, 1);
+        // 3. Block-0 head w's output: the twin's at the first copy's positions, the sequence's after.
+        for (std::size_t w = 0; w < H; ++w) {
+            Matrix rows_of_head = zeros(count * n, dh);
+            for (std::size_t r = 0; r < count * n; ++r)
+                for (std::size_t col = 0; col < dh; ++col)
+                    rows_of_head(r, col) = (r % n < s ? twin : clean).blocks[0].heads(r, w * dh + col);
+            add(gpt_forward(model, batch(sequences), {{0, w, rows_of_head}}), 2 + w);
+        }
+    }
+    for (std::size_t k = 0; k < sums.size(); ++k)
+        p.weights(k / 2, k % 2) = float(sums[k] / double(sequences.size() * (s - 2)));
+    return p;
+}
+
+MatrixList ShiftPatching::matrices() const {
+    if (weights.size() == 0) return {};  // one block: not measured
+    return {{"twin_sequences", twin_sequences, "each random sequence with its first copy one position later", "", ""},
+            {"shift_patching", weights,
+             "the induction head's weight on keys i − s + 1 and i − s + 2: sequences, twins, one block-0 head patched",
+             "shift_runs", "shift_keys"}};
 }
 
 MatrixList Composition::matrices() const {

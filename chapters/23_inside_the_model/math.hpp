@@ -51,6 +51,13 @@
 //    read a previous-token head's output: its K-composition with that head should stand out.
 //    And as an experiment: each block-1 head's induction score with each block-0 head removed.
 //
+// 7. The circuit patched: the sequences of part 1 and their shifted twins, each first copy moved
+//    one position later (h_{s−1}, h_0 … h_{s−2}; the second copy as it was). At a query i of the
+//    second copy an induction head reads the key whose previous token is the query's: i − s + 1
+//    in a sequence, i − s + 2 in its twin. Patch one block-0 head's output at the first copy's
+//    positions from the twin into the sequence: if the reader's keys learn "my previous token"
+//    from that head, its weight moves from i − s + 1 to i − s + 2 (queries i = s … 2s − 3).
+//
 // Shapes: V vocabulary, T context, L blocks, H heads, d_h = d_model / H, W held-out windows,
 // R random sequences, P repeated passages, n tokens of a sentence.
 #pragma once
@@ -167,6 +174,17 @@ constexpr std::size_t composition_samples = 100;  // random draws of the baselin
 // (z_w ← 0), row w, and with none, the last row (H + 1 × H).
 Matrix induction_without_writers(const Gpt<float>& model, std::size_t from, const Matrix& random_sequences);
 Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t samples, std::uint64_t seed);
+
+// Part 7, from block 0 into the block-1 head `reader`.
+struct ShiftPatching {
+    std::size_t reader = 0;         // the block-1 head read (H: none, the model has one block)
+    Matrix twin_sequences;          // (R × 2s) each sequence with its first copy one position later
+    Matrix weights;                 // (H + 2 × 2) the reader's mean weight on keys i − s + 1 and i − s + 2:
+                                    // on the sequences, on the twins, then on the sequences with block-0
+                                    // head w patched from the twins (row 2 + w); zeros when s < 3
+    MatrixList matrices() const;
+};
+ShiftPatching patch_shifted(const Gpt<float>& model, const Matrix& random_sequences, std::size_t reader);
 
 // A small matrix of doubles, row by row: entry (r, c) at r·cols + c.
 struct Dense {

@@ -10,7 +10,7 @@
 
 #include "common/display/print.hpp"
 #include "common/display/time_text.hpp"
-#include "common/language_model/copying_probe.hpp"
+#include "common/gpt/gpt_copying.hpp"
 #include "common/machine/file_lock.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/threads.hpp"

@@ -29,27 +29,30 @@ std::string base64(const std::string& bytes) {
 
 }  // namespace
 
-std::string trained_model_script() {
-    Recipe recipe = default_recipe();
-    Corpus corpus;
-    try {
-        corpus = checked_corpus(recipe);  // as chapter 22 reads it (its vocabulary settled)
-    } catch (const InputError&) {
-        return {};  // no text yet: ./tutorial run installs it
-    }
-    const std::string folder = gpt_folder_for(recipe_text_of(corpus, recipe));
-    if (folder.empty() || !kept_model(corpus, recipe)) return {};
+std::string trained_model_script(const std::vector<Recipe>& recipes) {
     std::string entries;
     const auto add = [&](const std::string& name, const std::filesystem::path& file) {
         const std::optional<std::string> bytes = whole_file(file);
         if (!bytes) throw InputError(fmt::format("--html: cannot read {}", file.string()));
         entries += fmt::format("{}\n  {:?}: \"{}\"", entries.empty() ? "" : ",", name, base64(*bytes));
     };
-    const std::string trained = "/trained/" + std::filesystem::path(folder).filename().string();
-    for (const auto& entry : std::filesystem::directory_iterator(folder))
-        if (entry.is_regular_file()) add(trained + "/" + entry.path().filename().string(), entry.path());
+    for (Recipe recipe : recipes) {
+        Corpus corpus;
+        try {
+            corpus = checked_corpus(recipe);  // as the chapter reads it (its vocabulary settled)
+        } catch (const InputError&) {
+            return {};  // no text yet: ./tutorial run installs it
+        }
+        const std::string folder = gpt_folder_for(recipe_text_of(corpus, recipe));
+        if (folder.empty() || !kept_model(corpus, recipe)) return {};
+        const std::string trained = "/trained/" + std::filesystem::path(folder).filename().string();
+        for (const auto& entry : std::filesystem::directory_iterator(folder))
+            if (entry.is_regular_file()) add(trained + "/" + entry.path().filename().string(), entry.path());
+    }
     add(default_corpus_file(), default_corpus_file());
     return "window.tutorialTrainedModel = {" + entries + "\n};\n";
 }
 
-void carry_trained_model(Lesson& lesson) { lesson.page_file("trained_model.js", trained_model_script); }
+void carry_trained_model(Lesson& lesson, const std::vector<Recipe>& recipes) {
+    lesson.page_file("trained_model.js", [recipes] { return trained_model_script(recipes); });
+}

@@ -34,7 +34,7 @@ std::vector<NamedTensor> tensors_of(Gpt<float>& model, bool with_values) {
     return tensors;
 }
 
-const char* const log_header = "step train held_out induction first_copy second_copy";  // copying_probe.hpp
+const char* const log_header = "step train held_out induction first_copy second_copy";  // gpt_copying.hpp
 
 std::string log_text(const TrainedGpt& t) {
     std::string text = fmt::format("seconds {:.3f}\n{}\n", t.seconds, log_header);

@@ -1,0 +1,25 @@
+// Chapter 23 · the control: the same recipe trained on the other book (the plain book for a
+// model trained with repeats, and the other way round), measured as the model is, side by side.
+#pragma once
+
+#include "chapters/23_inside_the_model/kept_measurements.hpp"
+#include "common/language_model/language_model.hpp"
+
+class Lesson;
+
+// The twin, trained or read back, and what it shows beside the model: its heads' scores and
+// removals, its composition.
+struct Twin {
+    LanguageModel model;
+    double repeats = 0.0;     // its recipe's share of windows given a repeated passage
+    Measurements measured;
+    Composition composition;  // none with one block
+
+    // Its parameters as "twin." + nanoGPT's names, its training log and its measurements as "twin_" + theirs.
+    MatrixList matrices() const;
+};
+Twin measure_twin(LanguageModel twin, double repeats, const Probe& probe);
+
+// The model and its twin, one column each, and both induction scores along the training.
+void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const Measurements& model,
+                  const Composition& composition, const Twin& twin);
