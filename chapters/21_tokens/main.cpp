@@ -3,17 +3,21 @@
 // The lesson: Moby-Dick's characters, then byte-pair encoding learned on its first 90 %: the
 // first merges, the vocabulary growing, the learner's sentence split merge by merge, and what a
 // larger vocabulary buys on the held-out 10 %. The learning is common/tokens/tokenizer.cpp; the
-// loops of math.cpp show it and check it.
+// loops of math.cpp show it and check it. With --tokenizer gpt2, GPT-2's own tokenizer instead,
+// on bytes (gpt2_steps.hpp), beside the book's.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "chapters/21_tokens/checks.hpp"
+#include "chapters/21_tokens/gpt2_steps.hpp"
 #include "chapters/21_tokens/math.hpp"
 #include "common/display/fit_width.hpp"
+#include "common/byte_tokens/gpt2_files.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/text/corpus.hpp"
@@ -163,6 +167,7 @@ void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out
 struct Flags {
     std::size_t vocab = 256, merges_shown = 10;
     std::string text = "The cat sat on the mat.", corpus_path;
+    std::string tokenizer = "book";
 };
 
 void add_flags(Lesson& lesson, Flags& f) {
@@ -170,13 +175,18 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--text", f.text, "the sentence to split into tokens");
     lesson.option("--corpus", f.corpus_path, "your own UTF-8 text instead of Moby-Dick", Text::path);
     lesson.option("--merges-shown", f.merges_shown, "the first merges shown and recounted", Range{1, 40});
+    lesson.option("--tokenizer", f.tokenizer,
+                  "book: byte-pair encoding learned here on the book's characters; gpt2: GPT-2's own, on bytes "
+                  "(its 50,257 symbols), beside the book's",
+                  Choices{"book", "gpt2"});
 }
 
 // Everything a learner gives, read and checked before anything prints.
 struct Inputs {
     Corpus corpus;
     Tokenizer characters;
-    std::u32string sentence;
+    std::u32string sentence;  // empty with --tokenizer gpt2 when the book lacks a character of it
+    std::string unread;       // then: that character
 };
 
 Inputs read_inputs(const Flags& f) {
@@ -186,8 +196,19 @@ Inputs read_inputs(const Flags& f) {
     Tokenizer characters = char_tokenizer(corpus.text);
     if (f.vocab < characters.size())
         throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", f.vocab, characters.size()));
-    std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
-    return Inputs{std::move(corpus), std::move(characters), std::move(sentence)};
+    if (f.tokenizer == "book") {
+        std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
+        return Inputs{std::move(corpus), std::move(characters), std::move(sentence), {}};
+    }
+    // GPT-2 reads any UTF-8: its files and the text are checked now, before anything prints.
+    gpt2_tokenizer();
+    if (f.text.empty()) throw InputError("--text: empty; give a sentence to split into tokens");
+    const std::u32string text = code_points_of(f.text, "--text");
+    for (const char32_t c : text)
+        if (std::none_of(characters.symbols.begin(), characters.symbols.end(),
+                         [c](const std::u32string& symbol) { return symbol == std::u32string(1, c); }))
+            return Inputs{std::move(corpus), std::move(characters), {}, visible_symbol(std::u32string(1, c))};
+    return Inputs{std::move(corpus), std::move(characters), text, {}};
 }
 
 // The merges learned on the training text (timed), the first --vocab of them, and the sentence.
@@ -217,6 +238,23 @@ int main(int argc, char** argv) {
         const Inputs in = read_inputs(f);
         const std::u32string& sentence = in.sentence;
         const std::u32string training = in.corpus.training(), held_out = in.corpus.held_out();
+        if (f.tokenizer == "gpt2") {
+            Part<ByteLevelRead>& gpt2 = lesson.part<ByteLevelRead>([&] { return read_with_gpt2(lesson, f.text); });
+            std::optional<Part<Learned>*> book;  // only when the book reads every character of the text
+            if (in.unread.empty())
+                book = &lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });
+            lesson.step("bytes", "GPT-2 reads bytes", [&] { show_gpt2_bytes(lesson, gpt2()); });
+            lesson.step("pieces", "GPT-2's pattern: the pieces", [&] { show_gpt2_pieces(lesson, gpt2()); });
+            lesson.step("merges", "The merges that build each token", [&] { show_gpt2_merges(lesson, gpt2()); });
+            lesson.step("ids", "The ids, and back to the bytes", [&] { show_gpt2_ids(lesson, gpt2()); });
+            lesson.step("beside-the-book", "The book's tokenizer beside GPT-2's", [&] {
+                show_gpt2_beside_the_book(lesson, gpt2(),
+                                          book ? std::optional<Tokenizer>((**book)().tokenizer) : std::nullopt, in.unread);
+            });
+            lesson.step("checks", "Self-checks", [&] { check_gpt2(lesson.checks(), gpt2()); });
+            lesson.present();
+            return;
+        }
         Part<Learned>& learned = lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });
         lesson.step("characters", "The characters", [&] { show_characters(lesson, in.corpus, in.characters); });
         lesson.step("words", "Words first", [&] { show_words(lesson, sentence); });

@@ -14,15 +14,19 @@ foreach(library xtensor xtl xsimd fmt CLI)
 endforeach()
 file(CREATE_LINK ${CMAKE_SOURCE_DIR}/tools/wasm/utf8proc.h ${WASM_INCLUDE}/utf8proc.h SYMBOLIC)
 
-# The display width of every code point, as the machine's utf8proc says (a program of the host).
+# The display width and the Unicode category of every code point, as the machine's utf8proc says
+# (a program of the host).
 set(WIDTHS ${CMAKE_BINARY_DIR}/include/utf8proc_widths.inc)
-if(NOT EXISTS ${WIDTHS})
+set(CATEGORIES ${CMAKE_BINARY_DIR}/include/utf8proc_categories.inc)
+if(NOT EXISTS ${WIDTHS} OR NOT EXISTS ${CATEGORIES})
   execute_process(COMMAND g++ -O1 -o ${CMAKE_BINARY_DIR}/width_table ${CMAKE_SOURCE_DIR}/tools/wasm/width_table.cpp -lutf8proc
                   RESULT_VARIABLE built)
   execute_process(COMMAND ${CMAKE_BINARY_DIR}/width_table OUTPUT_FILE ${WIDTHS} RESULT_VARIABLE written)
-  if(NOT built EQUAL 0 OR NOT written EQUAL 0)
-    file(REMOVE ${WIDTHS})
-    message(FATAL_ERROR "could not write the table of character widths from utf8proc (libutf8proc-dev)")
+  execute_process(COMMAND ${CMAKE_BINARY_DIR}/width_table categories OUTPUT_FILE ${CATEGORIES}
+                  RESULT_VARIABLE categorised)
+  if(NOT built EQUAL 0 OR NOT written EQUAL 0 OR NOT categorised EQUAL 0)
+    file(REMOVE ${WIDTHS} ${CATEGORIES})
+    message(FATAL_ERROR "could not write the tables of character widths and categories from utf8proc (libutf8proc-dev)")
   endif()
 endif()
 

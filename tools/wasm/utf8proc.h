@@ -1,7 +1,8 @@
-// The three functions of utf8proc the project calls, for the WebAssembly build (Debian has no
+// The four functions of utf8proc the project calls, for the WebAssembly build (Debian has no
 // utf8proc for WebAssembly): decoding and encoding UTF-8 as utf8proc 2.8 does, and each code
-// point's display width read from the machine's own utf8proc when the build was configured
-// (utf8proc_widths.inc, written by tools/wasm/width_table.cpp).
+// point's display width and Unicode category read from the machine's own utf8proc when the build
+// was configured (utf8proc_widths.inc and utf8proc_categories.inc, written by
+// tools/wasm/width_table.cpp).
 #pragma once
 
 #include <stddef.h>
@@ -69,4 +70,31 @@ inline int utf8proc_charwidth(utf8proc_int32_t c) {
         if (ranges[mid].last < c) lo = mid + 1; else hi = mid;
     }
     return lo < sizeof ranges / sizeof ranges[0] && ranges[lo].first <= c ? ranges[lo].width : 1;
+}
+
+// Unicode's general categories, numbered as utf8proc numbers them.
+typedef enum {
+    UTF8PROC_CATEGORY_CN = 0, UTF8PROC_CATEGORY_LU = 1, UTF8PROC_CATEGORY_LL = 2, UTF8PROC_CATEGORY_LT = 3,
+    UTF8PROC_CATEGORY_LM = 4, UTF8PROC_CATEGORY_LO = 5, UTF8PROC_CATEGORY_MN = 6, UTF8PROC_CATEGORY_MC = 7,
+    UTF8PROC_CATEGORY_ME = 8, UTF8PROC_CATEGORY_ND = 9, UTF8PROC_CATEGORY_NL = 10, UTF8PROC_CATEGORY_NO = 11,
+    UTF8PROC_CATEGORY_PC = 12, UTF8PROC_CATEGORY_PD = 13, UTF8PROC_CATEGORY_PS = 14, UTF8PROC_CATEGORY_PE = 15,
+    UTF8PROC_CATEGORY_PI = 16, UTF8PROC_CATEGORY_PF = 17, UTF8PROC_CATEGORY_PO = 18, UTF8PROC_CATEGORY_SM = 19,
+    UTF8PROC_CATEGORY_SC = 20, UTF8PROC_CATEGORY_SK = 21, UTF8PROC_CATEGORY_SO = 22, UTF8PROC_CATEGORY_ZS = 23,
+    UTF8PROC_CATEGORY_ZL = 24, UTF8PROC_CATEGORY_ZP = 25, UTF8PROC_CATEGORY_CC = 26, UTF8PROC_CATEGORY_CF = 27,
+    UTF8PROC_CATEGORY_CS = 28, UTF8PROC_CATEGORY_CO = 29
+} utf8proc_category_t;
+
+// Code point c's category: Cn (unassigned) but in the ranges of the table.
+inline utf8proc_category_t utf8proc_category(utf8proc_int32_t c) {
+    struct Range { utf8proc_int32_t first, last; int category; };
+    static const Range ranges[] = {
+#include "utf8proc_categories.inc"
+    };
+    size_t lo = 0, hi = sizeof ranges / sizeof ranges[0];
+    while (lo < hi) {  // the first range that ends at or after c
+        const size_t mid = (lo + hi) / 2;
+        if (ranges[mid].last < c) lo = mid + 1; else hi = mid;
+    }
+    const bool in = lo < sizeof ranges / sizeof ranges[0] && ranges[lo].first <= c;
+    return in ? utf8proc_category_t(ranges[lo].category) : UTF8PROC_CATEGORY_CN;
 }
