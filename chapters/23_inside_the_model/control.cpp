@@ -59,9 +59,9 @@ std::string verdict(double repeats, const HeadScores& s, const Removals& r) {
 
 }  // namespace
 
-Twin measure_twin(LanguageModel twin, double repeats, const Probe& probe) {
-    Twin t;
-    t.model = std::move(twin), t.repeats = repeats;
+Control measure_control(LanguageModel control, double repeats, const Probe& probe) {
+    Control t;
+    t.model = std::move(control), t.repeats = repeats;
     const Gpt<float>& model = t.model.trained.model;
     t.measured = measured(model, t.model.held_out_ids(), probe);
     if (model.config.layers >= 2) {
@@ -71,21 +71,21 @@ Twin measure_twin(LanguageModel twin, double repeats, const Probe& probe) {
     return t;
 }
 
-MatrixList Twin::matrices() const {
+MatrixList Control::matrices() const {
     MatrixList all;
     for (const MatrixList& part : {model.matrices(), measured.scores.matrices(), measured.removals.matrices(),
                                    composition.matrices()})
         for (ListedMatrix m : part) {
             const bool parameter = m.name.find('.') != std::string::npos;
-            m.name = (parameter ? "twin." : "twin_") + m.name;
-            m.opens.clear();  // the page opens the model's heads, not the twin's
+            m.name = (parameter ? "control." : "control_") + m.name;
+            m.opens.clear();  // the page opens the model's heads, not the control's
             all.push_back(m);
         }
     return all;
 }
 
 void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const Measurements& model,
-                  const Composition& composition, const Twin& twin) {
+                  const Composition& composition, const Control& control) {
     const HeadScores& s = model.scores;
     if (s.layers < 2) {
         lesson.say("One block: no head of a later block to compare.");
@@ -93,10 +93,10 @@ void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const
     }
     lesson.say(fmt::format(
         "The same recipe trained on the other book: {} steps each, the same number of tokens read, the\n"
-        "model ({}) beside its twin ({}), both measured as steps 2, 5 and 7 measure:",
-        with_commas(lm.trained.log.back().step), share_flag(repeats), share_flag(twin.repeats)));
+        "model ({}) beside its control ({}), both measured as steps 2, 5 and 7 measure:",
+        with_commas(lm.trained.log.back().step), share_flag(repeats), share_flag(control.repeats)));
     const std::vector<std::string> ours = column(s, model.removals, composition),
-                                   theirs = column(twin.measured.scores, twin.measured.removals, twin.composition);
+                                   theirs = column(control.measured.scores, control.measured.removals, control.composition);
     const std::vector<std::string> names{"held-out loss (the plain book)",
                                          "block 1's highest induction score",
                                          "  times chance",
@@ -107,10 +107,10 @@ void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const
                                          "K-composition with the prev.-token head"};
     std::vector<TextRow> rows_;
     for (std::size_t i = 0; i < names.size(); ++i) rows_.push_back({names[i], ours[i], theirs[i]});
-    lesson.table({"measured", share_flag(repeats), share_flag(twin.repeats)}, rows_, 16);
+    lesson.table({"measured", share_flag(repeats), share_flag(control.repeats)}, rows_, 16);
     lesson.say_under("(K-composition: times random, with block 0's highest previous-token share)");
     lesson.say(verdict(repeats, s, model.removals) + "\n" +
-               verdict(twin.repeats, twin.measured.scores, twin.measured.removals));
+               verdict(control.repeats, control.measured.scores, control.measured.removals));
     ChartOptions chart;
     chart.width = 56, chart.height = 8, chart.label_width = 7;
     chart.y_text = [](double v) { return format_number(v, 2); };
@@ -119,6 +119,6 @@ void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const
     chart.x_title = "step";
     lesson.chart("induction_with_and_without", "The best block-1 induction score along each training", {"step", false},
                  {"induction score", false},
-                 {induction_trace(lm, share_flag(repeats), "r"), induction_trace(twin.model, share_flag(twin.repeats), "p")},
+                 {induction_trace(lm, share_flag(repeats), "r"), induction_trace(control.model, share_flag(control.repeats), "p")},
                  chart);
 }

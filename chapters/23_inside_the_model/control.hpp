@@ -7,19 +7,19 @@
 
 class Lesson;
 
-// The twin, trained or read back, and what it shows beside the model: its heads' scores and
+// The control, trained or read back, and what it shows beside the model: its heads' scores and
 // removals, its composition.
-struct Twin {
+struct Control {
     LanguageModel model;
     double repeats = 0.0;     // its recipe's share of windows given a repeated passage
     Measurements measured;
     Composition composition;  // none with one block
 
-    // Its parameters as "twin." + nanoGPT's names, its training log and its measurements as "twin_" + theirs.
+    // Its parameters as "control." + nanoGPT's names, its training log and its measurements as "control_" + theirs.
     MatrixList matrices() const;
 };
-Twin measure_twin(LanguageModel twin, double repeats, const Probe& probe);
+Control measure_control(LanguageModel control, double repeats, const Probe& probe);
 
-// The model and its twin, one column each, and both induction scores along the training.
+// The model and its control, one column each, and both induction scores along the training.
 void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const Measurements& model,
-                  const Composition& composition, const Twin& twin);
+                  const Composition& composition, const Control& control);

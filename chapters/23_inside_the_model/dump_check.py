@@ -240,12 +240,12 @@ def check(dump, expect, softmax):
     expect(f"{tag}: shift_patching == L1 H{reader}'s weights on i − s + 1 and i − s + 2, block-0 heads spliced from "
            "the twins in numpy", d["shift_patching"], np.array(rows), tol=1e-5)
 
-    # 9. The control: the twin's parameters measured the same way (its induction scores, its copies).
-    tw = {k[len("twin."):]: v.astype(np.float64) for k, v in d.items() if k.startswith("twin.transformer.")}
-    g = forward(tw, d["twin_random_sequences"].astype(int))
-    expect(f"{tag}: twin_induction_score == the twin's mean A_h[i, i − s + 1] in numpy", d["twin_induction_score"],
+    # 9. The control: the control's parameters measured the same way (its induction scores, its copies).
+    cm = {k[len("control."):]: v.astype(np.float64) for k, v in d.items() if k.startswith("control.transformer.")}
+    g = forward(cm, d["control_random_sequences"].astype(int))
+    expect(f"{tag}: control_induction_score == the control's mean A_h[i, i − s + 1] in numpy", d["control_induction_score"],
            np.array([[g["weights"][l][:, h, q, q - s + 1].mean() for h in range(H)] for l in range(L)]), tol=1e-5)
-    passages = d["twin_repeated_passages"].astype(int)
-    loss = losses(forward(tw, passages[:, :-1])["logits"], passages[:, 1:])
-    relative("twin_repeated_losses' first row == the twin's loss on each copy", d["twin_repeated_losses"][0],
+    passages = d["control_repeated_passages"].astype(int)
+    loss = losses(forward(cm, passages[:, :-1])["logits"], passages[:, 1:])
+    relative("control_repeated_losses' first row == the control's loss on each copy", d["control_repeated_losses"][0],
              [loss[:, :s - 1].mean(), loss[:, s:].mean()], 1e-5)

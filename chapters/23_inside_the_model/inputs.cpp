@@ -16,17 +16,17 @@ Recipe circuit_recipe() {
     return r;
 }
 
-Recipe twin_recipe(const Recipe& r) {
-    Recipe twin = r;
-    twin.gpt.repeats = r.gpt.repeats > 0.0 ? 0.0 : circuit_repeats;
-    twin.checkpoint.clear();
-    return twin;
+Recipe control_recipe(const Recipe& r) {
+    Recipe control = r;
+    control.gpt.repeats = r.gpt.repeats > 0.0 ? 0.0 : circuit_repeats;
+    control.checkpoint.clear();
+    return control;
 }
 
 void add_flags(Lesson& lesson, Flags& f) {
     add_recipe_flags(lesson, f.recipe);
     lesson.option("--text", f.text, "the sentence read through the logit lens (two tokens at least)");
-    carry_trained_model(lesson, {circuit_recipe(), twin_recipe(circuit_recipe())});  // the page reads both models
+    carry_trained_model(lesson, {circuit_recipe(), control_recipe(circuit_recipe())});  // the page reads both models
     lesson.option("--clean", f.clean, "patching: the sentence whose heads are copied");
     lesson.option("--corrupt", f.corrupt, "patching: the sentence they are copied into (as many tokens)");
     // Without them, the head shown is the one whose removal costs most (step 3).

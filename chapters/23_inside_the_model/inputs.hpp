@@ -13,12 +13,12 @@ class Lesson;
 
 // The recipe of this chapter's model: chapter 22's GPT, 2 blocks of 2 heads, d_model 64, 6,000
 // steps, every training window given a repeated passage (--repeats 1): the smallest share and
-// budget measured to form an induction head on the book. Its twin (twin_recipe) is the control.
+// budget measured to form an induction head on the book. Its control is control_recipe.
 constexpr double circuit_repeats = 1.0;
 Recipe circuit_recipe();
 // The same recipe on the other book: the plain book for a recipe with repeats, and
 // circuit_repeats for one without; never a checkpoint (it is trained or read back as kept).
-Recipe twin_recipe(const Recipe& r);
+Recipe control_recipe(const Recipe& r);
 
 struct Flags {
     Recipe recipe = circuit_recipe();

@@ -401,7 +401,7 @@ std::size_t head_shown(const Lesson& lesson, const Flags& f, const Removals& rem
 
 // Everything a learner gives, read and checked before anything prints or trains.
 struct Inputs {
-    Corpus corpus, twin_corpus;  // the same text, read once: the model's and its twin's
+    Corpus corpus, control_corpus;  // the same text, read once: the model's and its control's
     std::optional<TrainedGpt> given;  // --checkpoint DIR
     Sentences sentences;
 };
@@ -409,7 +409,7 @@ struct Inputs {
 Inputs read_inputs(const Lesson& lesson, Flags& f) {
     Recipe& r = f.recipe;
     Inputs in{checked_recipe(r), {}, std::nullopt, {}};
-    in.twin_corpus = in.corpus;
+    in.control_corpus = in.corpus;
     check_head(f.layer, f.head, r.gpt.config);  // their ranges are the largest a recipe allows
     if (f.all_held_out && lesson.given("--windows"))
         throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
@@ -498,10 +498,10 @@ int main(int argc, char** argv) {
             return prepare_language_model(std::move(in.corpus), f.recipe, std::move(in.given), gpt_progress_bar());
         });
         Part<Inside>& inside = lesson.part<Inside>([&] { return look_inside(lesson, lm(), f.probe, in.sentences); });
-        const Recipe twin_of = twin_recipe(f.recipe);
-        Part<Twin>& twin = lesson.part<Twin>([&] {
-            return measure_twin(prepare_language_model(std::move(in.twin_corpus), twin_of, std::nullopt, gpt_progress_bar()),
-                                twin_of.gpt.repeats, f.probe);
+        const Recipe control_of = control_recipe(f.recipe);
+        Part<Control>& control = lesson.part<Control>([&] {
+            return measure_control(prepare_language_model(std::move(in.control_corpus), control_of, std::nullopt, gpt_progress_bar()),
+                                control_of.gpt.repeats, f.probe);
         });
         lesson.step("model", "The model and what is measured",
                     [&] { show_model(lesson, lm(), f.recipe.gpt.repeats, inside().scores, f.probe); });
@@ -521,7 +521,7 @@ int main(int argc, char** argv) {
                     [&] { show_shifted(lesson, inside().scores, inside().shifted); });
         lesson.step("control", "The control: the same recipe, with and without the repeats", [&] {
             show_control(lesson, lm(), f.recipe.gpt.repeats, {inside().scores, inside().removals}, inside().composition,
-                         twin());
+                         control());
         });
         lesson.step("patching", "Which head carries the word: activation patching",
                     [&] { show_patching(lesson, lm(), inside().patching); });
