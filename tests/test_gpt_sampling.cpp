@@ -71,6 +71,21 @@ TEST_CASE("sampling probabilities: softmax of the top k at temperature τ") {
         for (int i = 0; i < draws; ++i) counted[sample_token(logits, 1.0, 3, (i + 0.5) / draws)] += 1.0 / draws;
         for (std::size_t j = 0; j < logits.size(); ++j) CHECK(counted[j] == doctest::Approx(p[j]).epsilon(1e-4));
     }
+    SUBCASE("top p keeps the fewest of the largest whose probabilities reach p, rescaled") {
+        const std::vector<float> four{3.0f, 2.0f, 1.0f, 0.0f};
+        const double e3 = std::exp(3.0), e2 = std::exp(2.0), all = e3 + e2 + std::exp(1.0) + 1.0;
+        REQUIRE(e3 / all < 0.8);
+        REQUIRE((e3 + e2) / all >= 0.8);  // so p = 0.8 keeps the first two
+        const std::vector<double> p = sampling_probabilities(four, 1.0, 0, 0.8);
+        CHECK(p[0] == doctest::Approx(e3 / (e3 + e2)).epsilon(1e-12));
+        CHECK(p[1] == doctest::Approx(e2 / (e3 + e2)).epsilon(1e-12));
+        CHECK((p[2] == 0.0 && p[3] == 0.0));
+        CHECK(sampling_probabilities(four, 1.0, 0, 0.01) == std::vector<double>{1, 0, 0, 0});  // always one
+        CHECK(sampling_probabilities(four, 1.0, 0, 1.0)[3] > 0.0);                             // 1: every token
+        CHECK(sample_token(four, 1.0, 0, 0.9999, 0.8) == 1);  // a draw past the nucleus's share stays in it
+        CHECK_THROWS_AS(sampling_probabilities(four, 1.0, 0, 0.0), InputError);
+        CHECK_THROWS_AS(sampling_probabilities(four, 1.0, 0, 1.5), InputError);
+    }
     CHECK_THROWS_AS(sampling_probabilities(logits, 0.0, 0), InputError);
 }
 

@@ -110,3 +110,33 @@ void check_language_model(SelfChecks& check, const LanguageModel& lm, const Sent
                             log.back().held_out),
                 std::abs(now - log.back().held_out) / log.back().held_out, 1e-6);
 }
+
+void check_writing(SelfChecks& check, const LanguageModel& lm, const Writing& w, double temperature, std::size_t top_k,
+                   double top_p, std::uint64_t seed) {
+    const Gpt<float>& model = lm.trained.model;
+    const std::size_t L = model.config.layers, H = model.config.heads;
+    double logits = 0.0, weights = 0.0;
+    Tokens text = w.prompt;
+    for (std::size_t t = 0; t < w.written.size(); ++t) {
+        // before token t: the full pass over the text so far, its last row
+        const GptForward<float> before = gpt_forward(model, {text});
+        const std::size_t V = model.config.vocab, last = text.size() - 1;
+        double largest = 1.0, error = 0.0;
+        for (std::size_t v = 0; v < V; ++v) {
+            largest = std::max(largest, std::abs(double(before.logits(last, v))));
+            error = std::max(error, std::abs(double(before.logits(last, v)) - double(w.logits[t][v])));
+        }
+        logits = std::max(logits, error / largest);
+        text.push_back(w.written[t]);
+        const GptForward<float> after = gpt_forward(model, {text});
+        for (std::size_t k = 0; k < L * H; ++k)
+            for (std::size_t j = 0; j < text.size(); ++j)
+                weights = std::max(weights, std::abs(double(after.blocks[k / H].weights[k % H](text.size() - 1, j)) -
+                                                     double(w.attention[t][k](0, j))));
+    }
+    check.close("writing: the cache's logits before each token = the full forward pass's (relative)", logits, 1e-5);
+    check.close("writing: each new token's attention, read from the cache = the full pass's last row, every head",
+                weights, 1e-5);
+    const Tokens again = generate(model, w.prompt, w.written.size(), temperature, top_k, seed, top_p);
+    check.that("writing: the tokens = generate()'s, the samples' function, with the same seed", again == w.written);
+}

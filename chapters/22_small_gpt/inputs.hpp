@@ -13,8 +13,10 @@ struct Flags {
     Recipe recipe = default_recipe();
     std::string text = "The cat sat on the mat.";  // --text: the sentence the model reads
     std::string prompt = "The whale";              // --prompt: where samples start
-    double temperature = 0.8;
+    double temperature = 0.8, top_p = 1.0;
     std::size_t top_k = 20, sample_tokens = 40;
+    std::size_t generate = 0;  // --generate N: N tokens written one at a time, each step shown
+    bool greedy = false;       // --greedy: the most likely token each time
     std::uint64_t sample_seed = 1;
     std::size_t layer = 0;  // --layer: the block whose heads the terminal prints
 };

@@ -17,6 +17,7 @@
 #include "chapters/22_small_gpt/checks.hpp"
 #include "chapters/22_small_gpt/inputs.hpp"
 #include "chapters/22_small_gpt/math.hpp"
+#include "chapters/22_small_gpt/writing.hpp"
 #include "common/display/text_table.hpp"
 #include "common/gpt/gpt_sampling.hpp"
 #include "common/learning/adamw.hpp"
@@ -39,7 +40,7 @@ std::string opening_of(const Corpus& corpus, std::size_t most) {
 std::string sample_text(const LanguageModel& lm, const Gpt<float>& model, const Flags& f, const std::u32string& prompt) {
     const Tokenizer& t = lm.trained.tokenizer;
     const Tokens ids = model_tokens(t, prompt);
-    const Tokens more = generate(model, ids, f.sample_tokens, f.temperature, f.top_k, f.sample_seed);
+    const Tokens more = generate(model, ids, f.sample_tokens, f.temperature, f.greedy ? 1 : f.top_k, f.sample_seed, f.top_p);
     return utf8_of(prompt) + "▸" + utf8_of(decode(t, TokenIds(more.begin(), more.end())));
 }
 
@@ -200,6 +201,13 @@ Inputs read_inputs(const Lesson& lesson, Flags& f) {
         if (tokens > T)
             throw InputError(fmt::format("--text: {} tokens, more than the {} the model reads at once (--context)", tokens, T));
     }
+    if (f.generate > 0) {  // the cache holds one context: the window does not slide here
+        const std::size_t prompt = model_tokens(in.given ? in.given->tokenizer : tokenizer_of(in.corpus, r), in.prompt).size();
+        if (prompt + f.generate > T)
+            throw InputError(fmt::format("--generate {}: the prompt's {} tokens and {} more pass the context of {} (at "
+                                         "most {} here; the window does not slide)",
+                                         f.generate, prompt, f.generate, T, T > prompt ? T - prompt : 0));
+    }
     return in;
 }
 
@@ -223,8 +231,10 @@ struct Samples {
 };
 
 std::string sampling_of(const Flags& f) {
-    return fmt::format("Sampled after training, τ = {}, {}", format_number(f.temperature, 2),
-                       f.top_k == 0 ? std::string("among every token (--top-k 0)") : fmt::format("top k = {}", f.top_k));
+    if (f.greedy) return "Written after training, the most likely token each time (--greedy)";
+    return fmt::format("Sampled after training, τ = {}, {}{}", format_number(f.temperature, 2),
+                       f.top_k == 0 ? std::string("among every token (--top-k 0)") : fmt::format("top k = {}", f.top_k),
+                       f.top_p < 1.0 ? fmt::format(", top p = {}", format_number(f.top_p, 3)) : std::string());
 }
 
 }  // namespace
@@ -252,12 +262,20 @@ int main(int argc, char** argv) {
                     [&] { show_sample(lesson, "Sampled from the model before training", samples().before); });
         lesson.step("training", "Training: the loss from ln V down", [&] { show_training(lesson, lm(), r); });
         lesson.step("after", "Text from the trained model", [&] { show_sample(lesson, sampling_of(f), samples().after); });
+        std::optional<Part<Writing>*> writing;  // --generate N: the step, and its checks
+        if (f.generate > 0) {
+            writing = &lesson.part<Writing>([&] { return write_labelled(lesson, lm(), f, model_tokens(lm().trained.tokenizer, in.prompt)); });
+            lesson.step("writing", "One token at a time", [&] { show_writing(lesson, lm(), f, (**writing)()); });
+        }
         lesson.step("your-sentence", "Your sentence: every head's attention",
                     [&] { show_sentence(lesson, lm(), read(), f.layer); });
         lesson.step("model-view", "Where each head looks", [&] { show_model_view(lesson, lm(), read()); });
         lesson.step("next-tokens", "What comes next, after each token",
                     [&] { show_predictions(lesson, lm(), read()); });
-        lesson.step("checks", "Self-checks", [&] { check_language_model(lesson.checks(), lm(), read(), in.sentence); });
+        lesson.step("checks", "Self-checks", [&] {
+            check_language_model(lesson.checks(), lm(), read(), in.sentence);
+            if (writing) check_writing(lesson.checks(), lm(), (**writing)(), f.temperature, f.greedy ? 1 : f.top_k, f.top_p, f.sample_seed);
+        });
         lesson.present();
     });
 }

@@ -11,8 +11,11 @@
 #include <xtensor/xview.hpp>
 
 #include "common/attention/softmax.hpp"
+#include "common/gpt/gpt_decoding.hpp"
+#include "common/gpt/gpt_sampling.hpp"
 #include "common/block/layer_norm.hpp"
 #include "common/numbers/matmul.hpp"
+#include "common/numbers/random.hpp"
 
 Matrix embed(const Gpt<float>& m, const Tokens& ids) {
     const std::size_t n = ids.size(), d = m.config.d_model;
@@ -138,4 +141,53 @@ MatrixList SentenceRead::matrices() const {
     list.push_back({"top_probabilities", top_probabilities, "their probabilities", "tokens", ""});
     list.push_back({"looks_most", looks_most, "argmax_j A_lh[i, j]", "heads", "tokens", MatrixKind::indices});
     return list;
+}
+
+Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t count, double temperature,
+                     std::size_t top_k, double top_p, std::uint64_t seed) {
+    const std::size_t V = model.config.vocab, L = model.config.layers, H = model.config.heads;
+    Writing w;
+    w.prompt = prompt;
+    w.candidates = Matrix(xt::zeros<float>({count, predictions_shown}));
+    w.model_odds = w.candidates, w.drawn_odds = w.candidates;
+    w.draws = Matrix(xt::zeros<float>({count, std::size_t(1)}));
+    // 1. the prompt into the cache
+    GptCache cache = empty_cache(model.config);
+    std::vector<float> logits;
+    for (const std::size_t id : prompt) logits = next_logits(model, cache, id);
+    Random rng(seed);
+    for (std::size_t t = 0; t < count; ++t) {
+        // 2. the odds: the model's, and as drawn; the five largest logits
+        const std::vector<double> p = sampling_probabilities(logits, 1.0, 0), q = sampling_probabilities(logits, temperature, top_k, top_p);
+        std::vector<std::size_t> ids;
+        std::vector<double> unused;
+        most_likely(logits.data(), V, predictions_shown, ids, unused);
+        for (std::size_t c = 0; c < ids.size(); ++c)
+            w.candidates(t, c) = float(ids[c]), w.model_odds(t, c) = float(p[ids[c]]), w.drawn_odds(t, c) = float(q[ids[c]]);
+        // 3. the draw, and the token read into the cache: its attention over every token so far
+        const double uniform = rng.uniform();
+        w.draws(t, 0) = float(uniform);
+        w.logits.push_back(logits);
+        w.written.push_back(sample_token(logits, temperature, top_k, uniform, top_p));
+        logits = next_logits(model, cache, w.written.back());
+        std::vector<Matrix> heads;
+        for (std::size_t k = 0; k < L * H; ++k) {
+            const std::vector<float>& a = cache.newest_weights[k];
+            Matrix row = Matrix(xt::zeros<float>({std::size_t(1), a.size()}));
+            for (std::size_t j = 0; j < a.size(); ++j) row(0, j) = a[j];
+            heads.push_back(row);
+        }
+        w.attention.push_back(heads);
+    }
+    w.written_ids = Matrix(xt::zeros<float>({std::size_t(1), count}));
+    for (std::size_t t = 0; t < count; ++t) w.written_ids(0, t) = float(w.written[t]);
+    return w;
+}
+
+MatrixList Writing::matrices() const {
+    return {{"written_ids", written_ids, "the tokens drawn one at a time", "", "written", MatrixKind::indices},
+            {"candidates", candidates, "before each: the five largest logits' ids", "written", "", MatrixKind::indices},
+            {"model_odds", model_odds, "their p = softmax(logits)", "written", ""},
+            {"drawn_odds", drawn_odds, "their q: softmax(logits / τ) over the top k, within the top p", "written", ""},
+            {"draws", draws, "the uniform number of each draw", "written", ""}};
 }

@@ -24,6 +24,14 @@
 //      p_i = softmax(logits_i)                                         (V)
 //   and where each head looks most: for each query i, argmax_j A_h[i, j].
 //
+// Writing, one token at a time, through chapter 13's cache (common/gpt/gpt_decoding.hpp): the
+// prompt read into the cache, then for each new token t:
+//   logits ℓ = what the cache gives after the last token                  (V)
+//   the model's own odds  p = softmax(ℓ); as drawn  q = softmax(ℓ / τ) over the top k, cut to
+//   the top p and rescaled (common/gpt/gpt_sampling.hpp); t = the draw from q (--greedy: the
+//   largest ℓ), and t read into the cache: its attention over every token so far, each head's
+//   softmax(q_t K_hᵀ / √d_h) over the keys the cache keeps                (t + 1 keys)
+//
 // Weights are stored as PyTorch's nn.Linear stores them, (out × in): x · Wᵀ.
 // Shapes: n tokens of the sentence (n ≤ T, the context), V vocabulary, d = d_model, L layers,
 // H heads of width d_h = d / H.
@@ -54,6 +62,22 @@ struct SentenceRead {
     // "layer_head_weights"), top_ids and top_probabilities (rows "tokens"), looks_most.
     MatrixList matrices() const;
 };
+
+// The tokens written after a prompt, one at a time.
+struct Writing {
+    Tokens prompt, written;               // the prompt's ids; the N tokens drawn after it
+    Matrix written_ids;                   // (1 × N) the same, as numbers
+    Matrix candidates;                    // (N × 5) before token t: the five largest logits' ids
+    Matrix model_odds, drawn_odds;        // (N × 5) their p (the model's) and q (as drawn)
+    Matrix draws;                         // (N × 1) the uniform number each draw used
+    std::vector<std::vector<Matrix>> attention;  // [t][l·H + h] (1 × keys) token t's weights from the cache
+    std::vector<std::vector<float>> logits;      // [t] the cache's logits before token t (for the checks)
+    MatrixList matrices() const;                 // written_ids, the candidates and their odds, draws
+};
+// N tokens after `prompt` (prompt + N ≤ T): temperature τ > 0, top k (0: all), top p in (0, 1],
+// the draws from Random(seed) as generate() takes them (so the text is generate()'s).
+Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t count, double temperature,
+                     std::size_t top_k, double top_p, std::uint64_t seed);
 
 // The model's reading of one sentence (1 ≤ n ≤ T tokens): passes 1–3 and what follows.
 SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids);

@@ -135,6 +135,7 @@ void block_step(const GptBlock<float>& b, const GptConfig& c, GptCache& cache, s
             const std::vector<float> w = softmax_weights(s, 1.0f / std::sqrt(float(dh)), at.top_k, sink);
             for (std::size_t i = 0; i < n; ++i)
                 for (std::size_t col = 0; col < dh; ++col) z_h[col] += w[i] * values[j][i * dh + col];
+            cache.newest_weights[layer * H + h] = w;
         } else if (at.mixer == Mixer::linear) {  // S += φ(k) vᵀ, n += φ(k); z = φ(q)ᵀ S / φ(q) · n
             const auto phi = [](float e) { return e > 0.0f ? e + 1.0f : std::exp(e); };
             float *S = states[h].data(), *norm = S + dh * dh;
@@ -197,6 +198,7 @@ GptCache empty_cache(const GptConfig& c) {
     const std::size_t state = at.mixer == Mixer::linear ? dh * dh + dh : at.mixer == Mixer::softmax ? 0 : dh * dh;
     cache.states.assign(c.layers, std::vector<std::vector<float>>(state > 0 ? c.heads : 0, std::vector<float>(state, 0.0f)));
     if (rope_width(c) > 0) rope_table(c.context, rope_width(c), cache.rope_cos, cache.rope_sin);
+    cache.newest_weights.assign(c.layers * c.heads, {});
     return cache;
 }
 

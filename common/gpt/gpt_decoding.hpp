@@ -37,6 +37,9 @@ struct GptCache {
     std::vector<std::vector<std::vector<float>>> states;
     Mat<float> rope_cos, rope_sin;  // (T × r/2) the turns of every position (RoPE, MLA)
     std::size_t length = 0;         // tokens read
+    // [l·H + h] the newest token's attention weights over the keys kept, oldest first (softmax
+    // heads with keys; empty for MLA's latents and for the heads that keep a state)
+    std::vector<std::vector<float>> newest_weights;
 };
 
 // An empty cache for the model's blocks.
