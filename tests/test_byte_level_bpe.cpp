@@ -124,5 +124,6 @@ TEST_CASE("GPT-2's files, refused in one line naming the place") {
     CHECK(refusal(encoder, "#version: 0.2\nĠ t\nĠ t\n") == "vocab.bpe:3: this merge a second time");
     CHECK(refusal(encoder.substr(0, 100), "") .rfind("encoder.json: byte", 0) == 0);
     CHECK(refusal("[1, 2]", "").rfind("encoder.json: byte 1: expected {", 0) == 0);
-    CHECK(refusal("{\"a\": 0, \"b\": 0}", "").rfind("encoder.json: byte", 0) == 0);
+    CHECK(refusal("{\"a\": 0, \"b\": 0}", "") == "encoder.json: the id 0 a second time");
+    CHECK(refusal("{\"a\": 99999999}", "") == "encoder.json: the id 99999999 of a: past the 1 symbols (ids run 0 … 0)");
 }

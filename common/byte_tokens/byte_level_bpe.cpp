@@ -222,7 +222,7 @@ ByteLevelBpe read_byte_level_bpe(const std::string& encoder_json, const std::str
     skip_spaces(s, at);
     if (at >= s.size() || s[at] != '{') fail("expected { (a JSON object of symbols and their ids)");
     ++at;
-    std::vector<int> seen;
+    std::vector<std::pair<std::string, long long>> entries;  // in the file's order
     for (;;) {
         skip_spaces(s, at);
         if (at < s.size() && s[at] == '}' && bpe.ids.empty()) break;
@@ -236,16 +236,24 @@ ByteLevelBpe read_byte_level_bpe(const std::string& encoder_json, const std::str
         while (at < s.size() && s[at] >= '0' && s[at] <= '9' && id < 100000000) id = id * 10 + (s[at++] - '0');
         if (at == digits || id >= 100000000) fail("expected an id, a whole number below 100,000,000");
         if (!bpe.ids.emplace(symbol, int(id)).second) fail("the symbol " + symbol + " a second time");
-        if (bpe.symbols.size() <= std::size_t(id)) bpe.symbols.resize(std::size_t(id) + 1), seen.resize(std::size_t(id) + 1);
-        if (seen[std::size_t(id)]++) fail(describe("the id ", id, " a second time"));
-        bpe.symbols[std::size_t(id)] = symbol;
+        entries.emplace_back(symbol, id);
         skip_spaces(s, at);
         if (at < s.size() && s[at] == ',') { ++at; continue; }
         if (at < s.size() && s[at] == '}') break;
         fail("expected , or } after an id");
     }
-    for (std::size_t id = 0; id < seen.size(); ++id)
-        if (!seen[id]) throw InputError(describe(encoder_name, ": no symbol has the id ", id, " (ids run 0 … ", seen.size() - 1, ")"));
+    // the ids: 0 … n − 1, each once (n symbols)
+    bpe.symbols.assign(entries.size(), std::string());
+    std::vector<bool> seen(entries.size(), false);
+    for (const auto& [symbol, id] : entries) {
+        if (std::size_t(id) >= entries.size())
+            throw InputError(describe(encoder_name, ": the id ", id, " of ", symbol, ": past the ", entries.size(),
+                                      " symbols (ids run 0 … ", entries.size() - 1, ")"));
+        if (seen[std::size_t(id)])
+            throw InputError(describe(encoder_name, ": the id ", id, " a second time"));
+        seen[std::size_t(id)] = true;
+        bpe.symbols[std::size_t(id)] = symbol;
+    }
     if (bpe.symbols.size() < 256) throw InputError(describe(encoder_name, ": ", bpe.symbols.size(), " symbols; the 256 bytes at least"));
     // vocab.bpe: "#version …", then "left right" a line, the rank the line's order
     std::size_t line_number = 0, start = 0;
