@@ -58,18 +58,25 @@ inline utf8proc_ssize_t utf8proc_encode_char(utf8proc_int32_t c, utf8proc_uint8_
     return 0;
 }
 
-// Columns a terminal gives code point c: 1 but in the ranges of the table.
-inline int utf8proc_charwidth(utf8proc_int32_t c) {
-    struct Range { utf8proc_int32_t first, last; int width; };
-    static const Range ranges[] = {
-#include "utf8proc_widths.inc"
-    };
-    size_t lo = 0, hi = sizeof ranges / sizeof ranges[0];
+// A table of ranges of code points that share a value (the tables below).
+struct utf8proc_range { utf8proc_int32_t first, last; int value; };
+
+// The value of the range holding c, or `otherwise` when none does (the ranges sorted, apart).
+inline int utf8proc_range_value(const utf8proc_range* ranges, size_t count, utf8proc_int32_t c, int otherwise) {
+    size_t lo = 0, hi = count;
     while (lo < hi) {  // the first range that ends at or after c
         const size_t mid = (lo + hi) / 2;
         if (ranges[mid].last < c) lo = mid + 1; else hi = mid;
     }
-    return lo < sizeof ranges / sizeof ranges[0] && ranges[lo].first <= c ? ranges[lo].width : 1;
+    return lo < count && ranges[lo].first <= c ? ranges[lo].value : otherwise;
+}
+
+// Columns a terminal gives code point c: 1 but in the ranges of the table.
+inline int utf8proc_charwidth(utf8proc_int32_t c) {
+    static const utf8proc_range ranges[] = {
+#include "utf8proc_widths.inc"
+    };
+    return utf8proc_range_value(ranges, sizeof ranges / sizeof ranges[0], c, 1);
 }
 
 // Unicode's general categories, numbered as utf8proc numbers them.
@@ -86,15 +93,8 @@ typedef enum {
 
 // Code point c's category: Cn (unassigned) but in the ranges of the table.
 inline utf8proc_category_t utf8proc_category(utf8proc_int32_t c) {
-    struct Range { utf8proc_int32_t first, last; int category; };
-    static const Range ranges[] = {
+    static const utf8proc_range ranges[] = {
 #include "utf8proc_categories.inc"
     };
-    size_t lo = 0, hi = sizeof ranges / sizeof ranges[0];
-    while (lo < hi) {  // the first range that ends at or after c
-        const size_t mid = (lo + hi) / 2;
-        if (ranges[mid].last < c) lo = mid + 1; else hi = mid;
-    }
-    const bool in = lo < sizeof ranges / sizeof ranges[0] && ranges[lo].first <= c;
-    return in ? utf8proc_category_t(ranges[lo].category) : UTF8PROC_CATEGORY_CN;
+    return utf8proc_category_t(utf8proc_range_value(ranges, sizeof ranges / sizeof ranges[0], c, UTF8PROC_CATEGORY_CN));
 }
