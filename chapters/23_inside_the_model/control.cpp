@@ -23,12 +23,7 @@ Series induction_trace(const LanguageModel& m, const std::string& name, const st
 
 // One column of the table: a model's numbers, as text.
 std::vector<std::string> column(const HeadScores& s, const Removals& r, const Composition& c) {
-    const std::size_t H = s.heads;
-    std::size_t reader = 0, writer = 0;  // block 1's highest induction score, block 0's highest previous-token share
-    for (std::size_t h = 0; h < H; ++h) {
-        if (s.induction(1, h) > s.induction(1, reader)) reader = h;
-        if (s.previous_token(0, h) > s.previous_token(0, writer)) writer = h;
-    }
+    const std::size_t reader = highest_head(s.induction, 1), writer = highest_head(s.previous_token, 0);
     const double first = r.repeated_losses(0, 0), second = r.repeated_losses(0, 1);
     return {format_number(s.held_out_loss, 3),
             fmt::format("{} (L1 H{})", format_number(s.induction(1, reader), 3), reader),
@@ -42,9 +37,7 @@ std::vector<std::string> column(const HeadScores& s, const Removals& r, const Co
 
 // What the numbers say of one model: an induction head, and what its removal costs, or none.
 std::string verdict(double repeats, const HeadScores& s, const Removals& r) {
-    std::size_t reader = 0;
-    for (std::size_t h = 0; h < s.heads; ++h)
-        if (s.induction(1, h) > s.induction(1, reader)) reader = h;
+    const std::size_t reader = highest_head(s.induction, 1);
     const double score = s.induction(1, reader);
     if (score < role_share)
         return fmt::format("{}: no block-1 head reaches {} (the highest, L1 H{}, is {} times chance).", share_flag(repeats),
@@ -58,6 +51,16 @@ std::string verdict(double repeats, const HeadScores& s, const Removals& r) {
 }
 
 }  // namespace
+
+ChartOptions chart_along_training(std::size_t last_step) {
+    ChartOptions chart;
+    chart.width = 56, chart.height = 8, chart.label_width = 7;
+    chart.y_text = [](double v) { return format_number(v, 2); };
+    for (const std::size_t step : {std::size_t(0), last_step / 2, last_step})
+        chart.ticks.push_back({double(step), with_commas(step)});
+    chart.x_title = "step";
+    return chart;
+}
 
 Control measure_control(LanguageModel control, double repeats, const Probe& probe) {
     Control t;
@@ -111,12 +114,7 @@ void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const
     lesson.say_under("(K-composition: times random, with block 0's highest previous-token share)");
     lesson.say(verdict(repeats, s, model.removals) + "\n" +
                verdict(control.repeats, control.measured.scores, control.measured.removals));
-    ChartOptions chart;
-    chart.width = 56, chart.height = 8, chart.label_width = 7;
-    chart.y_text = [](double v) { return format_number(v, 2); };
-    const std::size_t last = lm.trained.log.back().step;
-    for (const std::size_t step : {std::size_t(0), last / 2, last}) chart.ticks.push_back({double(step), with_commas(step)});
-    chart.x_title = "step";
+    const ChartOptions chart = chart_along_training(lm.trained.log.back().step);
     lesson.chart("induction_with_and_without", "The best block-1 induction score along each training", {"step", false},
                  {"induction score", false},
                  {induction_trace(lm, share_flag(repeats), "r"), induction_trace(control.model, share_flag(control.repeats), "p")},

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "chapters/23_inside_the_model/kept_measurements.hpp"
+#include "common/display/terminal_chart.hpp"
 #include "common/language_model/language_model.hpp"
 
 class Lesson;
@@ -19,6 +20,9 @@ struct Control {
     MatrixList matrices() const;
 };
 Control measure_control(LanguageModel control, double repeats, const Probe& probe);
+
+// The frame of a chart along a training's logged steps (steps 6 and 9): ticks at 0, the middle, the end.
+ChartOptions chart_along_training(std::size_t last_step);
 
 // The model and its control, one column each, and both induction scores along the training.
 void show_control(Lesson& lesson, const LanguageModel& lm, double repeats, const Measurements& model,

@@ -218,11 +218,7 @@ void show_composition(Lesson& lesson, const HeadScores& s, const Composition& c)
     lesson.say("The largest of each table:");
     lesson.table({"reads into", "writer", "reader", "score", "× random"}, largest, 8);
     // the circuit an induction head needs: its keys read a previous-token head's output
-    std::size_t reader = 0, writer = 0;
-    for (std::size_t h = 0; h < s.heads; ++h) {
-        if (s.induction(1, h) > s.induction(1, reader)) reader = h;
-        if (s.previous_token(0, h) > s.previous_token(0, writer)) writer = h;
-    }
+    const std::size_t reader = highest_head(s.induction, 1), writer = highest_head(s.previous_token, 0);
     std::size_t rank = 1;  // of the previous-token head among the writers into that reader's keys
     for (std::size_t h = 0; h < s.heads; ++h) rank += c.k(h, reader) > c.k(writer, reader);
     lesson.say(fmt::format(
@@ -257,9 +253,7 @@ void show_shifted(Lesson& lesson, const HeadScores& s, const ShiftPatching& p) {
         lesson.say(fmt::format("Sequences of {} tokens written twice: too short for a query whose key moves (T ≥ 6).", half));
         return;
     }
-    std::size_t writer = 0;  // block 0's highest previous-token share
-    for (std::size_t h = 0; h < H; ++h)
-        if (s.previous_token(0, h) > s.previous_token(0, writer)) writer = h;
+    const std::size_t writer = highest_head(s.previous_token, 0);
     lesson.say(fmt::format(
         "Step 2's random sequences, and their twins: each first copy moved one position later (its\n"
         "last token first), the second copy as it was. At a query i of the second copy an induction\n"
@@ -301,12 +295,7 @@ void show_trace(Lesson& lesson, const LanguageModel& lm) {
         "Logged every {} steps of the training: the best induction score of block 1's heads (step 2's, on\n"
         "the same random sequences), and the loss on the two copies of step 5's passages.",
         lm.trained.log.size() > 1 ? log[1].step - log[0].step : 0));
-    ChartOptions chart;
-    chart.width = 56, chart.height = 8, chart.label_width = 7;
-    chart.y_text = [](double v) { return format_number(v, 2); };
-    for (const std::size_t step : {std::size_t(0), log.back().step / 2, log.back().step})
-        chart.ticks.push_back({double(step), with_commas(step)});
-    chart.x_title = "step";
+    const ChartOptions chart = chart_along_training(log.back().step);
     lesson.chart("induction_by_step", "The best induction score along the training", {"step", false},
                  {"induction score", false}, {induction, named}, chart);
     lesson.chart("copies_by_step", "The loss on each copy, and on held-out text, along the training", {"step", false},
@@ -401,15 +390,14 @@ std::size_t head_shown(const Lesson& lesson, const Flags& f, const Removals& rem
 
 // Everything a learner gives, read and checked before anything prints or trains.
 struct Inputs {
-    Corpus corpus, control_corpus;  // the same text, read once: the model's and its control's
+    Corpus corpus;
     std::optional<TrainedGpt> given;  // --checkpoint DIR
     Sentences sentences;
 };
 
 Inputs read_inputs(const Lesson& lesson, Flags& f) {
     Recipe& r = f.recipe;
-    Inputs in{checked_recipe(r), {}, std::nullopt, {}};
-    in.control_corpus = in.corpus;
+    Inputs in{checked_recipe(r), std::nullopt, {}};
     check_head(f.layer, f.head, r.gpt.config);  // their ranges are the largest a recipe allows
     if (f.all_held_out && lesson.given("--windows"))
         throw InputError("--all-held-out: not with --windows (the one reads every window, the other says how many)");
@@ -475,10 +463,7 @@ Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, c
     if (L >= 2) {
         in.composition = compose_heads(model, 0, composition_samples, probe.seed);
         in.composition.induction_without = induction_without_writers(model, 0, in.scores.random_sequences);
-        std::size_t reader = 0;
-        for (std::size_t h = 0; h < H; ++h)
-            if (in.scores.induction(1, h) > in.scores.induction(1, reader)) reader = h;
-        in.shifted = patch_shifted(model, in.scores.random_sequences, reader);
+        in.shifted = patch_shifted(model, in.scores.random_sequences, highest_head(in.scores.induction, 1));
     }
     return in;
 }
@@ -500,8 +485,9 @@ int main(int argc, char** argv) {
         Part<Inside>& inside = lesson.part<Inside>([&] { return look_inside(lesson, lm(), f.probe, in.sentences); });
         const Recipe control_of = control_recipe(f.recipe);
         Part<Control>& control = lesson.part<Control>([&] {
-            return measure_control(prepare_language_model(std::move(in.control_corpus), control_of, std::nullopt, gpt_progress_bar()),
-                                control_of.gpt.repeats, f.probe);
+            // the text the model read, not read again
+            return measure_control(prepare_language_model(lm().corpus, control_of, std::nullopt, gpt_progress_bar()),
+                                   control_of.gpt.repeats, f.probe);
         });
         lesson.step("model", "The model and what is measured",
                     [&] { show_model(lesson, lm(), f.recipe.gpt.repeats, inside().scores, f.probe); });

@@ -110,6 +110,13 @@ double in_context_score(const Matrix& loss_by_position) {
     return late_sum / double(late) - early_sum / double(early_to - early_from);
 }
 
+std::size_t highest_head(const Matrix& table, std::size_t layer) {
+    std::size_t best = 0;
+    for (std::size_t h = 1; h < cols(table); ++h)
+        if (table(layer, h) > table(layer, best)) best = h;
+    return best;
+}
+
 Matrix lens_logits(const Gpt<float>& model, const Matrix& x) {
     Matrix normed, stats, logits;
     // ┌ exercise logit-lens
@@ -415,7 +422,7 @@ std::array<double, 3> composition_of(const HeadCircuit& writer, const HeadCircui
 
 Composition compose_heads(const Gpt<float>& model, std::size_t from, std::size_t samples, std::uint64_t seed) {
     const std::size_t H = model.config.heads, d = model.config.d_model, dh = d / H;
-    Composition out{from, zeros(H, H), zeros(H, H), zeros(H, H), 0.0, samples};
+    Composition out{from, zeros(H, H), zeros(H, H), zeros(H, H), 0.0, samples, Matrix()};
     // 1. every head's circuit and Gram matrices, in both blocks
     std::vector<HeadCircuit> writers, readers;
     std::vector<Grams> writer_grams, reader_grams;

@@ -205,6 +205,10 @@ HeadCircuit head_circuit(const Gpt<float>& model, std::size_t layer, std::size_t
 // The three scores of one (writer, reader) pair: {Q, K, V}.
 std::array<double, 3> composition_of(const HeadCircuit& writer, const HeadCircuit& reader);
 
+// The head of block `layer` with the largest entry of an (L × H) table (a tie: the first): block
+// 1's highest induction score, block 0's highest previous-token share.
+std::size_t highest_head(const Matrix& table, std::size_t layer);
+
 // LN(x; ln_f) · wteᵀ: the output layer on a residual stream x (N × d).
 Matrix lens_logits(const Gpt<float>& model, const Matrix& x);
 // −log softmax(logits row r)[target r] for every row, in double.
