@@ -38,11 +38,7 @@ std::string joined(const std::vector<std::string>& symbols, const std::string& b
 ByteLevelRead read_with_gpt2(Lesson& lesson, const std::string& text) {
     ByteLevelRead g;
     g.text = text;
-    try {
-        g.pieces = gpt2_pieces(text);
-    } catch (const InputError& e) {
-        throw InputError(std::string("--text: ") + e.what());
-    }
+    g.pieces = gpt2_pieces(text);  // UTF-8: read_inputs checked it
     const ByteLevelBpe& bpe = gpt2_tokenizer();
     for (const std::string& piece : g.pieces) g.merges.push_back(piece_merges(bpe, piece));
     g.ids = encode_bytes(bpe, text);

@@ -22,7 +22,7 @@ struct ByteLevelRead {
 
     MatrixList matrices() const;
 };
-// InputError when the text is not UTF-8 (naming --text) or GPT-2's files are missing or damaged.
+// The text is UTF-8 (read_inputs checks it, and GPT-2's files, before anything prints).
 ByteLevelRead read_with_gpt2(Lesson& lesson, const std::string& text);
 
 // The steps; `book` is chapter 21's tokenizer learned on the book, when it reads every

@@ -202,7 +202,6 @@ Inputs read_inputs(const Flags& f) {
     }
     // GPT-2 reads any UTF-8: its files and the text are checked now, before anything prints.
     gpt2_tokenizer();
-    if (f.text.empty()) throw InputError("--text: empty; give a sentence to split into tokens");
     const std::u32string text = code_points_of(f.text, "--text");
     for (const char32_t c : text)
         if (std::none_of(characters.symbols.begin(), characters.symbols.end(),

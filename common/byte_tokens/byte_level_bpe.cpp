@@ -7,6 +7,7 @@
 #include <utf8proc.h>
 
 #include "common/numbers/input_error.hpp"
+#include "common/text/corpus.hpp"
 
 namespace {
 
@@ -22,27 +23,6 @@ const std::vector<char32_t>& byte_code_points() {
         return t;
     }();
     return table;
-}
-
-std::string utf8_of(char32_t c) {
-    utf8proc_uint8_t bytes[4];
-    const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), bytes);
-    return std::string(reinterpret_cast<const char*>(bytes), std::size_t(n));
-}
-
-// The code points of a UTF-8 text; InputError at the first byte that does not decode.
-std::u32string code_points(const std::string& text) {
-    std::u32string out;
-    const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-    const auto size = static_cast<utf8proc_ssize_t>(text.size());
-    for (utf8proc_ssize_t i = 0; i < size;) {
-        utf8proc_int32_t c = 0;
-        const utf8proc_ssize_t n = utf8proc_iterate(bytes + i, size - i, &c);
-        if (n <= 0 || c < 0) throw InputError(describe("invalid UTF-8 at byte ", i + 1));
-        out.push_back(char32_t(c));
-        i += n;
-    }
-    return out;
 }
 
 bool is_space(char32_t c) {
@@ -116,7 +96,7 @@ std::string json_string(const std::string& s, std::size_t& at, const std::string
                 const char32_t low = hex4(at + 3);
                 if (low >= 0xDC00 && low <= 0xDFFF) c = 0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00), at += 6;
             }
-            out += utf8_of(c);
+            out += utf8_of(std::u32string(1, c));
         } else {
             const std::string from = "\"\\/bfnrt", to = "\"\\/\b\f\n\r\t";
             const std::size_t k = from.find(e);
@@ -135,7 +115,7 @@ void skip_spaces(const std::string& s, std::size_t& at) {
 
 }  // namespace
 
-std::string byte_symbol(unsigned char b) { return utf8_of(byte_code_points()[b]); }
+std::string byte_symbol(unsigned char b) { return utf8_of(std::u32string(1, byte_code_points()[b])); }
 
 int symbol_byte(char32_t c) {
     const std::vector<char32_t>& t = byte_code_points();
@@ -144,13 +124,11 @@ int symbol_byte(char32_t c) {
 }
 
 std::vector<std::string> gpt2_pieces(const std::string& text) {
-    const std::u32string t = code_points(text);
+    const std::u32string t = code_points_of(text, "the text");
     std::vector<std::string> pieces;
     for (std::size_t i = 0; i < t.size();) {
         const std::size_t length = piece_length(t, i);
-        std::string piece;
-        for (std::size_t k = i; k < i + length; ++k) piece += utf8_of(t[k]);
-        pieces.push_back(piece);
+        pieces.push_back(utf8_of(t.substr(i, length)));
         i += length;
     }
     return pieces;
@@ -201,7 +179,7 @@ std::string decode_bytes(const ByteLevelBpe& bpe, const TokenIds& ids) {
     for (const int id : ids) {
         if (id < 0 || std::size_t(id) >= bpe.symbols.size())
             throw InputError(describe("id ", id, ": outside GPT-2's vocabulary of ", bpe.symbols.size()));
-        for (const char32_t c : code_points(bpe.symbols[std::size_t(id)])) {
+        for (const char32_t c : code_points_of(bpe.symbols[std::size_t(id)], "encoder.json")) {
             const int b = symbol_byte(c);
             if (b < 0) throw InputError(describe("id ", id, ": a symbol that is not bytes"));
             out.push_back(static_cast<char>(b));
