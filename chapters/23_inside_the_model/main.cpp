@@ -264,14 +264,22 @@ void show_shifted(Lesson& lesson, const HeadScores& s, const ShiftPatching& p) {
         head_name(H + p.reader, H)));
     lesson.show(p.weights, Style().decimals(3));
     const double before = p.weights(0, 0), moved = p.weights(2 + writer, 1), stayed = p.weights(2 + writer, 0);
+    // the heads are named by their roles only where step 2 names them (a score of role_share)
+    const bool inductive = s.induction(1, p.reader) >= role_share, previous = s.previous_token(0, writer) >= role_share;
+    const std::string conclusion =
+        !inductive  ? fmt::format("But\n{} is no induction head (its score {} < {}): no circuit to follow here.",
+                                  head_name(H + p.reader, H), three(s.induction(1, p.reader)), format_number(role_share, 1))
+        : !previous ? fmt::format("But\n{} is no previous-token head (its share {} < {}): no circuit to follow here.",
+                                  head_name(writer, H), three(s.previous_token(0, writer)), format_number(role_share, 1))
+        : moved > stayed ? "The induction\nhead follows the previous-token head: its keys read \"the token before me\" "
+                           "from that\nhead's output."
+                         : "The induction\nhead does not follow that head's output here.";
     lesson.say(fmt::format(
         "With {}'s output from the twin (block 0's highest previous-token share, {}), {}'s\n"
         "weight on i − s + 2 is {} and on i − s + 1 {} (unpatched: {} on i − s + 1). {}",
         head_name(writer, H), three(s.previous_token(0, writer)), head_name(H + p.reader, H), three(moved),
         three(stayed), three(before),
-        moved > stayed ? "The induction\nhead follows the previous-token head: its keys read \"the token before me\" "
-                         "from that\nhead's output."
-                       : "The induction\nhead does not follow that head's output here."));
+        conclusion));
 }
 
 // The training's course: the probe logged at every --log-every steps (common/gpt/gpt_copying.hpp).

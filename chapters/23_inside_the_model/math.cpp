@@ -513,7 +513,7 @@ MatrixList ShiftPatching::matrices() const {
     if (weights.size() == 0) return {};  // one block: not measured
     return {{"twin_sequences", twin_sequences, "each random sequence with its first copy one position later", "", ""},
             {"shift_patching", weights,
-             "the induction head's weight on keys i − s + 1 and i − s + 2: sequences, twins, one block-0 head patched",
+             "block 1's most inductive head's weight on keys i − s + 1 and i − s + 2: sequences, twins, one block-0 head patched",
              "shift_runs", "shift_keys"}};
 }
 
