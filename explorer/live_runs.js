@@ -44,7 +44,13 @@ function runChapter(session, args) {
   const inView = window.currentStep ? window.currentStep() : 1;
   // (a step that costs about the whole run, chapter 03's first, is not worth a run of its own)
   const worth = session.lastMs > SLOW_MS && !session.lastTrained && !(session.stepMs.get(inView) > session.lastMs / 2);
-  sendRun(session, args, worth && inView <= session.lastDocument.steps.length ? inView : null);
+  // the step a button asked for (live_one_more.js), alone and in view, when the last run had it
+  const asked = stepNumbered(session.lastDocument, session.askedStep);
+  const step = asked || (worth && inView <= session.lastDocument.steps.length ? inView : null);
+  sendRun(session, args, session.wholeNext ? null : step);
+  session.worker.current.goTo = session.askedStep;
+  session.askedStep = null;
+  session.wholeNext = false;
   // a run that takes longer than half a second (a training) can be stopped
   clearTimeout(session.stopLater);
   session.stopLater = setTimeout(() => { if (session.busy) session.progress.stop.hidden = false; }, 500);
@@ -112,6 +118,7 @@ function finished(session, data) {
   session.progress.hide();
   if (step && !data.crashed && data.exitCode !== 2 && data.report) { stepComputed(session, data, args, step); return; }
   session.busy = false;
+  if (session.oneMore && (data.crashed || data.exitCode === 2 || !data.report)) stopPlaying(session, session.oneMore);
   if (data.crashed) {
     showError(session, `the program stopped: ${data.crashed}`);
     session.progress.say('The last result stays.');
@@ -123,6 +130,7 @@ function finished(session, data) {
     session.progress.say('The last result stays.');
   } else {
     wholeRunComputed(session, data, args);
+    if (session.oneMore && session.worker.current.goTo) playedOn(session, session.oneMore, data.ms);
   }
   document.body.dataset.runs = String(++session.runs);
   document.body.dataset.running = 'no';
@@ -152,7 +160,9 @@ function progressed(session, line) {
 // The step in view, drawn now; the whole run follows (unless the learner has typed on).
 function stepComputed(session, data, args, step) {
   showError(session, '');
-  window.currentStep = window.drawLesson(withStep(session.lastDocument, JSON.parse(data.report)), { step: window.currentStep(), rerun: true });
+  const { goTo } = session.worker.current;
+  window.currentStep = window.drawLesson(withStep(session.lastDocument, JSON.parse(data.report)), { step: goTo ? step : window.currentStep(), rerun: true });
+  if (goTo) showNewest(step);
   for (const s of document.querySelectorAll('section.step')) s.classList.toggle('stale', +s.dataset.step !== step);
   session.progress.say(`Step ${step} computed in ${Math.round(data.ms)} ms; the other steps follow…`);
   document.body.dataset.stepMs = String(Math.round(data.ms));
@@ -161,6 +171,9 @@ function stepComputed(session, data, args, step) {
   if (session.pending) {
     session.busy = false;
     runChapter(session, session.pending);
+  } else if (session.oneMore && playedOn(session, session.oneMore, data.ms)) {
+    session.busy = false;  // playing: the next token, not yet the whole run
+    document.body.dataset.running = 'no';
   } else {
     sendRun(session, args, null);
   }
@@ -173,8 +186,10 @@ function wholeRunComputed(session, data, args) {
   session.lastMs = data.ms;
   session.lastTrained = session.training;
   document.body.dataset.trained = session.training ? 'yes' : 'no';
-  const inView = window.currentStep ? window.currentStep() : 1;
+  const asked = stepNumbered(session.lastDocument, session.worker.current.goTo);
+  const inView = asked || (window.currentStep ? window.currentStep() : 1);
   window.currentStep = window.drawLesson(session.lastDocument, { step: inView, rerun: true });
+  if (asked) showNewest(asked);
   session.progress.say(`Computed in ${Math.round(data.ms)} ms${data.exitCode === 1 ? ' (a self-check failed: see the last step)' : ''}.`);
   document.body.dataset.runMs = String(Math.round(data.ms));
 }
@@ -188,6 +203,14 @@ function stopRun(session) {
   session.pending = null;
   session.progress.hide();
   session.progress.say('Stopped. The last result stays.');
+  if (session.oneMore) stopPlaying(session, session.oneMore);
   document.body.dataset.running = 'no';
   document.body.dataset.stopped = 'yes';
+}
+
+// The whole run of the knobs' arguments, no step first (after a play drew its step alone).
+function runWhole(session) {
+  session.wholeNext = true;
+  session.requested = JSON.stringify(argumentsOfKnobs(session.knobs));
+  runChapter(session, argumentsOfKnobs(session.knobs));
 }

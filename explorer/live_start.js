@@ -23,9 +23,13 @@ function startLivePage() {
     trainedFiles: {},      // path → bytes: what the runs kept under /trained, for a new worker
     modelLoading: null,    // while the model beside the page loads: a promise of it
     typing: null, requested: JSON.stringify(live.arguments),  // a field's pause, the arguments last asked
+    askedStep: null,       // the step a button asked to see alone, next run (live_one_more.js)
+    wholeNext: false,      // the next run is whole, no step first
+    oneMore: null,         // the count's buttons, if the chapter has one
   };
   session.knobs.form.append(session.progress.element);
   document.body.prepend(session.knobs.form);
+  session.oneMore = makeOneMore(session);
   session.progress.stop.addEventListener('click', () => stopRun(session));
   // A change reruns: at once for a menu or a checkbox, when typing pauses for a field.
   session.knobs.form.addEventListener('change', () => knobsChanged(session));
@@ -62,15 +66,17 @@ function knobsChanged(session) {
   runChapter(session, args);
 }
 
-// The model a --text knob needs, from trained_model.js beside the page (a <script> loads from
-// file://; common/language_model/page_model.hpp writes it): the model and the text it learned from.
+// The files a --text knob needs, from trained_model.js beside the page (a <script> loads from
+// file://; common/output/carried_files.hpp writes it): a trained model and the text it learned
+// from (chapters 22 and 23, and the chapters whose sentence goes through it), the book and GPT-2's
+// vocabulary (chapter 21).
 function loadTrainedModel(session) {
   const { fields, errorOf } = session.knobs;
   if (!fields.has('--text')) return;
   const noModel = () => {
     fields.get('--text').disabled = true;
-    errorOf.get('--text').textContent = 'The trained model is not beside this page: ./tutorial run 22 trains '
-      + 'it, then ./tutorial explore writes the page again with it.';
+    errorOf.get('--text').textContent = 'What this page reads (the book, a trained model) is not beside it: '
+      + './tutorial run installs and trains it, then ./tutorial explore writes the page again with it.';
   };
   if (!session.live.model) { noModel(); return; }
   const script = document.createElement('script');

@@ -27,8 +27,11 @@ function proseParagraph(block) {
 
 // (a number starts with a digit, or a sign or a point before one: ", 0.17" is a token and its odds)
 const numeric = (s) => /^[-−+]?\.?\d[\d.,  ]*(e[-+]?\d+)?\s*(%|×|x|s|ms|µs|[KMG]i?B)?$/i.test(s.trim());
+// A table's columns of probabilities (block.bars: chapter 22's p and q) draw each cell as a bar
+// under its number, as long as the probability: the odds seen at a glance.
 function dataTable(block) {
-  const wrap = el('div', 'table-wrap'), t = el('table', 'data');
+  const bars = new Set(block.bars || []);
+  const wrap = el('div', bars.size ? 'table-wrap bars' : 'table-wrap'), t = el('table', 'data');
   // Numbers align right, and so does the header of a column of numbers.
   const numberColumn = block.header.map((_, j) => block.rows.length > 0 && block.rows.every((r) => r[j] == null || numeric(r[j])));
   const head = t.createTHead().insertRow();
@@ -36,7 +39,15 @@ function dataTable(block) {
   const body = t.createTBody();
   for (const row of block.rows) {
     const tr = body.insertRow();
-    for (const cell of row) tr.append(el('td', numeric(cell) ? 'num' : '', cell));
+    row.forEach((cell, j) => {
+      const td = el('td', numeric(cell) ? 'num' : '', cell);
+      const p = Number.parseFloat(cell);
+      if (bars.has(j) && numeric(cell) && p >= 0 && p <= 1) {
+        td.classList.add('bar');
+        td.style.setProperty('--bar', `${(100 * p).toFixed(1)}%`);
+      }
+      tr.append(td);
+    });
   }
   wrap.append(t);
   return wrap;

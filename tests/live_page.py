@@ -1,7 +1,7 @@
 """The pages that compute (explorer/live_*.js), in a real browser: Debian's headless Chromium.
 
     python3 tests/live_page.py BIN_DIR WASM_DIR OUT_DIR [CHAPTER…]
-    (ctest runs it as live_page, for chapters 01, 05, 07 and 22)
+    (ctest runs it as live_page, for chapters 01, 05, 07, 21 and 22)
 
 Each chapter's page is written by its native program (--html, default run) with its WebAssembly
 build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
@@ -22,7 +22,12 @@ build beside it (WASM_DIR/<program>.pack), then opened from file://. Then:
     of that step alone: its cells equal the native --dump, the other steps are dimmed until the
     whole run has drawn them again; a recipe that trains is run whole at once (no step first),
     and the model it trained is read back by the next change, not trained again (also after a
-    stopped training, by the worker that replaces the stopped one).
+    stopped training, by the worker that replaces the stopped one);
+  - on chapter 21, GPT-2's tokenizer (its files carried beside the page) on an accent and an
+    emoji: the cells and self-checks of the native run;
+  - on chapter 22, the writing: "next token" adds one to --generate and draws the writing step
+    (odds as bars, each head's attention as lines), the URL keeps it, the page's text and cells
+    are the terminal's; "play" writes on until paused, then the whole run, the terminal's text.
 """
 import json
 import shutil
@@ -50,6 +55,7 @@ CHANGES = {
     "ch01": ("The whale swam to the ship.", "--query", "he", "dog"),  # its one knob besides: a token
     "ch05": ("Call me Ishmael.", "--layer", "1", "7"),
     "ch07": ("The sea was calm that day.", "--heads", "4", "0"),
+    "ch21": ("Call me Ishmael.", "--vocab", "300", "99"),
     "ch22": ("Ahab looked at the sea.", "--temperature", "1.5", "0"),
 }
 
@@ -270,6 +276,89 @@ def check_step_first(driver, program, out, failures):
         failures.append(f"{program.name} --steps 20 after a stopped training: trained again, not read back")
 
 
+# The writing step's last paragraph, "The text (prompt ▸ written): …", as the page shows it.
+WRITTEN = """const p = Array.from(document.querySelectorAll('section.step p.text'))
+  .filter(e => e.textContent.startsWith('The text (prompt')).pop();
+return p ? p.textContent : null;"""
+
+
+def native_text(program, args):
+    """The native run's "The text (prompt ▸ written):" line and the one after it, joined as the page flows them."""
+    lines = subprocess.run([str(program), "--no-color", *args, "--step", "writing"], capture_output=True, text=True,
+                           timeout=SECONDS).stdout.splitlines()
+    at = next((k for k, line in enumerate(lines) if line.startswith("The text (prompt")), None)
+    return None if at is None else f"{lines[at]} {lines[at + 1]}"
+
+
+def generated(driver):
+    return int(driver.execute_script("return +document.querySelector('form.knobs [data-flag=\"--generate\"]').value"))
+
+
+def check_writing(driver, program, page, out, failures):
+    """Chapter 22's writing: "next token" and "play" write on, the same text as the terminal's."""
+    driver.get("about:blank")
+    driver.get(f"{page.as_uri()}#step-1&--prompt=Call%20me&--generate=3")
+    wait_run(driver, 0)
+    for _ in range(2):
+        before = runs(driver)
+        driver.find_element(By.CSS_SELECTOR, "form.knobs button.one-more:not(.play)").click()
+        wait_run(driver, before)
+    args = page_arguments(driver)
+    if generated(driver) != 5 or "--generate" not in args or args[args.index("--generate") + 1] != "5":
+        failures.append(f"{program.name}: after two clicks of next token, the page ran {args}")
+    if "--generate=5" not in driver.current_url:
+        failures.append(f"{program.name}: the URL {driver.current_url} does not keep --generate=5")
+    expected = native_text(program, args)
+    shown = driver.execute_script(WRITTEN)
+    if shown is None or shown != expected:
+        failures.append(f"{program.name} {args}: the page wrote {shown!r}, the terminal {expected!r}")
+    dumps, _, _, _ = native(program, args, out / f"{program.name}.writing")
+    wrong, missing = compare(page_cells(driver), dumps)
+    failures += [f"{program.name} {args}: {w}" for w in wrong[:10]]
+    failures += [f"{program.name} {args}: {name} in the dump, not on the page" for name in missing]
+    bars = driver.execute_script("return document.querySelectorAll('.table-wrap.bars td.bar').length")
+    views = driver.execute_script("return document.querySelectorAll('svg.head-view[data-matrix$=\"_writing\"]').length")
+    if bars < 2 * 5 * 5 - 2 or views < 1:
+        failures.append(f"{program.name} {args}: {bars} odds drawn as bars, {views} head views of the writing")
+    # play: a token every while, until paused; then the whole run, and the terminal's text again
+    driver.find_element(By.CSS_SELECTOR, "form.knobs button.one-more.play").click()
+    WebDriverWait(driver, SECONDS, poll_frequency=0.05).until(lambda d: generated(d) >= 8)
+    driver.find_element(By.CSS_SELECTOR, "form.knobs button.one-more.play").click()
+    WebDriverWait(driver, SECONDS, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return window.liveIdle() && !document.querySelector('section.step.stale')"
+                                   " && document.body.dataset.running === 'no'"))
+    args = page_arguments(driver)
+    expected, shown = native_text(program, args), driver.execute_script(WRITTEN)
+    if generated(driver) < 8 or shown != expected:
+        failures.append(f"{program.name}: played to {args}: the page wrote {shown!r}, the terminal {expected!r}")
+    failures += [f"{program.name}: console: {c}" for c in complaints(driver)]
+    print(f"{program.name}: next token and play to --generate {generated(driver)}: {shown}")
+
+
+def check_gpt2(driver, program, out, failures):
+    """Chapter 21's --tokenizer gpt2 in the browser (GPT-2's files carried beside the page): an accent
+    and an emoji, as the native program splits them."""
+    # (--vocab first: a good value again after the refused one)
+    for flag, value in (("--vocab", "300"), ("--tokenizer", "gpt2"), ("--text", "café 🐋 the whale!")):
+        before = runs(driver)
+        driver.execute_script("const k = document.querySelector(`form.knobs [data-flag='${arguments[0]}']`);"
+                              "k.value = arguments[1]; k.dispatchEvent(new Event('change', {bubbles: true}));", flag, value)
+        wait_run(driver, before)
+    args = page_arguments(driver)
+    dumps, checks, _, _ = native(program, args, out / f"{program.name}.gpt2")
+    cells = page_cells(driver)
+    wrong, missing = compare(cells, dumps)
+    failures += [f"{program.name} {args}: {w}" for w in wrong[:10]]
+    failures += [f"{program.name} {args}: {name} in the dump, not on the page" for name in missing]
+    if "--tokenizer" not in args or not cells or page_checks(driver) != checks:
+        errors = driver.execute_script("return Array.from(document.querySelectorAll('.knob-error'), e => e.textContent)")
+        failures.append(f"{program.name} {args}: {len(cells)} cells, checks {page_checks(driver)}, native {checks}; "
+                        f"said {[e for e in errors if e]}")
+    failures += [f"{program.name}: console: {c}" for c in complaints(driver)]
+    print(f"{program.name}: {args} in {driver.execute_script('return document.body.dataset.runMs')} ms; "
+          f"{len(cells)} cells equal the native --dump")
+
+
 def main():
     if sys.argv[1:] == ["--chapters"]:  # what ./tutorial test builds for the browser
         print(" ".join(program_names()))
@@ -292,9 +381,12 @@ def main():
     try:
         for program in programs:
             check_chapter(driver, program, wasm_dir, out, failures)
+            if program.name.startswith("ch21"):
+                check_gpt2(driver, program, out, failures)
             if program.name.startswith("ch22"):
                 check_stop(driver, failures)
                 check_step_first(driver, program, out, failures)
+                check_writing(driver, program, out / program.name / "index.html", out, failures)
     finally:
         driver.quit()
     for f in failures:

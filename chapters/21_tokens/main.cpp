@@ -7,6 +7,7 @@
 // on bytes (gpt2_steps.hpp), beside the book's.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "common/byte_tokens/gpt2_files.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/numbers/input_error.hpp"
+#include "common/output/carried_files.hpp"
 #include "common/text/corpus.hpp"
 #include "common/text/token_text.hpp"
 
@@ -226,12 +228,25 @@ Learned learned_tokens(Lesson& lesson, const Flags& f, const Inputs& in, const s
     return l;
 }
 
+
+// What its page that computes reads beside it: the book and GPT-2's two files ("" before the
+// set-up has installed them: the page then says so).
+std::string page_files() {
+    const std::string book = default_corpus_file(), gpt2 = gpt2_folder();
+    const std::vector<CarriedFile> files{
+        {book, book}, {gpt2 + "/encoder.json", gpt2 + "/encoder.json"}, {gpt2 + "/vocab.bpe", gpt2 + "/vocab.bpe"}};
+    for (const CarriedFile& file : files)
+        if (!std::filesystem::is_regular_file(file.path)) return {};
+    return carried_files_script(files);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Lesson lesson;  // named and titled by chapter.toml
     Flags f;
     add_flags(lesson, f);
+    lesson.page_file("trained_model.js", page_files);
 
     return lesson.run(argc, argv, [&] {
         const Inputs in = read_inputs(f);

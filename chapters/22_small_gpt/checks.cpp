@@ -132,7 +132,7 @@ void check_writing(SelfChecks& check, const LanguageModel& lm, const Writing& w,
         for (std::size_t k = 0; k < L * H; ++k)
             for (std::size_t j = 0; j < text.size(); ++j)
                 weights = std::max(weights, std::abs(double(after.blocks[k / H].weights[k % H](text.size() - 1, j)) -
-                                                     double(w.attention[t][k](0, j))));
+                                                     double(w.attention[k](t, j))));
     }
     check.close("writing: the cache's logits before each token = the full forward pass's (relative)", logits, 1e-5);
     check.close("writing: each new token's attention, read from the cache = the full pass's last row, every head",

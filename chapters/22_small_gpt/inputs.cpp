@@ -16,7 +16,8 @@ void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--sample-seed", f.sample_seed, "seed of the sampling", Range{0, 999999999});
     lesson.option("--generate", f.generate,
                   "write N tokens after --prompt one at a time, each shown: its odds, its pick, its attention (0: none)",
-                  Range{0, 1024});
+                  Range{0, 1024})
+        .one_more("next token", "writing");
     lesson.flag("--greedy", f.greedy, "take the most likely token each time (samples and --generate)");
     lesson.option("--layer", f.layer, "the block whose heads the terminal prints on --text (--svg, --html: every block's)",
                   Range{0, 11});

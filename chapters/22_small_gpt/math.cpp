@@ -151,6 +151,8 @@ Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t 
     w.candidates = Matrix(xt::zeros<float>({count, predictions_shown}));
     w.model_odds = w.candidates, w.drawn_odds = w.candidates;
     w.draws = Matrix(xt::zeros<float>({count, std::size_t(1)}));
+    w.layers = L, w.heads = H;
+    w.attention.assign(L * H, Matrix(xt::zeros<float>({count, prompt.size() + count})));
     // 1. the prompt into the cache
     GptCache cache = empty_cache(model.config);
     std::vector<float> logits;
@@ -170,14 +172,10 @@ Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t 
         w.logits.push_back(logits);
         w.written.push_back(sample_token(logits, temperature, top_k, uniform, top_p));
         logits = next_logits(model, cache, w.written.back());
-        std::vector<Matrix> heads;
         for (std::size_t k = 0; k < L * H; ++k) {
-            const std::vector<float>& a = cache.newest_weights[k];
-            Matrix row = Matrix(xt::zeros<float>({std::size_t(1), a.size()}));
-            for (std::size_t j = 0; j < a.size(); ++j) row(0, j) = a[j];
-            heads.push_back(row);
+            const std::vector<float>& a = cache.newest_weights[k];  // over the P + t + 1 keys
+            for (std::size_t j = 0; j < a.size(); ++j) w.attention[k](t, j) = a[j];
         }
-        w.attention.push_back(heads);
     }
     w.written_ids = Matrix(xt::zeros<float>({std::size_t(1), count}));
     for (std::size_t t = 0; t < count; ++t) w.written_ids(0, t) = float(w.written[t]);
@@ -185,9 +183,17 @@ Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t 
 }
 
 MatrixList Writing::matrices() const {
-    return {{"written_ids", written_ids, "the tokens drawn one at a time", "", "written", MatrixKind::indices},
+    MatrixList list{{"written_ids", written_ids, "the tokens drawn one at a time", "", "written", MatrixKind::indices},
             {"candidates", candidates, "before each: the five largest logits' ids", "written", "", MatrixKind::indices},
             {"model_odds", model_odds, "their p = softmax(logits)", "written", ""},
             {"drawn_odds", drawn_odds, "their q: softmax(logits / τ) over the top k, within the top p", "written", ""},
             {"draws", draws, "the uniform number of each draw", "written", ""}};
+    for (std::size_t l = 0; l < layers; ++l)
+        for (std::size_t h = 0; h < heads; ++h) {
+            const std::string name = "layer" + std::to_string(l) + "_head" + std::to_string(h) + "_writing";
+            list.push_back(ListedMatrix(name, attention[l * heads + h], "softmax(q_t K_hᵀ / √d_h), from the cache",
+                                        "written", "text", MatrixKind::attention_weights)
+                               .in_family("layer_head_writing", int(h), int(l)));
+        }
+    return list;
 }

@@ -70,9 +70,13 @@ struct Writing {
     Matrix candidates;                    // (N × 5) before token t: the five largest logits' ids
     Matrix model_odds, drawn_odds;        // (N × 5) their p (the model's) and q (as drawn)
     Matrix draws;                         // (N × 1) the uniform number each draw used
-    std::vector<std::vector<Matrix>> attention;  // [t][l·H + h] (1 × keys) token t's weights from the cache
-    std::vector<std::vector<float>> logits;      // [t] the cache's logits before token t (for the checks)
-    MatrixList matrices() const;                 // written_ids, the candidates and their odds, draws
+    std::vector<Matrix> attention;        // [l·H + h] (N × (P + N)) row t: written token t's weights from
+                                          // the cache over the P + t + 1 tokens so far (0 after them)
+    std::vector<std::vector<float>> logits;  // [t] the cache's logits before token t (for the checks)
+    std::size_t layers = 0, heads = 0;
+    // written_ids, the candidates and their odds, draws, every head's attention (rows "written",
+    // columns "text": the prompt's tokens and the written ones; the family "layer_head_writing")
+    MatrixList matrices() const;
 };
 // N tokens after `prompt` (prompt + N ≤ T): temperature τ > 0, top k (0: all), top p in (0, 1],
 // the draws from Random(seed) as generate() takes them (so the text is generate()'s).

@@ -16,14 +16,16 @@ namespace {
 
 std::string symbol_of(const Tokenizer& t, std::size_t id) { return visible_symbol(t.symbol(int(id))); }
 
-// The three largest weights of one head's row, as "token weight" (the newest key last in the row).
-std::string strongest(const Tokenizer& t, const Tokens& text, const Matrix& row) {
-    std::vector<std::size_t> order(cols(row));
+// The three largest weights of row i of one head's attention, over the tokens so far (`text`),
+// as "position:token weight".
+std::string strongest(const Tokenizer& t, const Tokens& text, const Matrix& attention, std::size_t i) {
+    std::vector<std::size_t> order(text.size());
     for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return row(0, a) > row(0, b); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return attention(i, a) > attention(i, b); });
     std::vector<std::string> parts;
     for (std::size_t k = 0; k < std::min<std::size_t>(3, order.size()); ++k)
-        parts.push_back(fmt::format("{}:{} {}", order[k], symbol_of(t, text[order[k]]), format_number(row(0, order[k]), 2)));
+        parts.push_back(fmt::format("{}:{} {}", order[k], symbol_of(t, text[order[k]]), format_number(attention(i, order[k]), 2)));
     return fmt::format("{}", fmt::join(parts, " · "));
 }
 
@@ -32,9 +34,11 @@ std::string strongest(const Tokenizer& t, const Tokens& text, const Matrix& row)
 Writing write_labelled(Lesson& lesson, const LanguageModel& lm, const Flags& f, const Tokens& prompt) {
     Writing w = write_tokens(lm.trained.model, prompt, f.generate, f.temperature, f.greedy ? 1 : f.top_k, f.top_p,
                              f.sample_seed);
-    Labels written;
+    Labels written, text;
     for (const std::size_t id : w.written) written.push_back(symbol_of(lm.trained.tokenizer, id));
-    lesson.labels("written", written);
+    for (const std::size_t id : w.prompt) text.push_back(symbol_of(lm.trained.tokenizer, id));
+    text.insert(text.end(), written.begin(), written.end());
+    lesson.labels({{"written", written}, {"text", text}});
     return w;
 }
 
@@ -67,14 +71,17 @@ void show_writing(Lesson& lesson, const LanguageModel& lm, const Flags& f, const
         std::string before;
         for (std::size_t j = text.size() > 6 ? text.size() - 6 : 0; j < text.size(); ++j) before += symbol_of(t, text[j]);
         lesson.say(fmt::format("Token {} of {}, after …{}", i + 1, w.written.size(), before));
-        lesson.table({"next", "p", "q", "pick"}, rows, 12);
+        lesson.table({"next", "p", "q", "pick"}, rows, 12, {1, 2});
         text.push_back(drawn);
         std::vector<TextRow> looks;
-        for (std::size_t k = 0; k < w.attention[i].size(); ++k)
-            looks.push_back({fmt::format("L{} H{}", k / H, k % H), strongest(t, text, w.attention[i][k])});
+        for (std::size_t k = 0; k < w.attention.size(); ++k)
+            looks.push_back({fmt::format("L{} H{}", k / H, k % H), strongest(t, text, w.attention[k], i)});
         lesson.table({"head", fmt::format("where {} (position {}) looks", symbol_of(t, drawn), text.size() - 1)}, looks, 16);
+        if (i + 1 < w.written.size()) lesson.pause(fmt::format("token {} of {}", i + 2, w.written.size()));
     }
     std::vector<std::size_t> prompt(w.prompt.begin(), w.prompt.end()), more(w.written.begin(), w.written.end());
     lesson.say(fmt::format("The text (prompt ▸ written):\n{}▸{}", utf8_of(decode(t, TokenIds(prompt.begin(), prompt.end()))),
                            utf8_of(decode(t, TokenIds(more.begin(), more.end())))));
+    // On the page (--html) and in pictures (--svg): each written token's attention, every head.
+    for (const Matrix& a : w.attention) lesson.draw(a, Style().decimals(2));
 }

@@ -177,23 +177,26 @@ void Lesson::present() {
     if (files_.dumping() || (document_.recording() && !one_step_report)) compute_parts();
     if (one_step_report) document_.hold_only_shown();
     keep_listed();
-    const bool can_pause = pause_ && isatty(STDIN_FILENO);
+    pausing_ = pause_ && isatty(STDIN_FILENO) && chosen == all.size();
     for (std::size_t i = 0; i < all.size(); ++i) {
         if (chosen != all.size() && i != chosen) continue;
         page_.title_once();
         page_.heading(int(i + 1), all[i].heading);
         document_.step(int(i + 1), all[i].name, all[i].heading);
         all[i].show();
-        std::fflush(stdout);  // through a pipe too, a step is read while the next one computes
-        if (can_pause && chosen == all.size() && i + 1 < all.size()) {
-            fmt::print(stderr, "\n── Enter: {} ({}) · Ctrl-C: stop ──", ref(all[i + 1].name), all[i + 1].name);
-            int c = 0;
-            while ((c = std::getchar()) != EOF && c != '\n') {}
-            if (c == EOF) pause_ = false;
-        }
+        if (i + 1 < all.size()) pause(fmt::format("{} ({})", ref(all[i + 1].name), all[i + 1].name));
     }
     // While the listed matrices are alive: the result they belong to ends with run()'s body.
     if (document_.recording()) keep_document();
+}
+
+void Lesson::pause(const std::string& next) {
+    std::fflush(stdout);  // through a pipe too, a step is read while the next one computes
+    if (!pausing_) return;
+    fmt::print(stderr, "\n── Enter: {} · Ctrl-C: stop ──", next);
+    int c = 0;
+    while ((c = std::getchar()) != EOF && c != '\n') {}
+    if (c == EOF) pausing_ = false;  // the input ended: no more waiting
 }
 
 // The run's document, for --report and the page; under ./tutorial check it holds the verdict.
@@ -308,7 +311,8 @@ void Lesson::keep_listed() {
     }
 }
 
-void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows) {
+void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows,
+                   const std::vector<std::size_t>& bars) {
     // A column a learner cannot name is a column a learner cannot read.
     for (std::size_t c = 0; c < header.size(); ++c)
         if (header[c].empty()) throw std::logic_error(fmt::format("a table's column {} has no header", c + 1));
@@ -316,7 +320,7 @@ void Lesson::table(const TextRow& header, const std::vector<TextRow>& body, std:
     for (const std::size_t i : elided_indices(body.size(), max_rows))
         shown.push_back(i == elided ? TextRow{"⋮"} : body[i]);
     page_.block(format_table(header, shown, page_.style().line_width));
-    document_.table(header, body);
+    document_.table(header, body, bars);
 }
 
 void Lesson::plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,

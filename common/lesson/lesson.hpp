@@ -180,6 +180,9 @@ public:
     // Prints the steps (all, or the one --step chose, or their list), in order.
     // Call it once, at the end of run()'s body, while what the steps show is alive.
     void present();
+    // With --pause (every step shown, at a terminal), waits for Enter inside a step too, saying
+    // what comes next: lesson.pause("token 3 of 20") between the tokens of chapter 22's writing.
+    void pause(const std::string& next);
     // How text refers to another step: ref("loop-form") → "step 2".
     std::string ref(const std::string& name) const;
 
@@ -221,8 +224,10 @@ public:
     // With --svg, draws a listed matrix as <name>.svg without printing it.
     void draw(const Matrix& matrix, const Style& style = Style());
     // A table of text (common/display/text_table.hpp); more than `max_rows` rows
-    // print as the first and last few, with ⋮ between.
-    void table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows = 16);
+    // print as the first and last few, with ⋮ between. The columns `bars` hold probabilities
+    // (0 … 1): the page draws each cell as a bar too.
+    void table(const TextRow& header, const std::vector<TextRow>& body, std::size_t max_rows = 16,
+               const std::vector<std::size_t>& bars = {});
     // With --svg, draws curves as <name>.svg: one line per series, with a legend.
     void plot(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
               const std::vector<Series>& series);
@@ -260,6 +265,7 @@ private:
     bool list_steps_ = false;
     bool list_options_ = false;
     bool pause_ = false;
+    bool pausing_ = false;   // --pause, at a terminal, every step shown: present() waits after each
     // The jobs of the frame, one class each.
     Steps steps_;             // the named steps, in order
     bool presented_ = false;

@@ -75,6 +75,11 @@ Option& Option::without_default() {
     return *this;
 }
 
+Option& Option::one_more(const std::string& button, const std::string& step) {
+    one_more_button = button, one_more_step = step;
+    return *this;
+}
+
 Option& Option::excludes(const std::string& other) {
     cli_->excludes(app_->get_option(other));
     return *this;
@@ -239,6 +244,8 @@ std::string CommandLine::json(const std::string& more_fields) const {
             for (const std::string& w : o.choices) words += fmt::format("{}{:?}", words.empty() ? "" : ", ", w);
             line += ", \"choices\": [" + words + "]";
         }
+        if (!o.one_more_button.empty())
+            line += fmt::format(", \"one_more\": {{\"button\": {:?}, \"step\": {:?}}}", o.one_more_button, o.one_more_step);
         line += fmt::format(", \"help\": {:?}}}", o.help);
         lines += (lines.empty() ? "" : ",\n") + line;
     }

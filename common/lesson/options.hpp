@@ -59,12 +59,16 @@ public:
     Option& without_default();
     // Refuses the flag given together with `other` (declared before), naming both.
     Option& excludes(const std::string& other);
+    // On the page, a button beside this count that adds one to it and reruns the step `step`
+    // alone (chapter 22's "next token" beside --generate), and "play", which presses it on.
+    Option& one_more(const std::string& button, const std::string& step);
 
     std::string name, type, help;      // type: INT, UINT, FLOAT, PATH, DIR, NAME, TEXT; FLAG for a flag
     std::string default_text;          // as --help shows it; "" for none
     std::optional<Range> range;
     std::vector<std::string> choices;
     bool frame = false;                // every chapter has it (--dump, --step, …)
+    std::string one_more_button, one_more_step;  // the page's button (one_more); "" for none
 
 private:
     friend class CommandLine;

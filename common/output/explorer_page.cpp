@@ -42,6 +42,7 @@ const std::vector<std::string> live_pieces = {
     "live_knobs.js",       // the flags as knobs, the arguments in the URL
     "live_progress.js",    // the status line, the progress bar, the stop button
     "live_runs.js",        // a change reruns the chapter; its document drawn
+    "live_one_more.js",    // a count's "one more" button and "play" (chapter 22's next token)
     "live_start.js",       // the knobs put on the page, the first run
 };
 

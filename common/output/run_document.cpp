@@ -155,10 +155,11 @@ void RunDocument::side_by_side(const std::vector<std::pair<std::string, int>>& n
     block(fmt::format("{{\"kind\":\"side_by_side\",\"matrices\":{}]}}", list));
 }
 
-void RunDocument::table(const TextRow& header, const std::vector<TextRow>& rows) {
+void RunDocument::table(const TextRow& header, const std::vector<TextRow>& rows, const std::vector<std::size_t>& bars) {
     std::string body = "[";
     for (std::size_t i = 0; i < rows.size(); ++i) body += (i ? "," : "") + quoted_list(rows[i]);
-    block(fmt::format("{{\"kind\":\"table\",\"header\":{},\"rows\":{}]}}", quoted_list(header), body));
+    const std::string columns = bars.empty() ? "" : fmt::format(",\"bars\":[{}]", fmt::join(bars, ","));
+    block(fmt::format("{{\"kind\":\"table\",\"header\":{},\"rows\":{}]{}}}", quoted_list(header), body, columns));
 }
 
 void RunDocument::chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,

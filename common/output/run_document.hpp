@@ -24,7 +24,8 @@
 //       heat_map  {name, decimals}       printed as a map of one character per entry
 //       indices   {name, decimals}       printed as numbers that are positions or indices
 //       side_by_side {matrices: [{name, decimals}]}
-//       table     {header: [..], rows: [[..]]}   every row, also those the terminal elides
+//       table     {header: [..], rows: [[..]]}   every row, also those the terminal elides;
+//                 with bars: [..], the columns (from 0) of probabilities the page draws as bars
 //       chart     {name, title, x: {label, log}, y: {label, log}, series: [{label, x: [..], y: [..]}]}
 //                 (a coordinate that cannot be drawn is null)
 //       checks    {lines: [{mark, status, text}]}  self-check lines in a row: mark ✓ ✗ or ·,
@@ -88,7 +89,7 @@ public:
     // ("heat_map") or as numbers that are positions or indices ("indices"), with its decimals.
     void matrix(const std::string& shown_as, const std::string& name, int decimals);
     void side_by_side(const std::vector<std::pair<std::string, int>>& names_and_decimals);
-    void table(const TextRow& header, const std::vector<TextRow>& rows);
+    void table(const TextRow& header, const std::vector<TextRow>& rows, const std::vector<std::size_t>& bars = {});
     void chart(const std::string& name, const std::string& title, const Axis& x, const Axis& y,
                const std::vector<Series>& series);
     // A self-check's line: its mark (✓, ✗ or ·) and its text. Lines in a row make one block.

@@ -1,0 +1,72 @@
+// live_one_more.js: a count the chapter steps one at a time (its flag's "one_more" in
+// --list-options: chapter 22's --generate, "next token"). In the window's corner (the page
+// scrolls to what it wrote, and the knobs scroll away), a button adds one to the count and
+// reruns the step it names alone, drawn at once and scrolled to its newest table; "play"
+// presses it on, a token every PLAY_MS, until the chapter refuses one more (the context is
+// full) or the reader pauses. The count is in the URL like every knob: a shared moment.
+'use strict';
+
+const PLAY_MS = 700;  // at least this long between two tokens of "play": time to read the odds
+
+// The buttons, beside the knob of the first flag that has one_more, or null for none.
+function makeOneMore(session) {
+  const option = session.live.options.find((o) => o.one_more);
+  const input = option && session.knobs.fields.get(option.name);
+  if (!input) return null;
+  const one = { option, input, playing: false, timer: null };
+  one.next = el('button', 'one-more', option.one_more.button);
+  one.play = el('button', 'one-more play', 'play');
+  for (const b of [one.next, one.play]) b.type = 'button';
+  const buttons = el('span', 'one-more-buttons');
+  buttons.append(one.next, one.play);
+  buttons.title = `${option.name}: ${option.help}`;
+  input.closest('label').after(buttons);
+  one.next.addEventListener('click', () => oneMore(session, one));
+  one.play.addEventListener('click', () => (one.playing ? stopPlaying(session, one) : startPlaying(session, one)));
+  return one;
+}
+
+// The count one higher, and a run of its step alone (drawn, then scrolled to).
+function oneMore(session, one) {
+  const now = Number.parseInt(one.input.value || String(one.option.default ?? 0), 10);
+  one.input.value = String((Number.isFinite(now) ? now : 0) + 1);
+  session.askedStep = one.option.one_more.step;
+  knobsChanged(session);
+}
+
+function startPlaying(session, one) {
+  one.playing = true;
+  one.play.textContent = 'pause';
+  document.body.dataset.playing = 'yes';
+  oneMore(session, one);
+}
+
+// The play ends (the reader, a refusal, a stop): what the step alone left dimmed is run whole.
+function stopPlaying(session, one) {
+  if (!one.playing) return;
+  one.playing = false;
+  clearTimeout(one.timer);
+  one.play.textContent = 'play';
+  document.body.dataset.playing = 'no';
+  if (document.querySelector('section.step.stale')) runWhole(session);
+}
+
+// After the step alone was drawn: while playing, the next token (and no whole run between).
+// Returns whether the play goes on.
+function playedOn(session, one, ms) {
+  if (!one.playing) return false;
+  one.timer = setTimeout(() => { if (one.playing) oneMore(session, one); }, Math.max(0, PLAY_MS - ms));
+  return true;
+}
+
+// The number of the step named `name` in a run's document, or null.
+function stepNumbered(lesson, name) {
+  const found = name && lesson.steps.find((s) => s.name === name);
+  return found ? found.number : null;
+}
+
+// The newest table of the step (chapter 22: the last token's odds), in view.
+function showNewest(number) {
+  const tables = document.querySelectorAll(`section.step[data-step="${number}"] .table-wrap.bars`);
+  if (tables.length) tables[tables.length - 1].scrollIntoView({ block: 'center' });
+}
