@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/byte_tokens/byte_level_bpe.hpp"
+#include "common/byte_tokens/byte_words.hpp"
 #include "common/numbers/input_error.hpp"
 
 namespace {
@@ -126,4 +127,34 @@ TEST_CASE("GPT-2's files, refused in one line naming the place") {
     CHECK(refusal("[1, 2]", "").rfind("encoder.json: byte 1: expected {", 0) == 0);
     CHECK(refusal("{\"a\": 0, \"b\": 0}", "") == "encoder.json: the id 0 a second time");
     CHECK(refusal("{\"a\": 99999999}", "") == "encoder.json: the id 99999999 of a: past the 1 symbols (ids run 0 … 0)");
+}
+
+TEST_CASE("chapter 21's merges learned on bytes: words cut on characters, any text read back whole") {
+    // A training text of English and accents: the merges join bytes inside words, never across.
+    const std::u32string training = U"the café the naïve whale, the café! ";
+    std::u32string many;
+    for (int i = 0; i < 20; ++i) many += training;
+    const Tokenizer bytes = byte_characters();
+    REQUIRE(bytes.size() == 256);
+    const Tokenizer t = learn_bpe_on_words(bytes, byte_words(many), 300);
+    CHECK(t.size() > 256);  // (the words run out of pairs before 300)
+    // "é" is two bytes, Ã and ©, inside the word "café" (cut on characters, where é is a letter)
+    const std::vector<std::u32string> words = byte_words(U"café ☕");
+    REQUIRE(words.size() == 2);
+    CHECK(words[0] == U"caf\u00c3\u00a9");
+    CHECK(words[1] == U"\u0120\u00e2\u013a\u0137");  // Ġ, then ☕'s three bytes E2 98 95
+    // any text, also characters the training never saw, comes back whole
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 200; ++trial) {
+        std::u32string text;
+        for (int i = int(rng() % 30); i > 0; --i) {
+            char32_t c = rng() % 3 == 0 ? char32_t(0x20 + rng() % 0x5F) : char32_t(0xA0 + rng() % 0x1F000);
+            if (c >= 0xD800 && c <= 0xDFFF) c -= 0x800;  // surrogates are no characters
+            text.push_back(c);
+        }
+        const TokenIds ids = encode_words(t, byte_words(text));
+        REQUIRE(text_of_byte_symbols(decode(t, ids)) == text);
+    }
+    // the bytes of half a character are no text
+    CHECK_THROWS_AS(text_of_byte_symbols(U"caf\u00c3"), InputError);
 }

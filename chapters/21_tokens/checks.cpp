@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-void check_tokens(SelfChecks& check, const Tokenizer& tokenizer, std::size_t vocab, const TokensResult& r,
-                  const std::u32string& text, const std::u32string& held_out) {
+void check_tokens(SelfChecks& check, const Reading& reading, const Tokenizer& tokenizer, std::size_t vocab,
+                  const TokensResult& r, const std::u32string& text, const std::u32string& held_out) {
     if (tokenizer.size() == vocab)
         check.that(fmt::format("the vocabulary has the {} symbols asked for", vocab), true);
     else
@@ -22,6 +22,7 @@ void check_tokens(SelfChecks& check, const Tokenizer& tokenizer, std::size_t voc
     check.that("the merges applied in order give encode's tokens (the rank rule)", r.text_ids == r.text_ids_by_merges);
     TokenIds ids;
     for (float id : r.text_ids) ids.push_back(static_cast<int>(id));
-    check.that("decode(encode(text)) == text", decode(tokenizer, ids) == text);
-    check.that("decode(encode(held-out text)) == held-out text", decode(tokenizer, encode(tokenizer, held_out)) == held_out);
+    check.that("decode(encode(text)) == text", reading.decode(tokenizer, ids) == text);
+    check.that("decode(encode(held-out text)) == held-out text",
+               reading.decode(tokenizer, reading.encode(tokenizer, held_out)) == held_out);
 }

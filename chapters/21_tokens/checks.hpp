@@ -6,7 +6,8 @@
 #include <string>
 
 #include "chapters/21_tokens/math.hpp"
+#include "chapters/21_tokens/reading.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_tokens(SelfChecks& check, const Tokenizer& tokenizer, std::size_t vocab, const TokensResult& r,
-                  const std::u32string& text, const std::u32string& held_out);
+void check_tokens(SelfChecks& check, const Reading& reading, const Tokenizer& tokenizer, std::size_t vocab,
+                  const TokensResult& r, const std::u32string& text, const std::u32string& held_out);

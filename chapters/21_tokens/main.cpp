@@ -17,6 +17,7 @@
 #include "chapters/21_tokens/checks.hpp"
 #include "chapters/21_tokens/gpt2_steps.hpp"
 #include "chapters/21_tokens/math.hpp"
+#include "chapters/21_tokens/reading.hpp"
 #include "common/display/fit_width.hpp"
 #include "common/byte_tokens/gpt2_files.hpp"
 #include "common/lesson/lesson.hpp"
@@ -33,19 +34,25 @@ const std::vector<std::size_t> table_sizes = {128, 256, 384, 512, 768, 1024};
 struct Learned {
     Tokenizer largest;    // learned up to the largest size any step shows
     Tokenizer tokenizer;  // its first --vocab symbols
+    bool bytes = false;   // learned on bytes (--bytes)
     TokensResult r;
     double seconds = 0;   // the learning's time (not printed by the default run: it varies)
     MatrixList matrices() const { return r.matrices(); }
 };
 
-void show_characters(Lesson& lesson, const Corpus& corpus, const Tokenizer& characters) {
+void show_characters(Lesson& lesson, const Corpus& corpus, const Tokenizer& characters, const Reading& reading) {
     const std::size_t all = corpus.text.size(), training = corpus.training_size();
     lesson.say(wrap_to_width(fmt::format(
-        "{}: {} characters (code points). The first 90 %, {}, teach; the last {} are held out to measure. "
-        "{} distinct characters are the first vocabulary, ids in the order of their code points:",
-        corpus.name, with_commas(all), with_commas(training), with_commas(all - training), characters.size()), 100));
+        "{}: {} characters (code points). The first 90 %, {}, teach; the last {} are held out to measure. {}",
+        corpus.name, with_commas(all), with_commas(training), with_commas(all - training),
+        reading.bytes ? fmt::format("With --bytes the first vocabulary is the {} bytes, id b for byte b, each shown "
+                                    "as GPT-2 shows it (a space Ġ, a newline Ċ); a character beyond ASCII is two to "
+                                    "four bytes, so no text is unknown. Each byte's count in the UTF-8 text:",
+                                    characters.size())
+                      : fmt::format("{} distinct characters are the first vocabulary, ids in the order of their "
+                                    "code points:", characters.size())), 100));
     std::vector<std::size_t> count(characters.size(), 0);
-    for (int id : encode(characters, corpus.text)) ++count[std::size_t(id)];
+    for (int id : reading.encode(characters, corpus.text)) ++count[std::size_t(id)];
     const std::size_t per_row = 4, lines = (characters.size() + per_row - 1) / per_row;
     std::vector<TextRow> rows(lines);
     for (std::size_t i = 0; i < characters.size(); ++i) {
@@ -53,11 +60,11 @@ void show_characters(Lesson& lesson, const Corpus& corpus, const Tokenizer& char
         row.insert(row.end(), {std::to_string(i), visible_symbol(characters.symbol(int(i))), with_commas(count[i])});
     }
     for (TextRow& row : rows) row.resize(3 * per_row);
-    lesson.table({"id", "char", "count", "id", "char", "count", "id", "char", "count", "id", "char", "count"}, rows,
-                 12);
+    const std::string symbol = reading.bytes ? "byte" : "char";
+    lesson.table({"id", symbol, "count", "id", symbol, "count", "id", symbol, "count", "id", symbol, "count"}, rows, 12);
 }
 
-void show_words(Lesson& lesson, const std::u32string& sentence) {
+void show_words(Lesson& lesson, const std::u32string& sentence, const Reading& reading) {
     lesson.say(wrap_to_width(
         "Before any merge the text is cut into words, and no token will ever cross a word: a word is "
         "one optional space followed by a run of letters, of digits, or of other symbols (punctuation); "
@@ -65,6 +72,12 @@ void show_words(Lesson& lesson, const std::u32string& sentence) {
         "as in GPT-2, so \" cat\" and \"cat\" are different words.", 100));
     std::string out = "|";
     for (const std::u32string& w : split_words(sentence)) out += visible_symbol(w) + "|";
+    lesson.say(cut_to_width(out, 100));
+    if (!reading.bytes) return;
+    out = "|";
+    for (const std::u32string& w : reading.words(sentence)) out += visible_symbol(w) + "|";
+    lesson.say(wrap_to_width("With --bytes, each word is then written as its UTF-8 bytes, one symbol a byte (the "
+                             "words are cut first, on characters, where a letter is a letter):", 100));
     lesson.say(cut_to_width(out, 100));
 }
 
@@ -84,21 +97,22 @@ void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many) {
                         with_commas(std::size_t(m.count))});
     }
     lesson.table({"merge", "left", "right", "pair", "new symbol", "its id", "count"}, rows, 40);
-    lesson.say_under("(␣ is a space, ⏎ a newline)");
+    lesson.say_under(l.bytes ? "(Ġ is a space's byte, Ċ a newline's)" : "(␣ is a space, ⏎ a newline)");
 }
 
 void show_growing(Lesson& lesson, const Learned& l, std::size_t vocab) {
     const Tokenizer& t = l.tokenizer;
     // The learning stops early when every word of the text is one symbol: nothing is left to merge.
+    const std::string first = l.bytes ? "bytes" : "characters";
     lesson.say(wrap_to_width(
         t.size() == vocab
-            ? fmt::format("Each merge adds one symbol, up to --vocab {}: {} characters and {} merges. Later merges "
+            ? fmt::format("Each merge adds one symbol, up to --vocab {}: {} {} and {} merges. Later merges "
                           "join longer pieces and are seen less often:",
-                          t.size(), t.characters(), t.merges.size())
-            : fmt::format("Each merge adds one symbol: {} characters and {} merges make {} symbols, fewer than "
+                          t.size(), t.characters(), first, t.merges.size())
+            : fmt::format("Each merge adds one symbol: {} {} and {} merges make {} symbols, fewer than "
                           "--vocab {}, for by then every word of the text was one symbol and nothing was left to "
                           "merge. Later merges join longer pieces and are seen less often:",
-                          t.characters(), t.merges.size(), t.size(), vocab),
+                          t.characters(), first, t.merges.size(), t.size(), vocab),
         100));
     std::vector<TextRow> rows;
     std::size_t longest = 0;
@@ -113,8 +127,8 @@ void show_growing(Lesson& lesson, const Learned& l, std::size_t vocab) {
     lesson.table({"vocabulary", "newest symbol", "its count", "longest so far"}, rows);
 }
 
-void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence) {
-    const std::vector<SplitStep> steps = split_merge_by_merge(l.tokenizer, sentence);
+void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence, const Reading& reading) {
+    const std::vector<SplitStep> steps = split_merge_by_merge(l.tokenizer, reading.words(sentence));
     const std::size_t changing = steps.size() - 1;
     lesson.say(wrap_to_width(fmt::format(
         "Your text, {} characters, with the merges applied in the order learned; {}. encode() gets the same "
@@ -131,19 +145,22 @@ void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence
     lesson.show(l.r.text_ids, Style().decimals(0).indices());  // ids are names of symbols, not amounts
 }
 
-void show_round_trip(Lesson& lesson, const Learned& l, const std::u32string& sentence) {
+void show_round_trip(Lesson& lesson, const Learned& l, const std::u32string& sentence, const Reading& reading) {
     TokenIds ids;
     for (float id : l.r.text_ids) ids.push_back(int(id));
     lesson.say(wrap_to_width(fmt::format(
-        "decode() joins the symbols' text: the {} ids give back \"{}\", {} your text. Every string of the "
-        "vocabulary's characters comes back whole: every character is a symbol, and a merge only joins.",
-        ids.size(), cut_to_width(utf8_of(decode(l.tokenizer, ids)), 60),
-        decode(l.tokenizer, ids) == sentence ? "exactly" : "NOT"), 100));
+        "decode() joins the symbols' text{}: the {} ids give back \"{}\", {} your text. Every string of the "
+        "vocabulary's {} comes back whole: every {} is a symbol, and a merge only joins.",
+        reading.bytes ? " and reads its bytes as UTF-8" : "", ids.size(),
+        cut_to_width(utf8_of(reading.decode(l.tokenizer, ids)), 60),
+        reading.decode(l.tokenizer, ids) == sentence ? "exactly" : "NOT", reading.bytes ? "bytes" : "characters",
+        reading.bytes ? "byte" : "character"), 100));
 }
 
 // Characters per token on the held-out text, and tokens per sentence (a sentence ends with
 // . ! or ?), for each vocabulary size.
-void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out, const std::u32string& text) {
+void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out, const std::u32string& text,
+                const Reading& reading) {
     std::size_t sentences = 0;
     for (std::size_t i = 0; i < held_out.size(); ++i)
         if (std::u32string(U".!?").find(held_out[i]) != std::u32string::npos &&
@@ -155,10 +172,10 @@ void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out
     std::vector<TextRow> rows;
     for (std::size_t s : sizes) {
         const Tokenizer t = first_symbols(l.largest, s);
-        const double tokens = static_cast<double>(encode(t, held_out).size());
+        const double tokens = static_cast<double>(reading.encode(t, held_out).size());
         rows.push_back({std::to_string(s), format_number(double(held_out.size()) / tokens, 2),
                         format_number(tokens / double(std::max<std::size_t>(sentences, 1)), 1),
-                        std::to_string(encode(t, text).size())});
+                        std::to_string(reading.encode(t, text).size())});
     }
     lesson.table({"vocabulary", "characters per token", "tokens per sentence", "tokens of --text"}, rows);
     lesson.say_under(fmt::format("(held-out text: {} characters, {} sentences)", with_commas(held_out.size()),
@@ -170,7 +187,9 @@ struct Flags {
     std::size_t vocab = 256, merges_shown = 10;
     std::string text = "The cat sat on the mat.", corpus_path;
     std::string tokenizer = "book";
+    bool bytes = false;
 };
+const std::size_t bytes_vocab = 512;  // --bytes without --vocab: the 256 bytes and 256 merges
 
 void add_flags(Lesson& lesson, Flags& f) {
     lesson.option("--vocab", f.vocab, "symbols in the vocabulary, characters included", Range{100, 1024});
@@ -181,26 +200,41 @@ void add_flags(Lesson& lesson, Flags& f) {
                   "book: byte-pair encoding learned here on the book's characters; gpt2: GPT-2's own, on bytes "
                   "(its 50,257 symbols), beside the book's",
                   Choices{"book", "gpt2"});
+    lesson.flag("--bytes", f.bytes,
+                "learn the book's byte-pair encoding on bytes, GPT-2's 256 byte symbols first: no text is unknown "
+                "(--vocab 512 unless given)");
 }
 
 // Everything a learner gives, read and checked before anything prints.
 struct Inputs {
     Corpus corpus;
-    Tokenizer characters;
+    Reading reading;       // on characters, or on bytes (--bytes)
+    Tokenizer characters;  // the first vocabulary: the text's characters, or the 256 bytes
     std::u32string sentence;  // empty with --tokenizer gpt2 when the book lacks a character of it
     std::string unread;       // then: that character
 };
 
-Inputs read_inputs(const Flags& f) {
+Inputs read_inputs(const Lesson& lesson, Flags& f) {
     if (f.text.size() > 4 * longest_sentence)  // before reading the corpus: refused at once
         throw InputError(fmt::format("--text: {} bytes, at most {} characters", f.text.size(), longest_sentence));
+    if (f.bytes) {
+        if (f.tokenizer != "book")
+            throw InputError("--bytes: with --tokenizer book only (GPT-2's tokenizer reads bytes already)");
+        if (!lesson.given("--vocab")) f.vocab = bytes_vocab;
+        Tokenizer bytes = byte_characters();
+        if (f.vocab < bytes.size())
+            throw InputError(fmt::format("--vocab {}: fewer than the {} byte symbols of --bytes", f.vocab, bytes.size()));
+        std::u32string sentence = code_points_of(f.text, "--text");
+        return Inputs{load_corpus(f.corpus_path, fewest_characters), Reading{true}, std::move(bytes),
+                      std::move(sentence), {}};
+    }
     Corpus corpus = load_corpus(f.corpus_path, fewest_characters);
     Tokenizer characters = char_tokenizer(corpus.text);
     if (f.vocab < characters.size())
         throw InputError(fmt::format("--vocab {}: fewer than the text's {} characters", f.vocab, characters.size()));
     if (f.tokenizer == "book") {
         std::u32string sentence = checked_sentence("--text", f.text, characters, corpus.name);
-        return Inputs{std::move(corpus), std::move(characters), std::move(sentence), {}};
+        return Inputs{std::move(corpus), Reading{}, std::move(characters), std::move(sentence), {}};
     }
     // GPT-2 reads any UTF-8: its files and the text are checked now, before anything prints.
     gpt2_tokenizer();
@@ -208,18 +242,20 @@ Inputs read_inputs(const Flags& f) {
     for (const char32_t c : text)
         if (std::none_of(characters.symbols.begin(), characters.symbols.end(),
                          [c](const std::u32string& symbol) { return symbol == std::u32string(1, c); }))
-            return Inputs{std::move(corpus), std::move(characters), {}, visible_symbol(std::u32string(1, c))};
-    return Inputs{std::move(corpus), std::move(characters), text, {}};
+            return Inputs{std::move(corpus), Reading{}, std::move(characters), {}, visible_symbol(std::u32string(1, c))};
+    return Inputs{std::move(corpus), Reading{}, std::move(characters), text, {}};
 }
 
 // The merges learned on the training text (timed), the first --vocab of them, and the sentence.
 Learned learned_tokens(Lesson& lesson, const Flags& f, const Inputs& in, const std::u32string& training) {
     Learned l;
     const auto start = std::chrono::steady_clock::now();
-    l.largest = learn_bpe(in.characters, training, std::max(f.vocab, table_sizes.back()));
+    const std::vector<std::u32string> words = in.reading.words(training);
+    l.largest = learn_bpe_on_words(in.characters, words, std::max(f.vocab, table_sizes.back()));
     l.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     l.tokenizer = first_symbols(l.largest, std::min(f.vocab, l.largest.size()));
-    l.r = tokens_result(l.tokenizer, in.characters, training, in.sentence, f.merges_shown);
+    l.bytes = in.reading.bytes;
+    l.r = tokens_result(l.tokenizer, in.characters, words, in.reading.words(in.sentence), f.merges_shown);
     Labels merged, tokens;
     for (const Merge& m : l.tokenizer.merges)
         merged.push_back(visible_symbol(l.tokenizer.symbol(m.left) + l.tokenizer.symbol(m.right)));
@@ -249,7 +285,7 @@ int main(int argc, char** argv) {
     lesson.page_file("trained_model.js", page_files);
 
     return lesson.run(argc, argv, [&] {
-        const Inputs in = read_inputs(f);
+        const Inputs in = read_inputs(lesson, f);
         const std::u32string& sentence = in.sentence;
         const std::u32string training = in.corpus.training(), held_out = in.corpus.held_out();
         if (f.tokenizer == "gpt2") {
@@ -270,15 +306,16 @@ int main(int argc, char** argv) {
             return;
         }
         Part<Learned>& learned = lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });
-        lesson.step("characters", "The characters", [&] { show_characters(lesson, in.corpus, in.characters); });
-        lesson.step("words", "Words first", [&] { show_words(lesson, sentence); });
+        lesson.step("characters", in.reading.bytes ? "The bytes" : "The characters",
+                    [&] { show_characters(lesson, in.corpus, in.characters, in.reading); });
+        lesson.step("words", "Words first", [&] { show_words(lesson, sentence, in.reading); });
         lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), f.merges_shown); });
         lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned(), f.vocab); });
-        lesson.step("your-text", "Your text, merge by merge", [&] { show_split(lesson, learned(), sentence); });
-        lesson.step("sizes", "What a larger vocabulary buys", [&] { show_sizes(lesson, learned(), held_out, sentence); });
-        lesson.step("round-trip", "Back to text", [&] { show_round_trip(lesson, learned(), sentence); });
+        lesson.step("your-text", "Your text, merge by merge", [&] { show_split(lesson, learned(), sentence, in.reading); });
+        lesson.step("sizes", "What a larger vocabulary buys", [&] { show_sizes(lesson, learned(), held_out, sentence, in.reading); });
+        lesson.step("round-trip", "Back to text", [&] { show_round_trip(lesson, learned(), sentence, in.reading); });
         lesson.step("checks", "Self-checks", [&] {
-            check_tokens(lesson.checks(), learned().tokenizer, f.vocab, learned().r, sentence, held_out);
+            check_tokens(lesson.checks(), in.reading, learned().tokenizer, f.vocab, learned().r, sentence, held_out);
         });
         lesson.present();
     });

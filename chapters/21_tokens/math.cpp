@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
-Words counted_words(const Tokenizer& characters, const std::u32string& text) {
+Words counted_words(const Tokenizer& characters, const std::vector<std::u32string>& text) {
     std::map<std::u32string, std::int64_t> counts;
-    for (const std::u32string& w : split_words(text)) ++counts[w];
+    for (const std::u32string& w : text) ++counts[w];
     Words words;
-    for (const auto& [w, count] : counts) words.push_back({encode(characters, w), count});
+    for (const auto& [w, count] : counts) words.push_back({encode_words(characters, {w}), count});
     return words;
 }
 
@@ -54,10 +54,10 @@ std::vector<Merge> merges_by_recount(Words words, int first_id, std::size_t how_
     return merges;
 }
 
-std::vector<SplitStep> split_merge_by_merge(const Tokenizer& tokenizer, const std::u32string& text) {
+std::vector<SplitStep> split_merge_by_merge(const Tokenizer& tokenizer, const std::vector<std::u32string>& text) {
     const Tokenizer characters = first_symbols(tokenizer, tokenizer.characters());
     std::vector<TokenIds> words;
-    for (const std::u32string& w : split_words(text)) words.push_back(encode(characters, w));
+    for (const std::u32string& w : text) words.push_back(encode_words(characters, {w}));
     auto joined = [&] {
         TokenIds ids;
         for (const TokenIds& w : words) ids.insert(ids.end(), w.begin(), w.end());
@@ -98,14 +98,15 @@ Matrix id_row(const TokenIds& ids) {
 
 }  // namespace
 
-TokensResult tokens_result(const Tokenizer& tokenizer, const Tokenizer& characters, const std::u32string& training,
-                           const std::u32string& text, std::size_t recounted) {
+TokensResult tokens_result(const Tokenizer& tokenizer, const Tokenizer& characters,
+                           const std::vector<std::u32string>& training, const std::vector<std::u32string>& text,
+                           std::size_t recounted) {
     TokensResult r;
     r.merges = merge_rows(tokenizer.merges);
     const std::size_t how_many = std::min(recounted, tokenizer.merges.size());
     r.recounted_merges = merge_rows(
         merges_by_recount(counted_words(characters, training), static_cast<int>(characters.size()), how_many));
-    r.text_ids = id_row(encode(tokenizer, text));
+    r.text_ids = id_row(encode_words(tokenizer, text));
     r.text_ids_by_merges = id_row(split_merge_by_merge(tokenizer, text).back().ids);
     return r;
 }

@@ -8,6 +8,8 @@
 //           symbol ab; in every word, each a b, left to right, becomes ab
 //   repeat: until the vocabulary has N symbols
 //
+// The text comes in cut into words (split_words; with --bytes, each word's bytes as GPT-2's
+// symbols: common/byte_tokens/byte_words.hpp), and no merge crosses a word.
 // Shapes: a word is a list of symbol ids; merges (merges × 3): left id, right id, count;
 // text_ids (1 × tokens).
 #pragma once
@@ -30,8 +32,8 @@ struct CountedWord {
 using Words = std::vector<CountedWord>;
 using PairCounts = std::map<std::pair<int, int>, std::int64_t>;  // (left, right) → count
 
-// The distinct words of `text` as character ids, with their counts.
-Words counted_words(const Tokenizer& characters, const std::u32string& text);
+// The distinct words of a text's `words` as character ids, with their counts.
+Words counted_words(const Tokenizer& characters, const std::vector<std::u32string>& words);
 
 // Every adjacent pair of every word, weighted by the word's count: one pass over all words.
 PairCounts count_pairs(const Words& words);
@@ -42,13 +44,13 @@ TokenIds merge_pair(const TokenIds& word, int left, int right, int id);
 // The first `how_many` merges again, the slow way: every pair recounted before each merge.
 std::vector<Merge> merges_by_recount(Words words, int first_id, std::size_t how_many);
 
-// A text cut into words, then each merge applied in the order learned: the tokens after
-// every merge that changed them.
+// A text's words, each merge applied in the order learned: the tokens after every merge that
+// changed them.
 struct SplitStep {
     int merge = -1;  // the merge's rank (-1: the characters alone)
     TokenIds ids;
 };
-std::vector<SplitStep> split_merge_by_merge(const Tokenizer& tokenizer, const std::u32string& text);
+std::vector<SplitStep> split_merge_by_merge(const Tokenizer& tokenizer, const std::vector<std::u32string>& words);
 
 // Everything the lesson lists, as matrices (ids and counts are whole numbers, exact in float).
 struct TokensResult {
@@ -68,6 +70,7 @@ struct TokensResult {
     }
 };
 
-// The lesson's matrices from the learned tokenizer.
-TokensResult tokens_result(const Tokenizer& tokenizer, const Tokenizer& characters, const std::u32string& training,
-                           const std::u32string& text, std::size_t recounted);
+// The lesson's matrices from the learned tokenizer: the training text's words and your text's.
+TokensResult tokens_result(const Tokenizer& tokenizer, const Tokenizer& characters,
+                           const std::vector<std::u32string>& training, const std::vector<std::u32string>& text,
+                           std::size_t recounted);

@@ -115,7 +115,9 @@ void skip_spaces(const std::string& s, std::size_t& at) {
 
 }  // namespace
 
-std::string byte_symbol(unsigned char b) { return utf8_of(std::u32string(1, byte_code_points()[b])); }
+char32_t byte_code_point(unsigned char b) { return byte_code_points()[b]; }
+
+std::string byte_symbol(unsigned char b) { return utf8_of(std::u32string(1, byte_code_point(b))); }
 
 int symbol_byte(char32_t c) {
     const std::vector<char32_t>& t = byte_code_points();

@@ -48,6 +48,7 @@ ByteLevelBpe read_byte_level_bpe(const std::string& encoder_json, const std::str
 // (-1: none).
 std::string byte_symbol(unsigned char b);
 int symbol_byte(char32_t c);
+char32_t byte_code_point(unsigned char b);  // the same as a code point (byte_symbol's one)
 
 // GPT-2's pattern: the text cut into pieces, in order (joined, they are the text again). The
 // text is UTF-8; InputError for bytes that are not.

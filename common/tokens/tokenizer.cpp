@@ -133,12 +133,17 @@ Tokenizer char_tokenizer(const std::u32string& text) {
 }
 
 Tokenizer learn_bpe(const Tokenizer& characters, const std::u32string& training_text, std::size_t vocab_size) {
+    return learn_bpe_on_words(characters, split_words(training_text), vocab_size);
+}
+
+Tokenizer learn_bpe_on_words(const Tokenizer& characters, const std::vector<std::u32string>& training_words,
+                             std::size_t vocab_size) {
     if (vocab_size < characters.size())
         throw InputError(describe("a vocabulary of ", vocab_size, " is smaller than its ", characters.size(),
                                   " characters"));
     // pass 1: each distinct word once, as character ids, with its count
     std::map<std::u32string, std::int64_t> counted;
-    for (const std::u32string& w : split_words(training_text)) ++counted[w];
+    for (const std::u32string& w : training_words) ++counted[w];
     const auto ids = character_ids(characters);
     std::vector<TokenIds> words;
     std::vector<std::int64_t> weight;
@@ -214,11 +219,15 @@ TokenIds encode_word(const Tokenizer& tokenizer, TokenIds characters) {
 }
 
 TokenIds encode(const Tokenizer& tokenizer, const std::u32string& text) {
+    return encode_words(tokenizer, split_words(text));
+}
+
+TokenIds encode_words(const Tokenizer& tokenizer, const std::vector<std::u32string>& words) {
     const Ranks ranks = ranks_of(tokenizer);
     const auto ids = character_ids(tokenizer);
     std::unordered_map<std::u32string, TokenIds> known;  // a word met before is not encoded again
     TokenIds out;
-    for (const std::u32string& w : split_words(text)) {
+    for (const std::u32string& w : words) {
         auto found = known.find(w);
         if (found == known.end()) found = known.emplace(w, encode_ranked(tokenizer, ranks, characters_of(ids, w))).first;
         out.insert(out.end(), found->second.begin(), found->second.end());

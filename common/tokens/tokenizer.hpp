@@ -55,6 +55,9 @@ Tokenizer char_tokenizer(const std::u32string& text);
 // Pair counts are kept and updated only in the words a merge touches. InputError when the
 // training text holds a character that `characters` lacks, or vocab_size < its characters.
 Tokenizer learn_bpe(const Tokenizer& characters, const std::u32string& training_text, std::size_t vocab_size);
+// The same, learned on words already cut (split_words, or chapter 21's words of bytes).
+Tokenizer learn_bpe_on_words(const Tokenizer& characters, const std::vector<std::u32string>& words,
+                             std::size_t vocab_size);
 
 // The same tokenizer with only its first `vocab_size` symbols (its first merges): what learning
 // would have given for that size.
@@ -62,6 +65,8 @@ Tokenizer first_symbols(const Tokenizer& tokenizer, std::size_t vocab_size);
 
 // The ids of a text, word by word. InputError naming a character the vocabulary lacks.
 TokenIds encode(const Tokenizer& tokenizer, const std::u32string& text);
+// The ids of words already cut, in order.
+TokenIds encode_words(const Tokenizer& tokenizer, const std::vector<std::u32string>& words);
 // The ids of one word, given as its characters' ids, by the rank rule.
 TokenIds encode_word(const Tokenizer& tokenizer, TokenIds characters);
 // The text of the ids joined. InputError for an id outside the vocabulary.
