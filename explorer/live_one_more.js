@@ -41,14 +41,24 @@ function startPlaying(session, one) {
   oneMore(session, one);
 }
 
-// The play ends (the reader, a refusal, a stop): what the step alone left dimmed is run whole.
-function stopPlaying(session, one) {
+// The play ends (the reader, a refusal): what the step alone left dimmed is run whole; not
+// after the stop button (rerun false), which stops every run.
+function stopPlaying(session, one, rerun = true) {
   if (!one.playing) return;
   one.playing = false;
   clearTimeout(one.timer);
   one.play.textContent = 'play';
   document.body.dataset.playing = 'no';
-  if (document.querySelector('section.step.stale')) runWhole(session);
+  if (rerun && document.querySelector('section.step.stale')) runWhole(session);
+}
+
+// The chapter refused one more while playing (the context is full): the count back to the last
+// one computed, the play ended, and why said once the whole run is drawn.
+function playRefused(session, one, why) {
+  one.input.value = String(Number.parseInt(one.input.value, 10) - 1);
+  session.sayAfterRun = `The play stopped: ${why}`;
+  stopPlaying(session, one);
+  if (!session.busy) runWhole(session);  // nothing was dimmed: the last count, whole, all the same
 }
 
 // After the step alone was drawn: while playing, the next token (and no whole run between).

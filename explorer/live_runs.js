@@ -118,7 +118,7 @@ function finished(session, data) {
   session.progress.hide();
   if (step && !data.crashed && data.exitCode !== 2 && data.report) { stepComputed(session, data, args, step); return; }
   session.busy = false;
-  if (session.oneMore && (data.crashed || data.exitCode === 2 || !data.report)) stopPlaying(session, session.oneMore);
+  const playing = session.oneMore && session.oneMore.playing;
   if (data.crashed) {
     showError(session, `the program stopped: ${data.crashed}`);
     session.progress.say('The last result stays.');
@@ -134,6 +134,10 @@ function finished(session, data) {
   }
   document.body.dataset.runs = String(++session.runs);
   document.body.dataset.running = 'no';
+  if (playing && (data.crashed || data.exitCode === 2 || !data.report)) {
+    playRefused(session, session.oneMore, data.crashed || refusalLine(data.errors, data.exitCode));
+    return;
+  }
   if (session.pending) runChapter(session, session.pending);
 }
 
@@ -191,6 +195,8 @@ function wholeRunComputed(session, data, args) {
   window.currentStep = window.drawLesson(session.lastDocument, { step: inView, rerun: true });
   if (asked) showNewest(asked);
   session.progress.say(`Computed in ${Math.round(data.ms)} ms${data.exitCode === 1 ? ' (a self-check failed: see the last step)' : ''}.`);
+  if (session.sayAfterRun) session.progress.say(session.sayAfterRun);
+  session.sayAfterRun = null;
   document.body.dataset.runMs = String(Math.round(data.ms));
 }
 
@@ -203,7 +209,7 @@ function stopRun(session) {
   session.pending = null;
   session.progress.hide();
   session.progress.say('Stopped. The last result stays.');
-  if (session.oneMore) stopPlaying(session, session.oneMore);
+  if (session.oneMore) stopPlaying(session, session.oneMore, false);
   document.body.dataset.running = 'no';
   document.body.dataset.stopped = 'yes';
 }

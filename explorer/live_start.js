@@ -26,6 +26,7 @@ function startLivePage() {
     askedStep: null,       // the step a button asked to see alone, next run (live_one_more.js)
     wholeNext: false,      // the next run is whole, no step first
     oneMore: null,         // the count's buttons, if the chapter has one
+    sayAfterRun: null,     // what the status line says once the next whole run is drawn
   };
   session.knobs.form.append(session.progress.element);
   document.body.prepend(session.knobs.form);

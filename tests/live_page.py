@@ -331,8 +331,21 @@ def check_writing(driver, program, page, out, failures):
     expected, shown = native_text(program, args), driver.execute_script(WRITTEN)
     if generated(driver) < 8 or shown != expected:
         failures.append(f"{program.name}: played to {args}: the page wrote {shown!r}, the terminal {expected!r}")
+    print(f"{program.name}: next token, then play to --generate {generated(driver)}: {shown}")
+    # play to the end of the context (3 prompt tokens + 61 = 64): refused one more, it stops at 61
+    driver.get("about:blank")
+    driver.get(f"{page.as_uri()}#step-1&--prompt=Call%20me&--generate=59")
+    wait_run(driver, 0)
+    driver.find_element(By.CSS_SELECTOR, "form.knobs button.one-more.play").click()
+    WebDriverWait(driver, SECONDS, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return document.body.dataset.playing === 'no' && window.liveIdle()"
+                                   " && !document.querySelector('section.step.stale') && document.body.dataset.running === 'no'"))
+    said = driver.execute_script("return document.querySelector('.live-state').textContent")
+    args = page_arguments(driver)
+    if generated(driver) != 61 or args[args.index("--generate") + 1] != "61" or "The play stopped: --generate 62" not in said:
+        failures.append(f"{program.name}: played to the end of the context: {args}, the page says {said!r}")
     failures += [f"{program.name}: console: {c}" for c in complaints(driver)]
-    print(f"{program.name}: next token and play to --generate {generated(driver)}: {shown}")
+    print(f"{program.name}: played to the context's end, --generate {generated(driver)}: {said}")
 
 
 def check_gpt2(driver, program, out, failures):
