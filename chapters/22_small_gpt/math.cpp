@@ -80,7 +80,7 @@ SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids) {
     const GptConfig& c = model.config;
     const std::size_t n = ids.size(), V = c.vocab, d = c.d_model, H = c.heads, dh = d / H;
     const std::size_t k = std::min(predictions_shown, V);
-    r.ids = ids, r.layers = c.layers, r.heads = H;
+    r.ids = ids, r.heads = H;
     r.token_ids = Matrix::from_shape({1, n});
     for (std::size_t i = 0; i < n; ++i) r.token_ids(0, i) = float(ids[i]);
     // 1. token and position embeddings
@@ -126,17 +126,27 @@ SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids) {
     return r;
 }
 
+namespace {
+
+// Every head's attention weights, [l·H + h], listed as layer<l>_head<h>_<what>: the family
+// "layer_head_<what>", rows labelled `rows` and columns `cols`.
+void list_heads(MatrixList& list, const std::vector<Matrix>& per_head, std::size_t heads, const std::string& what,
+                const std::string& formula, const std::string& rows, const std::string& cols = "tokens") {
+    for (std::size_t k = 0; k < per_head.size(); ++k) {
+        const std::size_t l = k / heads, h = k % heads;
+        list.push_back(ListedMatrix("layer" + std::to_string(l) + "_head" + std::to_string(h) + "_" + what,
+                                    per_head[k], formula, rows, cols, MatrixKind::attention_weights)
+                           .in_family("layer_head_" + what, int(h), int(l)));
+    }
+}
+
+}  // namespace
+
 MatrixList SentenceRead::matrices() const {
     MatrixList list{{"token_ids", token_ids, "the sentence's tokens", "", "tokens", MatrixKind::indices},
                     {"embedded", embedded, "wte[ids] + wpe[0 … n−1]", "tokens", ""},
                     {"logits", logits, "LN(x; ln_f) · wteᵀ", "tokens", ""}};
-    for (std::size_t l = 0; l < layers; ++l)
-        for (std::size_t h = 0; h < heads; ++h) {
-            const std::string name = "layer" + std::to_string(l) + "_head" + std::to_string(h) + "_weights";
-            list.push_back(ListedMatrix(name, weights[l * heads + h], "softmax(causal(q_h k_hᵀ / √d_h))", "tokens",
-                                        "tokens", MatrixKind::attention_weights)
-                               .in_family("layer_head_weights", int(h), int(l)));
-        }
+    list_heads(list, weights, heads, "weights", "softmax(causal(q_h k_hᵀ / √d_h))", "tokens");
     list.push_back({"top_ids", top_ids, "the five largest of softmax(logits_i)", "tokens", "", MatrixKind::indices});
     list.push_back({"top_probabilities", top_probabilities, "their probabilities", "tokens", ""});
     list.push_back({"looks_most", looks_most, "argmax_j A_lh[i, j]", "heads", "tokens", MatrixKind::indices});
@@ -151,7 +161,7 @@ Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t 
     w.candidates = Matrix(xt::zeros<float>({count, predictions_shown}));
     w.model_odds = w.candidates, w.drawn_odds = w.candidates;
     w.draws = Matrix(xt::zeros<float>({count, std::size_t(1)}));
-    w.layers = L, w.heads = H;
+    w.heads = H;
     w.attention.assign(L * H, Matrix(xt::zeros<float>({count, prompt.size() + count})));
     // 1. the prompt into the cache
     GptCache cache = empty_cache(model.config);
@@ -188,12 +198,6 @@ MatrixList Writing::matrices() const {
             {"model_odds", model_odds, "their p = softmax(logits)", "written", ""},
             {"drawn_odds", drawn_odds, "their q: softmax(logits / τ) over the top k, within the top p", "written", ""},
             {"draws", draws, "the uniform number of each draw", "written", ""}};
-    for (std::size_t l = 0; l < layers; ++l)
-        for (std::size_t h = 0; h < heads; ++h) {
-            const std::string name = "layer" + std::to_string(l) + "_head" + std::to_string(h) + "_writing";
-            list.push_back(ListedMatrix(name, attention[l * heads + h], "softmax(q_t K_hᵀ / √d_h), from the cache",
-                                        "written", "text", MatrixKind::attention_weights)
-                               .in_family("layer_head_writing", int(h), int(l)));
-        }
+    list_heads(list, attention, heads, "writing", "softmax(q_t K_hᵀ / √d_h), from the cache", "written", "text");
     return list;
 }

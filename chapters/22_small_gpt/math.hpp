@@ -56,7 +56,7 @@ struct SentenceRead {
     Matrix top_ids;               // (n × 5) after token i, the five most likely next tokens
     Matrix top_probabilities;     // (n × 5) their probabilities p_i[·]
     Matrix looks_most;            // (L·H × n) for each head and query i: argmax_j A[i, j]
-    std::size_t layers = 0, heads = 0;
+    std::size_t heads = 0;        // H, to tell a head's layer (k / H) and head (k % H) in weights[k]
 
     // token_ids, logits, every head's weights (rows and columns "tokens", the family
     // "layer_head_weights"), top_ids and top_probabilities (rows "tokens"), looks_most.
@@ -73,7 +73,7 @@ struct Writing {
     std::vector<Matrix> attention;        // [l·H + h] (N × (P + N)) row t: written token t's weights from
                                           // the cache over the P + t + 1 tokens so far (0 after them)
     std::vector<std::vector<float>> logits;  // [t] the cache's logits before token t (for the checks)
-    std::size_t layers = 0, heads = 0;
+    std::size_t heads = 0;                   // H: attention[k] is layer k / H, head k % H
     // written_ids, the candidates and their odds, draws, every head's attention (rows "written",
     // columns "text": the prompt's tokens and the written ones; the family "layer_head_writing")
     MatrixList matrices() const;
