@@ -34,7 +34,6 @@ const std::vector<std::size_t> table_sizes = {128, 256, 384, 512, 768, 1024};
 struct Learned {
     Tokenizer largest;    // learned up to the largest size any step shows
     Tokenizer tokenizer;  // its first --vocab symbols
-    bool bytes = false;   // learned on bytes (--bytes)
     TokensResult r;
     double seconds = 0;   // the learning's time (not printed by the default run: it varies)
     MatrixList matrices() const { return r.matrices(); }
@@ -81,7 +80,7 @@ void show_words(Lesson& lesson, const std::u32string& sentence, const Reading& r
     lesson.say(cut_to_width(out, 100));
 }
 
-void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many) {
+void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many, const Reading& reading) {
     lesson.say(wrap_to_width(fmt::format(
         "Count every adjacent pair of symbols in every distinct word, weighted by how often the word occurs "
         "in the training text; merge the most frequent pair into a new symbol (a tie: the smallest "
@@ -97,13 +96,13 @@ void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many) {
                         with_commas(std::size_t(m.count))});
     }
     lesson.table({"merge", "left", "right", "pair", "new symbol", "its id", "count"}, rows, 40);
-    lesson.say_under(l.bytes ? "(Ġ is a space's byte, Ċ a newline's)" : "(␣ is a space, ⏎ a newline)");
+    lesson.say_under(reading.bytes ? "(Ġ is a space's byte, Ċ a newline's)" : "(␣ is a space, ⏎ a newline)");
 }
 
-void show_growing(Lesson& lesson, const Learned& l, std::size_t vocab) {
+void show_growing(Lesson& lesson, const Learned& l, std::size_t vocab, const Reading& reading) {
     const Tokenizer& t = l.tokenizer;
     // The learning stops early when every word of the text is one symbol: nothing is left to merge.
-    const std::string first = l.bytes ? "bytes" : "characters";
+    const std::string first = reading.bytes ? "bytes" : "characters";
     lesson.say(wrap_to_width(
         t.size() == vocab
             ? fmt::format("Each merge adds one symbol, up to --vocab {}: {} {} and {} merges. Later merges "
@@ -148,12 +147,12 @@ void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence
 void show_round_trip(Lesson& lesson, const Learned& l, const std::u32string& sentence, const Reading& reading) {
     TokenIds ids;
     for (float id : l.r.text_ids) ids.push_back(int(id));
+    const std::u32string back = reading.decode(l.tokenizer, ids);
     lesson.say(wrap_to_width(fmt::format(
         "decode() joins the symbols' text{}: the {} ids give back \"{}\", {} your text. Every string of the "
         "vocabulary's {} comes back whole: every {} is a symbol, and a merge only joins.",
         reading.bytes ? " and reads its bytes as UTF-8" : "", ids.size(),
-        cut_to_width(utf8_of(reading.decode(l.tokenizer, ids)), 60),
-        reading.decode(l.tokenizer, ids) == sentence ? "exactly" : "NOT", reading.bytes ? "bytes" : "characters",
+        cut_to_width(utf8_of(back), 60), back == sentence ? "exactly" : "NOT", reading.bytes ? "bytes" : "characters",
         reading.bytes ? "byte" : "character"), 100));
 }
 
@@ -201,8 +200,8 @@ void add_flags(Lesson& lesson, Flags& f) {
                   "(its 50,257 symbols), beside the book's",
                   Choices{"book", "gpt2"});
     lesson.flag("--bytes", f.bytes,
-                "learn the book's byte-pair encoding on bytes, GPT-2's 256 byte symbols first: no text is unknown "
-                "(--vocab 512 unless given)");
+                fmt::format("learn the book's byte-pair encoding on bytes, GPT-2's 256 byte symbols first: no text "
+                            "is unknown (--vocab {} unless given)", bytes_vocab));
 }
 
 // Everything a learner gives, read and checked before anything prints.
@@ -254,7 +253,6 @@ Learned learned_tokens(Lesson& lesson, const Flags& f, const Inputs& in, const s
     l.largest = learn_bpe_on_words(in.characters, words, std::max(f.vocab, table_sizes.back()));
     l.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     l.tokenizer = first_symbols(l.largest, std::min(f.vocab, l.largest.size()));
-    l.bytes = in.reading.bytes;
     l.r = tokens_result(l.tokenizer, in.characters, words, in.reading.words(in.sentence), f.merges_shown);
     Labels merged, tokens;
     for (const Merge& m : l.tokenizer.merges)
@@ -309,8 +307,8 @@ int main(int argc, char** argv) {
         lesson.step("characters", in.reading.bytes ? "The bytes" : "The characters",
                     [&] { show_characters(lesson, in.corpus, in.characters, in.reading); });
         lesson.step("words", "Words first", [&] { show_words(lesson, sentence, in.reading); });
-        lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), f.merges_shown); });
-        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned(), f.vocab); });
+        lesson.step("first-merges", "The first merges", [&] { show_first_merges(lesson, learned(), f.merges_shown, in.reading); });
+        lesson.step("growing", "The vocabulary growing", [&] { show_growing(lesson, learned(), f.vocab, in.reading); });
         lesson.step("your-text", "Your text, merge by merge", [&] { show_split(lesson, learned(), sentence, in.reading); });
         lesson.step("sizes", "What a larger vocabulary buys", [&] { show_sizes(lesson, learned(), held_out, sentence, in.reading); });
         lesson.step("round-trip", "Back to text", [&] { show_round_trip(lesson, learned(), sentence, in.reading); });
