@@ -47,7 +47,9 @@ def watching(files, columns, *args):
     """./tutorial watch ARGS in a terminal of 40 rows × `columns`, in a process group of its own,
     the learner's files in `files`; yields (the process, its environment), stopped whole at the end."""
     global master
-    env = dict(os.environ, TUTORIAL_BUILD=str(BUILD), TUTORIAL_EXERCISE_FILES=str(files), TERM="xterm")
+    # COLUMNS and LINES as the shell of such a terminal exports them (a learner's may be set)
+    env = dict(os.environ, TUTORIAL_BUILD=str(BUILD), TUTORIAL_EXERCISE_FILES=str(files), TERM="xterm",
+               COLUMNS=str(columns), LINES="40")
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     watch = subprocess.Popen([sys.executable, str(TOOL), "watch", *args], stdin=slave, stdout=slave, stderr=slave,

@@ -18,7 +18,8 @@ docs/README.md) need to know of a chapter; everything else is in its folder by c
     fast_flags           flags that keep it short where a test does not check its default numbers
     sanitize_fast_flags  the same under the sanitizers (replacing fast_flags there)
     trains               it trains a model: its docs test starts among the first
-    skip_under_sanitizers  "docs" and/or "default_run": runs the sanitizers would only repeat
+    skip_under_sanitizers  ["default_run"]: its default run is not repeated under the sanitizers
+                         (which run no docs: CMakePresets.json says what they run)
     page_megabytes       what its default page may weigh, when more than the 2 MB of every page
     computing_page_megabytes  the same for its page that computes (its WebAssembly inlined), when
                          more than 3 MB (bench/explorer_open)
@@ -56,7 +57,7 @@ REQUIRED = ("title", "idea", "question", "shows_scaled_attention")
 TEST_FIELDS = {"fast_flags": list, "sanitize_fast_flags": list, "trains": bool, "skip_under_sanitizers": list,
                "page_megabytes": int, "computing_page_megabytes": int, "presented_cells": list,
                "presented_window": list, "presented_long_step": int}
-SKIPPABLE = {"docs", "default_run"}
+SKIPPABLE = {"default_run"}
 BAD_INPUT_FIELDS = {"files": dict, "any_width": list, "one_token_refused": dict, "out_of_range": list,
                     "launched_out_of_range": list, "near_misses": list, "valid_edges": list, "edge_files": list,
                     "conflicts": list, "known": dict}

@@ -104,8 +104,8 @@ void show_training(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
     lesson.say(fmt::format(
         "AdamW (β₁ 0.9, β₂ 0.99, weight decay 0.1 on matrices), gradient norm clipped at 1, {} windows\n"
         "of {} tokens a step; {}.\n"
-        "The trained model is kept as a checkpoint (trained/gpt-…/ beside the program's folder): a\n"
-        "later run of the same recipe reads it back instead of training; --train trains it again.",
+        "The trained model is kept as a checkpoint (~/.cache/attention-step-by-step/trained/gpt-…/):\n"
+        "a later run of the same recipe reads it back instead of training; --train trains it again.",
         g.batch, g.config.context, schedule));
     std::vector<TextRow> rows;
     std::vector<double> steps, train, held;

@@ -5,6 +5,8 @@
 const char* environment_name(Setting s) {
     switch (s) {
         case Setting::trained_folder: return "TUTORIAL_TRAINED";
+        case Setting::cache_home: return "XDG_CACHE_HOME";
+        case Setting::home: return "HOME";
         case Setting::program_fingerprint: return "TUTORIAL_PROGRAM_FINGERPRINT";
         case Setting::expected_matrices: return "TUTORIAL_EXPECT";
         case Setting::memory_limit: return "TUTORIAL_MEMORY_LIMIT";

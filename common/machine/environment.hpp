@@ -9,8 +9,12 @@
 
 enum class Setting {
     // Where trained models and kept measurements go (common/training/training_memory.hpp): the
-    // page's worker sets /trained, the tests a scratch folder; unset, trained/ beside the program.
+    // page's worker sets /trained, the tests a scratch folder; unset, the user's cache folder.
     trained_folder,         // TUTORIAL_TRAINED
+    // The user's cache folder (the XDG base directories: $XDG_CACHE_HOME, else $HOME/.cache),
+    // where trained models are kept outside the clone, for every build and clone of this machine.
+    cache_home,             // XDG_CACHE_HOME
+    home,                   // HOME
     // The program's identity where /proc/self/exe is missing: the page's worker hashes the
     // WebAssembly it runs (explorer/live_worker.js), so that only that program reads back what it kept.
     program_fingerprint,    // TUTORIAL_PROGRAM_FINGERPRINT

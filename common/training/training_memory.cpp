@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string header = "attention-step-by-step trained copy-task model, version 1\n";
+const char* const cache_subfolder = "attention-step-by-step/trained";
 
 std::string key_of(const CopyTaskSettings& s) { return program_fingerprint() + "\n" + settings_text(s) + "\n"; }
 
@@ -42,6 +43,11 @@ bool get_halves(Numbers& in, Halves& h) {
 
 std::string trained_folder() {
     if (const char* chosen = environment(Setting::trained_folder)) return chosen;
+    // XDG's rule: a relative $XDG_CACHE_HOME is to be ignored
+    const char* cache = environment(Setting::cache_home);
+    if (cache && fs::path(cache).is_absolute()) return (fs::path(cache) / cache_subfolder).string();
+    const char* home = environment(Setting::home);
+    if (home && fs::path(home).is_absolute()) return (fs::path(home) / ".cache" / cache_subfolder).string();
     std::error_code error;
     const fs::path program = fs::read_symlink("/proc/self/exe", error);
     return error ? std::string() : (program.parent_path().parent_path() / "trained").string();

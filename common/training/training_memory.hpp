@@ -8,10 +8,12 @@
 // code (a rebuild that changed the program), or to a setting, trains anew. A file that does
 // not read back whole (cut short, another version) is trained anew and written again.
 //
-// Where: $TUTORIAL_TRAINED when it is set (empty: no folder), else trained/ beside the
-// program's folder (build/release/trained for build/release/bin/chNN_name). A folder that
-// cannot be written keeps nothing, and the run trains as it would without it. Within one run
-// a model is also kept in memory, so that it is trained once even without a folder.
+// Where: $TUTORIAL_TRAINED when it is set (empty: no folder), else the user's cache folder,
+// ~/.cache/attention-step-by-step/trained ($XDG_CACHE_HOME for ~/.cache when it is set), outside
+// the clone: a new clone, a deleted build folder or the tests read back what the same code
+// trained; without a home, trained/ beside the program's folder. A folder that cannot be
+// written keeps nothing, and the run trains as it would without it. Within one run a model is
+// also kept in memory, so that it is trained once even without a folder.
 #pragma once
 
 #include <mutex>
@@ -22,8 +24,8 @@
 #include "common/copy_model/copy_task.hpp"
 #include "common/training/kept_file.hpp"
 
-// The folder trained models are kept in: $TUTORIAL_TRAINED when it is set, else trained/ beside
-// the program's folder; empty when there is none.
+// The folder trained models are kept in: $TUTORIAL_TRAINED when it is set, else the user's cache
+// folder (above); empty when there is none.
 std::string trained_folder();
 
 class TrainedOnDisk : public TrainingMemory {
