@@ -23,7 +23,7 @@ make_case() {
     local dir="$scratch/$1" tool
     mkdir -p "$dir/repo/chapters" "$dir/repo/build" "$dir/repo/tools" "$dir/bin"
     cp "$tutorial" "$dir/repo/tutorial"
-    cp "$(dirname "$tutorial")/tools/build" "$dir/repo/tools/build"
+    cp "$(dirname "$tutorial")/tools/build" "$(dirname "$tutorial")/tools/build_progress.py" "$dir/repo/tools/"
     : >"$dir/repo/chapters/ch01_x.cpp"
     for tool in bash grep sed cat dirname mktemp rm tail head ls mkdir tr nproc env sort find tee flock stat; do
         ln -s "$(command -v "$tool")" "$dir/bin/$tool"
@@ -92,7 +92,7 @@ check all_installed 0 'configuring'
 d="$(make_case root_installs)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$root"
 stub "$d" apt-get "$apt_ok"
 check root_installs 0 'installing the missing packages with apt-get .*xtensor-dev.*libopenblas-dev' \
-    '^apt-get -o DPkg::Lock::Timeout=300 install -y .*xtensor-dev .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 chromium chromium-driver python3-selenium emscripten$'
+    '^apt-get -o DPkg::Lock::Timeout=300 install -y .*xtensor-dev .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 ccache chromium chromium-driver python3-selenium emscripten$'
 rm -f "$d/repo/build/packages.ok"  # the stubbed dpkg-query still says "none installed"
 grep -q 'installed: ' <<<"$(cd "$d/repo" && PATH="$d/bin" "$d/bin/bash" ./tutorial test 2>&1 >/dev/null)" \
     || { echo "FAIL root_installs: does not say what it installed"; failed=$((failed + 1)); }
@@ -120,16 +120,16 @@ check user_with_sudo 0 'installing the missing packages with sudo apt-get' '^sud
 # 4. Not root, no sudo: one line, the packages and the command for root.
 d="$(make_case user_without_sudo)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$user"
 stub "$d" apt-get "$apt_ok"
-check user_without_sudo 1 '^tutorial: missing packages: cmake .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 chromium chromium-driver python3-selenium emscripten; install them as root .*apt-get install cmake'
+check user_without_sudo 1 '^tutorial: missing packages: cmake .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 ccache chromium chromium-driver python3-selenium emscripten; install them as root .*apt-get install cmake'
 [ ! -e "$d/calls" ] || { echo "FAIL user_without_sudo: apt-get was called"; failed=$((failed + 1)); }
 
 # 5. No apt-get (dpkg present): one line, the packages.
 d="$(make_case no_apt)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$root"
-check no_apt 1 '^tutorial: missing packages: cmake .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 chromium chromium-driver python3-selenium emscripten; there is no apt-get here'
+check no_apt 1 '^tutorial: missing packages: cmake .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 ccache chromium chromium-driver python3-selenium emscripten; there is no apt-get here'
 
 # 6. No dpkg at all (not Debian): one line, the packages to find an equivalent of.
 d="$(make_case no_dpkg)"; stub "$d" id "$root"
-check no_dpkg 1 "^tutorial: cannot check for packages here \(no dpkg-query.*cmake --preset release.*: cmake .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 chromium chromium-driver python3-selenium emscripten$"
+check no_dpkg 1 "^tutorial: cannot check for packages here \(no dpkg-query.*cmake --preset release.*: cmake .*python3-numpy openmpi-bin libopenmpi-dev clang lld inotify-tools node-d3 ccache chromium chromium-driver python3-selenium emscripten$"
 
 # 7. apt-get fails (no network): one line with apt's reason and the command to run later.
 d="$(make_case offline)"; stub "$d" dpkg-query "$installed_none"; stub "$d" id "$root"

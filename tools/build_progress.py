@@ -11,8 +11,9 @@ rewritten every second, even while a long step runs and Ninja prints nothing:
 The time left is each remaining step's own time the last time it was built (HISTORY, Ninja's
 .ninja_log), on as many cores as Ninja runs; a step never built before counts as the mean of the
 steps that were (on a first build, the mean this build has shown so far). PLAN is the list of
-steps the build will run (`ninja -n`, written by tools/build before it starts): without it, or
-before the first step ends, no time left is said. In a pipe, one
+steps the build will run (`ninja -n`, written by tools/build before Ninja starts; the caller
+removes an earlier one): without it no time left is said, nor, on a first build, before the
+first step ends. In a pipe, one
 line says how many steps there are and the rest stays quiet, as each step is in LOG anyway.
 The build's own "tutorial: …" lines (configuring, or why it could not) pass through to stderr.
 """
@@ -47,11 +48,12 @@ def history(path):
 
 
 def planned(path):
-    """The outputs of the steps the build will run, in Ninja's dry-run order."""
+    """The outputs of the steps the build will run, in Ninja's dry-run order; None while there is
+    no such file (the caller removes an earlier build's)."""
     try:
         lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return []
+        return None
     return [output_of(m.group(3)) for m in map(STEP.match, lines) if m]
 
 
@@ -67,7 +69,7 @@ def main(preset, log_path, plan_path, history_path):
     terminal = sys.stderr.isatty()
     cores = max(1, os.cpu_count() or 1)
     took = history(history_path)
-    plan = planned(plan_path)
+    plan = None  # tools/build writes it before Ninja starts
     lines = queue.Queue()
 
     def read():
@@ -77,26 +79,33 @@ def main(preset, log_path, plan_path, history_path):
 
     threading.Thread(target=read, daemon=True).start()
     started = time.monotonic()
-    finished, total, done, shown = 0, 0, set(), False
+    finished, total, done, shown, drawn = 0, 0, set(), False, False
 
     def status():
+        nonlocal plan, total, drawn
+        if plan is None:
+            plan = planned(plan_path)
+        total = total or len(plan or [])
+        if not total:
+            return  # nothing known yet (configuring), or nothing to build
         elapsed = time.monotonic() - started
         text = f"tutorial: building {finished} / {total} · {elapsed:.0f} s"
         # a step never built before: the mean of those that were, or of this build's so far
-        known = [took[output] for output in plan if output in took]
+        known = [took[output] for output in plan or [] if output in took]
         per_step = sum(known) / len(known) if known else elapsed * cores / max(1, finished)
-        left = seconds_left(plan, done, took, per_step, cores) if finished else None
+        left = seconds_left(plan or [], done, took, per_step, cores) if finished or known else None
         if left is not None:
             text += f" · about {max(1, round(left))} s left"
         sys.stderr.write("\r" + text + "\033[K")
         sys.stderr.flush()
+        drawn = True
 
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         while True:
             try:
                 line = lines.get(timeout=1.0)
             except queue.Empty:
-                if terminal and total:
+                if terminal:
                     status()
                 continue
             if line is None:
@@ -114,12 +123,12 @@ def main(preset, log_path, plan_path, history_path):
                                      f"(each in build/{preset}-build.log as it finishes)\n")
                 shown = True
             elif line.startswith("tutorial: "):
-                if terminal and shown:
+                if drawn:
                     sys.stderr.write("\r\033[K")
                 sys.stderr.write(line)
-                if terminal and shown:
+                if drawn:
                     status()
-    if terminal and shown:
+    if drawn:
         sys.stderr.write("\n")
 
 
