@@ -35,13 +35,9 @@ std::vector<TrainedVariant> train_variants(const Corpus& corpus, const Flags& f)
     for (std::size_t k = 0; k < choices.size(); ++k) {
         Recipe r = f.recipe;
         r.gpt.config.attention = choices[k].attention;
-        const auto bar = gpt_progress_bar();
-        const std::string which = fmt::format("{} ({} of {})", choices[k].name, k + 1, choices.size());
-        LanguageModel lm = prepare_language_model(Corpus(corpus), r, std::nullopt,
-                                                  [&](std::size_t step, std::size_t steps, double loss) {
-                                                      if (step == 1) fmt::print(stderr, "variant {}\n", which);
-                                                      bar(step, steps, loss);
-                                                  });
+        LanguageModel lm = prepare_language_model(
+            Corpus(corpus), r, std::nullopt,
+            gpt_progress_bar(fmt::format("variant {} ({} of {})", choices[k].name, k + 1, choices.size())));
         VariantMeasures m = measure_variant(lm.trained.model, lm.held_out_ids(), f.windows, f.passages);
         out.push_back({choices[k], std::move(lm), std::move(m)});
     }

@@ -142,17 +142,17 @@ LanguageModel default_language_model(const std::function<void(std::size_t, std::
     return prepare_language_model(std::move(corpus), r, std::nullopt, progress);
 }
 
-std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar() {
+std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar(const std::string& what) {
     const bool terminal = isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
-    return [terminal, start](std::size_t step, std::size_t steps, double loss) {
+    return [terminal, start, what](std::size_t step, std::size_t steps, double loss) {
 #if defined(__EMSCRIPTEN__)
         // in the browser: a line a step, which the page's progress bar reads (explorer/live_progress.js)
         fmt::print(stderr, "training the GPT: step {}/{}  loss {}\n", step, steps, format_number(loss, 3));
         return;
 #endif
         const std::size_t used = threads::count();
-        const std::string training = fmt::format("training the GPT on {} thread{}", used, used == 1 ? "" : "s");
+        const std::string training = fmt::format("training {} on {} thread{}", what, used, used == 1 ? "" : "s");
         if (!terminal) {
             if (step == 1) fmt::print(stderr, "{}: {} steps\n", training, steps);
             return;

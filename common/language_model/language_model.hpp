@@ -86,8 +86,9 @@ std::string recipe_text_of(const Corpus& corpus, const Recipe& recipe);
 LanguageModel default_language_model(const std::function<void(std::size_t, std::size_t, double)>& progress);
 
 // On a terminal, one line rewritten in place (step, loss, time left); elsewhere one line as the
-// training starts. A model read back trains nothing and says nothing.
-std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar();
+// training starts ("training WHAT on 2 threads: 2400 steps"). A model read back trains nothing
+// and says nothing.
+std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar(const std::string& what = "the GPT");
 
 // The ids of a text (code points) as the model's tokens.
 Tokens model_tokens(const Tokenizer& tokenizer, const std::u32string& text);

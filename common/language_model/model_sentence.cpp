@@ -26,16 +26,11 @@ const TrainedGpt& trained_default_model() {
     std::optional<TrainedGpt>& model = the_model();
     if (!model) {
         Recipe recipe = default_recipe();
-        const Corpus corpus = checked_corpus(recipe);
-        model = kept_model(corpus, recipe);
-        // Not kept yet: train it (under the recipe's lock, so two runs train it once), and say
-        // what the wait is for before it starts.
-        if (!model) {
-            fmt::print(stderr, "your sentence goes through chapter 22's GPT, which this machine has not trained yet:\n"
-                               "it trains now, once ({} steps), and is kept in {}\n",
-                       recipe.gpt.steps, gpt_folder_for(recipe_text_of(corpus, recipe)));
-            model = default_language_model(gpt_progress_bar()).trained;
-        }
+        model = kept_model(checked_corpus(recipe), recipe);
+        // Not kept yet: train it (under the recipe's lock, so two runs train it once), saying
+        // what the wait is for as it starts.
+        if (!model)
+            model = default_language_model(gpt_progress_bar("chapter 22's GPT, once, for your sentence")).trained;
     }
     return *model;
 }
