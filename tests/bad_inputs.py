@@ -116,10 +116,23 @@ def help_flags(chapter):
     assert code == 0, f"{chapter} --help exited {code}: {err}"
     flags = {}
     for line in out.splitlines():
-        m = re.match(r"^\s+(?:-\w,)?(--[a-z][a-z0-9-]*)(?: ([A-Z]+)(?=[\s:=]|$))?", line)
+        # (a flag's line starts at column 2; a help's wrapped lines at column 30)
+        m = re.match(r"^  (?:-\w,)?(--[a-z][a-z0-9-]*)(?: ([A-Z]+)(?=[\s:=]|$))?", line)
         if m and m.group(1) != "--help" and m.group(1) not in OUTPUT_FILES:
             flags[m.group(1)] = m.group(2) or ""
     return flags
+
+
+def help_defaults(chapter):
+    """{flag: its default as --help writes it ("--vocab UINT=256")}."""
+    code, out, err = run([BIN / chapter, "--help"])
+    return {m.group(1): m.group(2) for m in re.finditer(r"^  (--[a-z][a-z0-9-]*) [A-Z]+(?::\{[^}]*\})?=(\S+)", out, re.M)}
+
+
+def several_words(chapter):
+    """The flags that take several words (--help writes "TEXT ..."): given twice, they take both."""
+    code, out, err = run([BIN / chapter, "--help"])
+    return {m.group(1) for m in re.finditer(r"^  (--[a-z][a-z0-9-]*) [A-Z]+ \.\.\.", out, re.M)}
 
 
 def file_template_readers(chapters):
@@ -167,6 +180,7 @@ def file_cases(chapter, flag):
         return [("empty file", "", ("error", "")),
                 ("binary (NUL bytes)", "\x00\x01 whale " * 200, ("error", "")),
                 (f"{fewest - 1} characters (too short)", "a" * (fewest - 1), ("error", "")),
+                ("one character, over and over", "a" * (20 * fewest), ("error", "one character")),
                 ("a text long enough", good * (fewest // len(good) + 1), ("ok", None))]
     header, rows = read_template(spec)
     width = len(header) - 1
@@ -302,8 +316,9 @@ def check_chapter(chapter):
     jobs = []
 
     # Flags
-    jobs.append(("unknown flag --bogus", ["--bogus"], "--bogus", True))
-    jobs.append(("stray argument", ["stray"], "stray", True))
+    # (in the tutorial's words, not CLI11's: the flag or the word, then what was expected)
+    jobs.append(("unknown flag --bogus", ["--bogus"], ["--bogus: no such flag"], True))
+    jobs.append(("stray argument", ["stray"], ["'stray': a word that follows no flag"], True))
     # A flag one letter short of one of the chapter's own (--head for --heads): the real one is named.
     frame = FRAME_FLAGS | {"--no-color", "--list-steps", "--pause"}
     own = [flag for flag in flags if flag not in frame and flag[:-1] not in every_flag and len(flag) > 4]
@@ -325,7 +340,10 @@ def check_chapter(chapter):
         if type_name == "UINT":
             jobs.append((f"{flag} -1", [flag, "-1"], flag, True))
         if type_name:  # takes a value: given none, or an empty one (also as --flag= before --dump DIR)
-            jobs.append((f"{flag} without a value", [flag], flag, False))
+            jobs.append((f"{flag} without a value", [flag], [flag, "no value after it; expected"], False))
+            default = help_defaults(chapter).get(flag)
+            if default and flag not in several_words(chapter):  # (its default: a value it takes)
+                jobs.append((f"{flag} given twice", [flag, default, flag, default], [flag, "given 2 times"], True))
             jobs.append((f"{flag} ''", [flag, ""], [flag, "empty"], True))
             jobs.append((f"{flag}= (then --dump DIR)", [f"{flag}="], [flag, "empty"], True))
     # A learner's sentence far longer than a sentence (a command line's argument holds at most

@@ -5,8 +5,9 @@ folder, with exit code 2 and nothing on stdout.
     python3 tests/gpt_checkpoints.py BIN_DIR      (ctest runs it as gpt_checkpoints)
 
 A small recipe is trained once into a scratch folder (TUTORIAL_TRAINED); copies of its checkpoint
-are then damaged one way each: a parameter cut short, one missing, the tokenizer missing, the log
-garbled, the code's version changed, another recipe asked for, a folder that is not a checkpoint.
+are then damaged one way each: a parameter cut short, one holding a NaN, one missing, the tokenizer
+missing, the log garbled, the code's version changed, another recipe asked for, a folder that is not
+a checkpoint.
 """
 import os
 import shutil
@@ -66,6 +67,20 @@ with tempfile.TemporaryDirectory() as tmp:
         os.truncate(wte, wte.stat().st_size - 8)
 
     refused(env, "a parameter cut short", damaged("cut", cut), naming=("cut short",))
+    def not_a_number(folder):
+        wte = folder / "transformer.wte.weight.npy"
+        data = bytearray(wte.read_bytes())
+        data[-4:] = b"\x00\x00\xc0\x7f"  # the last weight: a NaN
+        wte.write_bytes(bytes(data))
+
+    refused(env, "a weight that is NaN", damaged("nan", not_a_number), naming=("NaN", "wte"))
+    # the kept model damaged the same way is trained again, as a truncated one is
+    not_a_number(good)
+    code, out, err = run(env)
+    again = code == 0 and "training" in err
+    print(f"{'✓' if again else '✗'} a kept model with a NaN is trained again: exit {code}, {err.strip()[-160:]!r}")
+    if not again:
+        failures.append("a kept model with a NaN")
     refused(env, "a parameter missing", damaged("missing", lambda f: (f / "transformer.ln_f.bias.npy").unlink()),
             naming=("transformer.ln_f.bias.npy",))
     refused(env, "the tokenizer missing", damaged("no_tokenizer", lambda f: (f / "tokenizer.txt").unlink()),

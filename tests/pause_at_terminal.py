@@ -1,5 +1,6 @@
 """--pause at a terminal (a pseudo-terminal here): chapter 22 waits for Enter after each step and,
-in its writing (--generate), after each token; read from a pipe, it never waits.
+in its writing (--generate), after each token (also when --step shows the writing alone); read from
+a pipe, it never waits.
 
     python3 tests/pause_at_terminal.py BIN_DIR   (ctest runs it as pause_at_terminal)
 """
@@ -28,14 +29,22 @@ def main():
         if name == "your-sentence":  # the step after the writing: its tokens came first
             expected[-1:-1] = ["token 2 of 3", "token 3 of 3"]
     failures = []
-    main_end, terminal = pty.openpty()
-    run = subprocess.Popen([str(program), *ARGS], stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    os.write(main_end, b"\n" * (len(expected) + 2))  # an Enter for each wait, read one line at a time
-    out, err = run.communicate(timeout=300)
-    os.close(main_end)
-    if run.returncode != 0 or prompts(err.decode()) != expected:
-        failures.append(f"at a terminal: exit {run.returncode}, waits {prompts(err.decode())}, expected {expected}")
+
+    def at_terminal(args, waits):
+        main_end, terminal = pty.openpty()
+        run = subprocess.Popen([str(program), *args], stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(terminal)
+        os.write(main_end, b"\n" * (len(waits) + 2))  # an Enter for each wait, read one line at a time
+        out, err = run.communicate(timeout=300)
+        os.close(main_end)
+        if run.returncode != 0 or prompts(err.decode()) != waits:
+            failures.append(f"at a terminal, {' '.join(args[-2:])}: exit {run.returncode}, waits "
+                            f"{prompts(err.decode())}, expected {waits}")
+        return out
+
+    out = at_terminal(ARGS, expected)
+    # one step (--step writing): the waits between its tokens, none after it
+    at_terminal([*ARGS, "--step", "writing"], ["token 2 of 3", "token 3 of 3"])
     piped = subprocess.run([str(program), *ARGS], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     if piped.returncode != 0 or prompts(piped.stderr) or piped.stdout != out.decode():
         failures.append(f"from /dev/null: exit {piped.returncode}, waits {prompts(piped.stderr)}, "

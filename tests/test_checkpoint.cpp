@@ -89,6 +89,18 @@ TEST_CASE("a damaged or foreign checkpoint is refused in one line naming the fol
         fs::resize_file(fs::path(dir) / "transformer.wte.weight.npy", 128 + 10);
         CHECK(refusal(dir, c) == dir + "/transformer.wte.weight.npy: 10 bytes of numbers where the shape (3, 2) needs 24 (cut short)");
     }
+    SUBCASE("a weight that is not a number") {
+        // the file's fourth float (bytes 12–15 after its 128-byte header) becomes a NaN, then +inf
+        const fs::path wte = fs::path(dir) / "transformer.wte.weight.npy";
+        for (const char* bits : {"\x00\x00\xc0\x7f", "\x00\x00\x80\x7f"}) {
+            std::fstream file(wte, std::ios::in | std::ios::out | std::ios::binary);
+            file.seekp(128 + 12);
+            file.write(bits, 4);
+            file.close();
+            CHECK(refusal(dir, c) == dir + "/transformer.wte.weight.npy: number 4 of 6 is " +
+                                         (bits[2] == '\xc0' ? "NaN" : "infinite") + " (a trained weight is a finite number)");
+        }
+    }
     SUBCASE("a file missing") {
         fs::remove(fs::path(dir) / "tokenizer.txt");
         CHECK(refusal(dir, c) == dir + ": tokenizer.txt is missing");

@@ -47,6 +47,15 @@ TEST_CASE("terminal chart: a straight line on linear axes goes corner to corner"
     for (const std::string& line : lines) CHECK(line.back() != ' ');  // trailing spaces cut
 }
 
+// The text with every run of spaces and line ends as one space: a wrapped line read whole.
+std::string flat(const std::string& text) {
+    std::string out;
+    for (const char c : text)
+        if (c != ' ' && c != '\n') out += c;
+        else if (!out.empty() && out.back() != ' ') out += ' ';
+    return out;
+}
+
 TEST_CASE("terminal chart: n² on log–log axes is a straight line, as steep as its exponent") {
     ChartOptions o;
     o.width = 9, o.height = 9, o.log_x = true, o.log_y = true;
@@ -58,8 +67,28 @@ TEST_CASE("terminal chart: n² on log–log axes is a straight line, as steep as
     for (std::size_t r = 0; r < 9; ++r) CHECK(grid_of(lines[r]).find('M') == 8 - r);
     // n rises half as fast: it reaches the middle row at the right edge.
     CHECK(grid_of(lines[4]).rfind('W') == 8);
-    CHECK(lines.back().find("M n²") != std::string::npos);  // a legend for two series
-    CHECK(lines.back().find("W n") != std::string::npos);
+    // a legend for two series, and, last, what the chart hides: n and n² meet at n = 1, where
+    // M is drawn over W (both read with their wrapped lines joined)
+    std::string text;
+    for (const std::string& line : lines) text += line + "\n";
+    const std::string whole = flat(text);
+    CHECK(whole.find("M n²") != std::string::npos);
+    CHECK(whole.find("W n") != std::string::npos);
+    CHECK(whole.find("W n") < whole.find("drawn over"));
+    CHECK(whole.find("drawn over another's place: M over W") != std::string::npos);
+}
+
+TEST_CASE("terminal chart: marks that never meet are not said to hide each other") {
+    ChartOptions o;
+    o.width = 10, o.height = 5;
+    const std::string apart = terminal_chart({{"a", "A", {0, 1}, {0, 0}}, {"b", "B", {0, 1}, {1, 1}}}, o);
+    CHECK(apart.find("drawn over") == std::string::npos);
+    // the same mark in one cell twice, and one series over itself, hide nothing either
+    const std::string same = terminal_chart({{"a", "A", {0, 0}, {0, 0}}, {"b", "A", {0}, {0}}}, o);
+    CHECK(same.find("drawn over") == std::string::npos);
+    // three marks on one place: the last shows, both others are named, in the series' order
+    const std::string three = terminal_chart({{"a", "A", {0, 1}, {0, 1}}, {"b", "B", {0}, {0}}, {"c", "C", {0}, {0}}}, o);
+    CHECK(flat(three).find("drawn over another's place: C over A, C over B") != std::string::npos);
 }
 
 TEST_CASE("terminal chart: ticks start at their column and shift left at the right edge") {

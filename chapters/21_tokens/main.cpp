@@ -81,6 +81,13 @@ void show_words(Lesson& lesson, const std::u32string& sentence, const Reading& r
 }
 
 void show_first_merges(Lesson& lesson, const Learned& l, std::size_t how_many, const Reading& reading) {
+    if (l.tokenizer.merges.empty()) {  // --vocab as small as the first symbols: nothing to merge
+        lesson.say(wrap_to_width(fmt::format(
+            "No merge: --vocab {} is the {} {} themselves, so nothing is learned and every {} stays a token "
+            "(a larger --vocab learns merges).", l.tokenizer.size(), l.tokenizer.characters(),
+            reading.bytes ? "bytes" : "characters", reading.bytes ? "byte" : "character"), 100));
+        return;
+    }
     lesson.say(wrap_to_width(fmt::format(
         "Count every adjacent pair of symbols in every distinct word, weighted by how often the word occurs "
         "in the training text; merge the most frequent pair into a new symbol (a tie: the smallest "
@@ -123,7 +130,7 @@ void show_growing(Lesson& lesson, const Learned& l, std::size_t vocab, const Rea
         rows.push_back({std::to_string(t.characters() + r + 1), visible_symbol(s), with_commas(std::size_t(t.merges[r].count)),
                         visible_symbol(t.symbol(int(longest)))});
     }
-    lesson.table({"vocabulary", "newest symbol", "its count", "longest so far"}, rows);
+    if (!rows.empty()) lesson.table({"vocabulary", "newest symbol", "its count", "longest so far"}, rows);
 }
 
 void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence, const Reading& reading) {
@@ -133,7 +140,7 @@ void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence
         "Your text, {} characters, with the merges applied in the order learned; {}. encode() gets the same "
         "tokens by GPT-2's rank rule: in each word, merge the pair learned first, again and again.",
         sentence.size(),
-        changing == 0   ? std::string("no merge changes it, so each character stays a token")
+        changing == 0   ? fmt::format("no merge changes it, so each {} stays a token", reading.bytes ? "byte" : "character")
         : changing == 1 ? std::string("only the one merge that changes it is shown")
                         : fmt::format("only the {} merges that change it are shown", changing)), 100));
     std::vector<TextRow> rows;
@@ -173,12 +180,13 @@ void show_sizes(Lesson& lesson, const Learned& l, const std::u32string& held_out
         const Tokenizer t = first_symbols(l.largest, s);
         const double tokens = static_cast<double>(reading.encode(t, held_out).size());
         rows.push_back({std::to_string(s), format_number(double(held_out.size()) / tokens, 2),
-                        format_number(tokens / double(std::max<std::size_t>(sentences, 1)), 1),
+                        sentences == 0 ? "no sentence" : format_number(tokens / double(sentences), 1),
                         std::to_string(reading.encode(t, text).size())});
     }
     lesson.table({"vocabulary", "characters per token", "tokens per sentence", "tokens of --text"}, rows);
-    lesson.say_under(fmt::format("(held-out text: {} characters, {} sentences)", with_commas(held_out.size()),
-                                 with_commas(sentences)));
+    lesson.say_under(fmt::format("(held-out text: {} characters, {} sentence{}{})", with_commas(held_out.size()),
+                                 with_commas(sentences), sentences == 1 ? "" : "s",
+                                 sentences == 0 ? ": none ends in . ! or ? followed by a space" : ""));
 }
 
 // The chapter's own flags.

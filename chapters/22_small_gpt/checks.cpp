@@ -115,7 +115,8 @@ void check_writing(SelfChecks& check, const LanguageModel& lm, const Writing& w,
                    double top_p, std::uint64_t seed) {
     const Gpt<float>& model = lm.trained.model;
     const std::size_t L = model.config.layers, H = model.config.heads;
-    double logits = 0.0, weights = 0.0;
+    double logits = 0.0, weights = 0.0, written_p = 0.0;
+    bool drawable = true;
     Tokens text = w.prompt;
     for (std::size_t t = 0; t < w.written.size(); ++t) {
         // before token t: the full pass over the text so far, its last row
@@ -127,6 +128,13 @@ void check_writing(SelfChecks& check, const LanguageModel& lm, const Writing& w,
             error = std::max(error, std::abs(double(before.logits(last, v)) - double(w.logits[t][v])));
         }
         logits = std::max(logits, error / largest);
+        // the written token's p, as a softmax in double of the full pass's logits; its q above 0
+        double top = double(before.logits(last, 0)), sum = 0.0;
+        for (std::size_t v = 0; v < V; ++v) top = std::max(top, double(before.logits(last, v)));
+        for (std::size_t v = 0; v < V; ++v) sum += std::exp(double(before.logits(last, v)) - top);
+        const double p = std::exp(double(before.logits(last, w.written[t])) - top) / sum;
+        written_p = std::max(written_p, std::abs(p - double(w.written_odds(t, 0))));
+        drawable = drawable && w.written_odds(t, 1) > 0.0f;
         text.push_back(w.written[t]);
         const GptForward<float> after = gpt_forward(model, {text});
         for (std::size_t k = 0; k < L * H; ++k)
@@ -137,6 +145,8 @@ void check_writing(SelfChecks& check, const LanguageModel& lm, const Writing& w,
     check.close("writing: the cache's logits before each token = the full forward pass's (relative)", logits, 1e-5);
     check.close("writing: each new token's attention, read from the cache = the full pass's last row, every head",
                 weights, 1e-5);
+    check.close("writing: each written token's p = softmax of the full pass's logits, in double", written_p, 1e-5);
+    check.that("writing: each written token had q > 0 (outside the top k or the top p, none is drawn)", drawable);
     const Tokens again = generate(model, w.prompt, w.written.size(), temperature, top_k, seed, top_p);
     check.that("writing: the tokens = generate()'s, the samples' function, with the same seed", again == w.written);
 }

@@ -161,6 +161,7 @@ Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t 
     w.candidates = Matrix(xt::zeros<float>({count, predictions_shown}));
     w.model_odds = w.candidates, w.drawn_odds = w.candidates;
     w.draws = Matrix(xt::zeros<float>({count, std::size_t(1)}));
+    w.written_odds = Matrix(xt::zeros<float>({count, std::size_t(2)}));
     w.heads = H;
     w.attention.assign(L * H, Matrix(xt::zeros<float>({count, prompt.size() + count})));
     // 1. the prompt into the cache
@@ -181,6 +182,7 @@ Writing write_tokens(const Gpt<float>& model, const Tokens& prompt, std::size_t 
         w.draws(t, 0) = float(uniform);
         w.logits.push_back(logits);
         w.written.push_back(sample_token(logits, temperature, top_k, uniform, top_p));
+        w.written_odds(t, 0) = float(p[w.written.back()]), w.written_odds(t, 1) = float(q[w.written.back()]);
         logits = next_logits(model, cache, w.written.back());
         for (std::size_t k = 0; k < L * H; ++k) {
             const std::vector<float>& a = cache.newest_weights[k];  // over the P + t + 1 keys
@@ -197,7 +199,8 @@ MatrixList Writing::matrices() const {
             {"candidates", candidates, "before each: the five largest logits' ids", "written", "", MatrixKind::indices},
             {"model_odds", model_odds, "their p = softmax(logits)", "written", ""},
             {"drawn_odds", drawn_odds, "their q: softmax(logits / τ) over the top k, within the top p", "written", ""},
-            {"draws", draws, "the uniform number of each draw", "written", ""}};
+            {"draws", draws, "the uniform number of each draw", "written", ""},
+            {"written_odds", written_odds, "the written token's p and q", "written", ""}};
     list_heads(list, attention, heads, "writing", "softmax(q_t K_hᵀ / √d_h), from the cache", "written", "text");
     return list;
 }

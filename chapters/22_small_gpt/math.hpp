@@ -70,11 +70,13 @@ struct Writing {
     Matrix candidates;                    // (N × 5) before token t: the five largest logits' ids
     Matrix model_odds, drawn_odds;        // (N × 5) their p (the model's) and q (as drawn)
     Matrix draws;                         // (N × 1) the uniform number each draw used
+    Matrix written_odds;                  // (N × 2) the written token's p and q (among the five or not)
     std::vector<Matrix> attention;        // [l·H + h] (N × (P + N)) row t: written token t's weights from
                                           // the cache over the P + t + 1 tokens so far (0 after them)
     std::vector<std::vector<float>> logits;  // [t] the cache's logits before token t (for the checks)
     std::size_t heads = 0;                   // H: attention[k] is layer k / H, head k % H
-    // written_ids, the candidates and their odds, draws, every head's attention (rows "written",
+    // written_ids, the candidates and their odds, draws, the written tokens' odds, every head's
+    // attention (rows "written",
     // columns "text": the prompt's tokens and the written ones; the family "layer_head_writing")
     MatrixList matrices() const;
 };

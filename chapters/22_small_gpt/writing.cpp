@@ -46,28 +46,31 @@ void show_writing(Lesson& lesson, const LanguageModel& lm, const Flags& f, const
     const Tokenizer& t = lm.trained.tokenizer;
     const std::size_t H = lm.trained.model.config.heads;
     lesson.say(wrap_to_width(fmt::format(
-        "{} tokens written after the prompt, one at a time. Before each, the five largest logits: the "
+        "{} token{} written after the prompt, one at a time. Before each, the five largest logits: the "
         "model's own odds p = softmax(ℓ), and the odds q it is drawn from ({}). Then the token drawn, "
         "read into the cache (chapter 13), and where it looks in each head: its three largest weights over "
         "the tokens so far (position:token weight), from the cache's keys.",
-        w.written.size(),
-        f.greedy ? std::string("--greedy: the most likely, q = 1")
-                 : fmt::format("τ = {}, top k = {}, top p = {}", format_number(f.temperature, 2),
-                               f.top_k == 0 ? std::string("all") : std::to_string(f.top_k), format_number(f.top_p, 2))),
+        w.written.size(), w.written.size() == 1 ? "" : "s",
+        f.greedy ? std::string("--greedy: the most likely, q = 1, nothing drawn")
+                 : fmt::format("τ = {:g}, top k = {}, top p = {:g}", f.temperature,
+                               f.top_k == 0 ? std::string("all") : std::to_string(f.top_k), f.top_p)),
         96));
     Tokens text = w.prompt;
     for (std::size_t i = 0; i < w.written.size(); ++i) {
         const std::size_t drawn = w.written[i];
         std::vector<TextRow> rows;
         bool among = false;
+        // --greedy takes the most likely: no draw, no u
+        const std::string pick = f.greedy ? "← the most likely" : fmt::format("← drawn (u = {})", format_number(w.draws(i, 0), 3));
         for (std::size_t c = 0; c < cols(w.candidates); ++c) {
             const std::size_t id = std::size_t(w.candidates(i, c));
             among = among || id == drawn;
             rows.push_back({symbol_of(t, id), format_number(w.model_odds(i, c), 3), format_number(w.drawn_odds(i, c), 3),
-                            id == drawn ? fmt::format("← drawn (u = {})", format_number(w.draws(i, 0), 3)) : ""});
+                            id == drawn ? pick : ""});
         }
         if (!among)
-            rows.push_back({symbol_of(t, drawn), "", "", fmt::format("← drawn (u = {}), not among the five", format_number(w.draws(i, 0), 3))});
+            rows.push_back({symbol_of(t, drawn), format_number(w.written_odds(i, 0), 3), format_number(w.written_odds(i, 1), 3),
+                            pick + ", not among the five"});
         std::string before;
         for (std::size_t j = text.size() > 6 ? text.size() - 6 : 0; j < text.size(); ++j) before += symbol_of(t, text[j]);
         lesson.say(fmt::format("Token {} of {}, after …{}", i + 1, w.written.size(), before));

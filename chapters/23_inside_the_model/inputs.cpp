@@ -85,10 +85,12 @@ Sentences checked_sentences(const Flags& f, const Lesson& lesson, const Corpus& 
                 sentence_tokens("--clean", clean, tokenizer, characters, corpus.name, T),
                 sentence_tokens("--corrupt", corrupt, tokenizer, characters, corpus.name, T)};
     if (own_pair) s.corrupt[0] = (s.corrupt[0] + 1) % tokenizer.size();
-    if (s.corrupt.size() != s.clean.size())
-        throw InputError(fmt::format("--corrupt: {} tokens, --clean {}: patching copies a head's output token by "
-                                     "token (as many tokens)",
-                                     s.corrupt.size(), s.clean.size()));
+    if (s.corrupt.size() != s.clean.size()) {
+        const auto shown = [&](const Tokens& ids) { return bars(tokenizer, TokenIds(ids.begin(), ids.end())); };
+        throw InputError(fmt::format("--corrupt: {} tokens ({}), --clean {} ({}): patching copies a head's output "
+                                     "token by token (as many tokens)",
+                                     s.corrupt.size(), shown(s.corrupt), s.clean.size(), shown(s.clean)));
+    }
     if (s.corrupt == s.clean) throw InputError("--corrupt: the same tokens as --clean; patching needs a difference");
     if (s.corrupt.back() != s.clean.back())
         throw InputError("--corrupt: its last token differs from --clean's; the two should differ before it "

@@ -39,12 +39,18 @@ std::string symbol(const Tokenizer& t, std::size_t id) { return visible_symbol(t
 // Up to `before` tokens of a window ending at the query, the key in [brackets].
 std::string excerpt(const Tokenizer& t, const Matrix& windows, std::size_t w, std::size_t query, std::size_t key) {
     const std::size_t before = 7, from = std::min(key, query >= before ? query - before : 0);
-    std::string text;
-    for (std::size_t i = from; i <= query; ++i) {
-        const std::string s = symbol(t, std::size_t(windows(w, i)));
-        text += i == key ? "[" + s + "]" : s;
-    }
-    return (from > 0 ? "…" : "") + text;
+    const auto tokens = [&](std::size_t first, std::size_t last) {  // [first, last], the key in brackets
+        std::string text;
+        for (std::size_t i = first; i <= last; ++i) {
+            const std::string s = symbol(t, std::size_t(windows(w, i)));
+            text += i == key ? "[" + s + "]" : s;
+        }
+        return text;
+    };
+    // a key far back (an induction head's): the key and the token after it, then the last
+    // tokens up to the query, so that the query is never cut at the table's edge
+    if (query > key + before) return (key > 0 ? "…" : "") + tokens(key, key + 1) + " … " + tokens(query - 4, query);
+    return (from > 0 ? "…" : "") + tokens(from, query);
 }
 
 void show_model(Lesson& lesson, const LanguageModel& lm, double repeats, const HeadScores& s, const Probe& probe) {
@@ -151,7 +157,7 @@ void show_removals(Lesson& lesson, const HeadScores& s, const Removals& r) {
 std::string head_list(const std::vector<std::size_t>& heads, std::size_t H) {
     std::vector<std::string> names;
     for (std::size_t k : heads) names.push_back(head_name(k, H));
-    return fmt::format("{}", fmt::join(names, ", "));
+    return names.empty() ? "none: the model has no other head" : fmt::format("{}", fmt::join(names, ", "));
 }
 
 // The run without step 5's heads, as its table and chart name it.
@@ -179,7 +185,11 @@ void show_induction_removal(Lesson& lesson, const HeadScores& s, const Removals&
             s.induction(best / H, best % H) / s.uniform_induction, three(s.uniform_induction),
             head_list(r.other_heads, H)));
     std::vector<TextRow> rows_;
-    const std::string names[] = {"the model", without_label(s, r), "without as many others"};
+    const std::string names[] = {"the model", without_label(s, r),
+                                 r.other_heads.size() == r.induction_heads.size()
+                                     ? "without as many others"
+                                     : fmt::format("without the {} other{}", r.other_heads.size(),
+                                                   r.other_heads.size() == 1 ? "" : "s")};
     for (std::size_t row = 0; row < 3; ++row)
         rows_.push_back({names[row], three(r.repeated_losses(row, 0)), three(r.repeated_losses(row, 1)),
                          three(r.repeated_losses(row, 0) - r.repeated_losses(row, 1))});
@@ -299,16 +309,26 @@ void show_trace(Lesson& lesson, const LanguageModel& lm) {
         named.x.push_back(x), named.y.push_back(role_share);
         if (!reached && l.probes[0] >= role_share) reached = true, formed = l.step;
     }
-    lesson.say(fmt::format(
-        "Logged every {} steps of the training: the best induction score of block 1's heads (step 2's, on\n"
-        "the same random sequences), and the loss on the two copies of step 5's passages.",
-        lm.trained.log.size() > 1 ? log[1].step - log[0].step : 0));
     const ChartOptions chart = chart_along_training(log.back().step);
-    lesson.chart("induction_by_step", "The best induction score along the training", {"step", false},
-                 {"induction score", false}, {induction, named}, chart);
+    const std::size_t every = log.size() > 1 ? log[1].step - log[0].step : 0;
+    // the probe reads blocks 1 …: an induction head reads what a head before it wrote
+    const bool one_block = lm.trained.model.config.layers < 2;
+    if (one_block) {
+        lesson.say(fmt::format(
+            "Logged every {} steps of the training: the loss on the two copies of step 5's passages. With\n"
+            "one block there is no block 1, no head that reads what an earlier head wrote: no induction\n"
+            "score is logged.", every));
+    } else {
+        lesson.say(fmt::format(
+            "Logged every {} steps of the training: the best induction score of block 1's heads (step 2's, on\n"
+            "the same random sequences), and the loss on the two copies of step 5's passages.", every));
+        lesson.chart("induction_by_step", "The best induction score along the training", {"step", false},
+                     {"induction score", false}, {named, induction}, chart);  // the scores over the threshold
+    }
     lesson.chart("copies_by_step", "The loss on each copy, and on held-out text, along the training", {"step", false},
                  {"loss (nats a token)", false}, {first, second, held}, chart);
     lesson.say_under("(a mark drawn on another's place hides it: --dump writes every number, as training_trace)");
+    if (one_block) return;
     if (reached)
         lesson.say(fmt::format("The induction score first reaches {}, where step 2 names a head an induction head, at\n"
                                "step {} (of {}).",
@@ -329,7 +349,8 @@ void show_patching(Lesson& lesson, const LanguageModel& lm, const Patching& p) {
     lesson.say(fmt::format(
         "After the last token the clean run expects {} (logit {}); the corrupt run gives it {}.\n"
         "Each head's output copied from the clean run into the corrupt one, at every position:\n"
-        "the change of that logit (and the share of the gap {} it closes):",
+        "the change of that logit (and the share of the gap {} it closes: above 1, the patch\n"
+        "overshoots, raising the logit past the clean run's):",
         symbol(t, p.expected), three(p.clean_logit), three(p.corrupt_logit), three(p.clean_logit - p.corrupt_logit)));
     lesson.show(p.effect, Style().decimals(3));
     lesson.show(p.restored, Style().decimals(3));

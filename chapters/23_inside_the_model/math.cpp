@@ -251,7 +251,9 @@ Removals remove_heads(const Gpt<float>& model, const HeadScores& s, const Probe&
     std::stable_partition(rest.begin(), rest.end(), [&](std::size_t k) {
         return std::any_of(r.induction_heads.begin(), r.induction_heads.end(), [&](std::size_t i) { return i / H == k / H; });
     });
-    r.other_heads.assign(rest.begin(), rest.begin() + std::ptrdiff_t(r.induction_heads.size()));
+    // (fewer when the model has fewer other heads: none at all with one block of one head)
+    const std::size_t others = std::min(rest.size(), r.induction_heads.size());
+    r.other_heads.assign(rest.begin(), rest.begin() + std::ptrdiff_t(others));
     const auto without = [&](const std::vector<std::size_t>& heads) {
         std::vector<HeadReplacement<float>> replaced;
         for (std::size_t k : heads) replaced.push_back(removed(k, H, dh));

@@ -72,6 +72,23 @@ void check_variants(SelfChecks& check, const TrainedVariants& t, const VariantRe
                             "rules' state unrolled)", f.variant),
                 reading.outputs_error(0, 0), 1e-4);
     check.that(fmt::format("every variant trained the same {} steps", f.recipe.gpt.steps), same_start);
+    // the ranks against their definition, seed by seed: a variant ranked r has exactly r − 1
+    // others each of whose seeds ended below each of its own
+    bool ranked = true;
+    const std::size_t K = rows(t.held_out_by_seed), N = cols(t.held_out_by_seed);
+    for (std::size_t k = 0; k < K; ++k) {
+        std::size_t below = 0;
+        for (std::size_t j = 0; j < K; ++j) {
+            bool every = j != k;
+            for (std::size_t a = 0; a < N && every; ++a)
+                for (std::size_t b = 0; b < N && every; ++b) every = t.held_out_by_seed(j, a) < t.held_out_by_seed(k, b);
+            below += every ? 1 : 0;
+        }
+        ranked = ranked && std::size_t(t.spread.rank(k, 0)) == below + 1;
+    }
+    check.that(fmt::format("each rank = 1 + the variants each of whose {} seeds ended below each of its own (every "
+                           "pair of seeds compared)", N),
+               ranked);
     if (f.recipe.gpt.steps >= fewest_steps_to_learn) check.that("training lowered every variant's held-out loss", learned);
     else
         check.skip("training lowered every variant's held-out loss",

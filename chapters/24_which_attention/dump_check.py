@@ -135,6 +135,18 @@ def check(dump, expect, softmax):
             # the held-out column is the mean over the positions, for every variant
             expect("ch24: measures[:, 2] == the mean of each row of loss_by_position",
                    d["measures"][:, 2], d["loss_by_position"].astype(np.float64).mean(axis=1))
+            # over the seeds: the first seed's loss is the model's; the mean, lowest, highest and
+            # the rank (1 + the variants each of whose seeds ended below each of this one's)
+            by_seed = d["held_out_by_seed"].astype(np.float64)
+            expect("ch24: held_out_by_seed[:, 0] == measures[:, 2] (the first seed is the model read back)",
+                   by_seed[:, 0], d["measures"][:, 2], tol=1e-7)
+            expect("ch24: seed_mean, seed_low, seed_high == numpy's over each row of held_out_by_seed",
+                   np.concatenate([d["seed_mean"][:, 0], d["seed_low"][:, 0], d["seed_high"][:, 0]]),
+                   np.concatenate([by_seed.mean(axis=1), by_seed.min(axis=1), by_seed.max(axis=1)]), tol=1e-6)
+            below = [(by_seed[:, None, :, None] < by_seed[None, k, None, :]).all(axis=(2, 3)).sum()
+                     for k in range(len(by_seed))]
+            expect("ch24: seed_rank == 1 + the variants each of whose seeds ended below each of its own",
+                   d["seed_rank"][:, 0], 1.0 + np.array(below, dtype=float), tol=0)
         d_model = d["transformer.wte.weight"].shape[1]
         g, dh = {"mqa": 1, "gqa": HEADS // 2}.get(variant, HEADS), d_model // HEADS
         rows = d_model + (HEADS + 1) * (dh // 2) + 4 * dh if variant == "mla" else d_model + 2 * g * dh

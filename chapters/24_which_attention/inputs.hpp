@@ -17,6 +17,7 @@ struct Flags {
     Recipe recipe = variants_recipe();
     std::size_t windows = 200;  // --windows: held-out windows of T + 1 tokens
     std::size_t passages = 40;  // --passages: held-out passages of T/2 tokens, each written twice
+    std::size_t seeds = 4;      // --seeds: each variant trained with --seed, --seed + 1, …
     std::string variant = "mha";                   // --variant: whose reading of --text is shown
     std::string text = "The cat sat on the mat.";  // --text: the sentence it reads
     bool measure = false;  // --measure: time each variant (output varies)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chapters/24_which_attention/checks.hpp"
 #include "chapters/24_which_attention/inputs.hpp"
@@ -17,6 +18,7 @@
 #include "chapters/24_which_attention/timing.hpp"
 #include "chapters/24_which_attention/trained_variants.hpp"
 #include "common/copy_model/attention_variants.hpp"
+#include "common/display/fit_width.hpp"
 #include "common/display/text_table.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/machine/machine_memory.hpp"
@@ -28,18 +30,33 @@ namespace {
 
 std::string three(double x) { return format_number(x, 3); }
 
-// The twelve models: each trained (a progress line per variant), or read back when a run kept it.
+// "seed 1", "seed 2", …: the columns of held_out_by_seed.
+Labels seed_labels(const Flags& f) {
+    Labels labels;
+    for (std::size_t j = 0; j < f.seeds; ++j) labels.push_back(fmt::format("seed {}", f.recipe.gpt.seed + j));
+    return labels;
+}
+
+// The twelve variants, each with every seed: trained (a progress line each), or read back when a
+// run kept it. The first seed's model stays for the steps that read a sentence.
 std::vector<TrainedVariant> train_variants(const Corpus& corpus, const Flags& f) {
     std::vector<TrainedVariant> out;
     const std::vector<VariantChoice> choices = variant_choices(f.recipe.gpt.config);
     for (std::size_t k = 0; k < choices.size(); ++k) {
-        Recipe r = f.recipe;
-        r.gpt.config.attention = choices[k].attention;
-        LanguageModel lm = prepare_language_model(
-            Corpus(corpus), r, std::nullopt,
-            gpt_progress_bar(fmt::format("variant {} ({} of {})", choices[k].name, k + 1, choices.size())));
-        VariantMeasures m = measure_variant(lm.trained.model, lm.held_out_ids(), f.windows, f.passages);
-        out.push_back({choices[k], std::move(lm), std::move(m)});
+        TrainedVariant v{choices[k], {}, {}, {}};
+        for (std::size_t j = 0; j < f.seeds; ++j) {
+            Recipe r = f.recipe;
+            r.gpt.config.attention = choices[k].attention;
+            r.gpt.seed = f.recipe.gpt.seed + j;
+            const std::string seed = f.seeds == 1 ? "" : fmt::format(", seed {} of {}", j + 1, f.seeds);
+            LanguageModel lm = prepare_language_model(
+                Corpus(corpus), r, std::nullopt,
+                gpt_progress_bar(fmt::format("variant {} ({} of {}){}", choices[k].name, k + 1, choices.size(), seed)));
+            VariantMeasures m = measure_variant(lm.trained.model, lm.held_out_ids(), f.windows, f.passages);
+            v.held_out_by_seed.push_back(m.held_out);
+            if (j == 0) v.lm = std::move(lm), v.measures = std::move(m);
+        }
+        out.push_back(std::move(v));
     }
     return out;
 }
@@ -50,10 +67,13 @@ void show_recipe(Lesson& lesson, const Flags& f, const std::vector<TrainedVarian
     lesson.say(fmt::format(
         "Chapter 22's GPT (V = {}, T = {}, L = {} blocks, H = {} heads, d_model = {}, d_h = {}),\n"
         "its attention changed and nothing else, each trained on the book's first 90 % by the\n"
-        "same recipe: the same {} steps of {} windows, the same seed {}, the same schedule\n"
-        "(peak rate {}). The kept models are read back on the next run.",
-        c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, g.steps, g.batch, g.seed,
-        format_number(g.learning_rate, 4)));
+        "same recipe: the same {} steps of {} windows, the same schedule (peak rate {}), and\n"
+        "{}. The kept models are read back on the next run.",
+        c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, g.steps, g.batch,
+        format_number(g.learning_rate, 4),
+        f.seeds == 1 ? fmt::format("the same seed {}", g.seed)
+                     : fmt::format("each with the same {} seeds, {} to {} (a seed draws the first weights and\n"
+                                   "the batches)", f.seeds, g.seed, g.seed + f.seeds - 1)));
     std::vector<TextRow> rows;
     for (const TrainedVariant& v : runs) {
         const GptAttention& a = v.choice.attention;
@@ -82,25 +102,54 @@ std::string published_gb(const std::vector<VariantRow>& costs, const std::string
     return "—";
 }
 
-void show_table(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
+void show_table(Lesson& lesson, const TrainedVariants& t, const Flags& f) {
+    const std::vector<TrainedVariant>& runs = t.runs;
     const std::vector<VariantRow> costs = variant_costs();
+    const VariantShapes v3;
     const std::size_t params_mha = parameter_count(runs[0].lm.trained.model.config);
-    std::vector<TextRow> rows;
-    for (const TrainedVariant& v : runs) {
+    const std::size_t T = runs[0].lm.trained.model.config.context, N = f.seeds;
+    std::vector<TextRow> cost_rows, learned_rows;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        const TrainedVariant& v = runs[k];
         const GptConfig& c = v.lm.trained.model.config;
         const std::size_t count = parameter_count(c);
         const std::string change = count == params_mha ? ""
                                    : count > params_mha ? "+" + with_commas(count - params_mha)
                                                         : "−" + with_commas(params_mha - count);
-        rows.push_back({v.choice.name, with_commas(count), change, with_commas(kept_floats(c)),
-                        published_gb(costs, v.choice.name), three(v.measures.held_out), three(v.measures.first_copy),
-                        three(v.measures.second_copy)});
+        cost_rows.push_back({v.choice.name, with_commas(count), change, with_commas(kept_floats(c)),
+                             published_gb(costs, v.choice.name)});
+        learned_rows.push_back({v.choice.name, three(t.spread.mean(k, 0)),
+                                three(t.spread.low(k, 0)) + "–" + three(t.spread.high(k, 0)),
+                                fmt::format("{}", int(t.spread.rank(k, 0))), three(v.measures.first_copy),
+                                three(v.measures.second_copy)});
+        if (N == 1) learned_rows.back().erase(learned_rows.back().begin() + 2, learned_rows.back().begin() + 4);
     }
-    lesson.say("Every number computed here. kept: the floats one layer keeps to decode the next token\n"
-               "after T (the cache, or the state); at DeepSeek-V3's shape (61 layers, 128 heads of 128),\n"
-               "131,072 tokens, bfloat16. held out: the mean loss on held-out windows. recall: the\n"
-               "loss on a held-out passage of T/2 tokens, then on the same passage written again.");
-    lesson.table({"variant", "parameters", "vs MHA", "kept", "GB at V3", "held out", "1st copy", "2nd copy"}, rows, 64);
+    lesson.say(fmt::format(
+        "What each costs. kept: the floats one layer keeps to decode the token after T = {} (the cache,\n"
+        "or the state). GB at V3: what every layer keeps in bfloat16 at DeepSeek-V3's shape ({} layers,\n"
+        "{} heads of {}) after {} tokens, with GQA's {} groups, a window of {} keys and {} sinks,\n"
+        "top-k's {} keys (chapter 20's table).",
+        T, v3.model.layers, v3.model.h, v3.model.d_h, with_commas(v3.long_n), v3.gqa_groups, with_commas(v3.window),
+        v3.sinks, with_commas(v3.top_k)));
+    lesson.table({"variant", "parameters", "vs MHA", fmt::format("kept after T = {}", T), "GB at V3"}, cost_rows, 64);
+    if (N == 1)
+        lesson.say(fmt::format(
+            "What each learned. held out: the mean loss on {} held-out windows, one seed: the spread a seed\n"
+            "makes is not measured, and no variant is ranked (--seeds 2 or more ranks them). recall: the\n"
+            "loss on a held-out passage of T/2 tokens, then on the same passage written again.",
+            rows(t.windows)));
+    else
+        lesson.say(fmt::format(
+            "What each learned. held out: the mean loss on {} held-out windows, the mean over the {} seeds,\n"
+            "and the lowest and highest of them. One variant is below another only when their ranges do\n"
+            "not touch (every seed of one ended lower than every seed of the other); otherwise they tie at\n"
+            "this budget, whatever their means. Two variants that do not differ separate so by chance with\n"
+            "probability 2 / C({}, {}) = {} %. rank: 1 + the variants below this one. recall (seed {}'s\n"
+            "model): the loss on a held-out passage of T/2 tokens, then on the same passage written again.",
+            rows(t.windows), N, 2 * N, N, format_number(100.0 * separation_by_chance(N), 1), f.recipe.gpt.seed));
+    TextRow header{"variant", fmt::format("held out, mean of {}", N), "lowest–highest", "rank", "1st copy", "2nd copy"};
+    if (N == 1) header = {"variant", "held out", "1st copy", "2nd copy"};
+    lesson.table(header, learned_rows, 64);
 }
 
 // Each variant's mark in the chart: a letter of its name.
@@ -115,19 +164,22 @@ std::string mark_of(const std::string& flag) {
 }
 
 // The table's two columns that trade against each other: the loss reached and what decoding keeps.
-void show_chart(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
+void show_chart(Lesson& lesson, const TrainedVariants& t) {
     std::vector<Series> points;
-    for (const TrainedVariant& v : runs)
-        points.push_back({v.choice.name, {double(kept_floats(v.lm.trained.model.config))}, {v.measures.held_out},
+    for (std::size_t k = 0; k < t.runs.size(); ++k) {
+        const TrainedVariant& v = t.runs[k];
+        points.push_back({v.choice.name, {double(kept_floats(v.lm.trained.model.config))}, {t.spread.mean(k, 0)},
                           mark_of(v.choice.flag)});
+    }
+    const std::size_t T = t.runs[0].lm.trained.model.config.context;
     ChartOptions chart;
     chart.width = 56, chart.height = 10, chart.label_width = 7;
     chart.y_text = [](double v) { return format_number(v, 3); };
     for (const double x : {1024.0, 2048.0, 4096.0, 8192.0}) chart.ticks.push_back({x, with_commas(std::size_t(x))});
     chart.x_title = "kept";
-    lesson.chart("loss_against_kept", "Held-out loss against the floats a layer keeps per token",
-                 {"floats kept per token and layer", true}, {"held-out loss (nats)", false}, points, chart);
-    lesson.say_under("(a mark drawn on another's place hides it: the table above has every number)");
+    lesson.chart("loss_against_kept", fmt::format("Held-out loss (the seeds' mean) against the floats a layer keeps after T = {}", T),
+                 {fmt::format("floats a layer keeps after T = {}", T), true}, {"held-out loss (nats)", false}, points, chart);
+    lesson.say_under("(the table above has every number)");
 }
 
 void show_positions(Lesson& lesson, const std::vector<TrainedVariant>& runs) {
@@ -165,6 +217,21 @@ void show_sentence(Lesson& lesson, const TrainedVariant& v, const VariantReading
     if (delta)
         lesson.say("The delta rule keeps no weights, only its state: here the state unrolled, M[t, j] the share\n"
                    "of v_j in z_t (a row need not sum to 1, nor stay positive).");
+    const GptAttention& a = v.choice.attention;
+    if (a.window > 0 && r.ids.size() <= a.window + a.sinks)
+        lesson.say(fmt::format("The sentence has {} tokens and the window holds {}{}: every key is still in it, so the\n"
+                               "map is a full triangle, as MHA's; a sentence of more than {} tokens shows where the\n"
+                               "window cuts (--text).",
+                               r.ids.size(), a.window, a.sinks > 0 ? fmt::format(" and {} sinks", a.sinks) : "",
+                               a.window + a.sinks));
+    if (a.top_k > 0 && r.ids.size() <= a.top_k)
+        lesson.say(fmt::format("The sentence has {} tokens and a head keeps its {} highest scores: every key is kept,\n"
+                               "so the map is MHA's triangle; a sentence of more than {} tokens shows the choice.",
+                               r.ids.size(), a.top_k, a.top_k));
+    if (a.sink_logit)
+        lesson.say("Each row sums to less than 1: the head's learned sink logit s_h is in every row's softmax\n"
+                   "(e^{s_h} beside the keys' e^{q·k/√d_h}) and takes the rest, 1 minus the row's sum, with\n"
+                   "no value to read.");
     for (std::size_t m = 0; m < r.weights.size(); ++m) {
         if (m < r.heads) lesson.heat_map(r.weights[m], Style().decimals(2).svg());
         else lesson.draw(r.weights[m]);
@@ -186,26 +253,61 @@ void show_next(Lesson& lesson, const TrainedVariant& v, const VariantReading& r)
     lesson.table({"after", "1st", "2nd", "3rd"}, rows, 64);
 }
 
-// --measure: each variant's time on this machine, against MHA's.
+// --measure: each variant's time on this machine, against MHA's, in rounds: every variant is
+// timed once a round, so that a slower moment of the machine slows them all, and each ratio to
+// MHA is taken within its round. A variant is faster (slower) than MHA only when it is in every
+// round; the median and the range of the rounds' ratios are printed.
+constexpr std::size_t timing_rounds = 5;
+
 void show_measured(Lesson& lesson, const std::vector<TrainedVariant>& runs, const Flags& f) {
-    std::vector<VariantTimes> times;
-    for (const TrainedVariant& v : runs) times.push_back(time_variant(v, f.recipe.gpt.batch));
+    std::vector<std::vector<VariantTimes>> rounds(timing_rounds);  // [round][variant]
+    for (std::vector<VariantTimes>& round : rounds)
+        for (const TrainedVariant& v : runs) round.push_back(time_variant(v, f.recipe.gpt.batch));
+    using Figure = double VariantTimes::*;
+    const Figure figures[] = {&VariantTimes::ms_per_step, &VariantTimes::ms_per_window, &VariantTimes::ms_per_token};
+    const char* figure_names[] = {"a training step", "reading a window", "decoding a token"};
+    const auto median_of = [](std::vector<double> x) {
+        std::sort(x.begin(), x.end());
+        return x[x.size() / 2];
+    };
     std::vector<TextRow> rows;
-    for (std::size_t k = 0; k < runs.size(); ++k)
-        rows.push_back({runs[k].choice.name, format_number(times[k].ms_per_step, 2),
-                        format_number(times[k].ms_per_step / times[0].ms_per_step, 2),
-                        format_number(times[k].ms_per_window, 3),
-                        format_number(times[k].ms_per_window / times[0].ms_per_window, 2),
-                        format_number(times[k].ms_per_token, 3),
-                        format_number(times[k].ms_per_token / times[0].ms_per_token, 2)});
-    lesson.say(fmt::format("Measured on this machine at {} thread{} (these numbers change from run to run): a\n"
-                           "training step of {} windows (forward, backward, AdamW; the mean of 10), one window\n"
-                           "of {} tokens read (the median of 20), and one token decoded through the variant's\n"
-                           "cache after {} others (the median of 100, a fresh model of this shape), each also\n"
-                           "as a share of MHA's.",
-                           threads::count(), threads::count() == 1 ? "" : "s", f.recipe.gpt.batch,
-                           runs[0].lm.trained.model.config.context, with_commas(long_context)));
-    lesson.table({"variant", "ms a step", "× MHA", "ms a window", "× MHA", "ms a token", "× MHA"}, rows, 64);
+    std::vector<std::string> faster[3], slower[3];
+    std::vector<double> mha[3];
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        TextRow row{runs[k].choice.name};
+        for (std::size_t q = 0; q < 3; ++q) {
+            std::vector<double> ratios;
+            for (const std::vector<VariantTimes>& round : rounds) ratios.push_back(round[k].*figures[q] / round[0].*figures[q]);
+            if (k == 0)
+                for (const std::vector<VariantTimes>& round : rounds) mha[q].push_back(round[0].*figures[q]);
+            const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+            row.push_back(format_number(median_of(ratios), 2));
+            row.push_back(k == 0 ? "" : format_number(*low, 2) + "–" + format_number(*high, 2));
+            if (k > 0 && *high < 1.0) faster[q].push_back(runs[k].choice.name);
+            if (k > 0 && *low > 1.0) slower[q].push_back(runs[k].choice.name);
+        }
+        rows.push_back(row);
+    }
+    lesson.say(fmt::format(
+        "Measured on this machine at {} thread{} (these numbers change from run to run), in {} rounds,\n"
+        "each timing every variant once: a training step of {} windows (forward, backward, AdamW; the\n"
+        "mean of 10), one window of {} tokens read (the median of 20), and one token decoded through\n"
+        "the variant's cache after {} others (the median of 100, a fresh model of this shape). MHA's\n"
+        "medians over the rounds: {} ms a step, {} ms a window, {} ms a token. Each variant's time as a\n"
+        "share of MHA's in the same round: the median of the rounds, and their lowest and highest.",
+        threads::count(), threads::count() == 1 ? "" : "s", timing_rounds, f.recipe.gpt.batch,
+        runs[0].lm.trained.model.config.context, with_commas(long_context), format_number(median_of(mha[0]), 2),
+        format_number(median_of(mha[1]), 3), format_number(median_of(mha[2]), 3)));
+    lesson.table({"variant", "step × MHA", "range", "window × MHA", "range", "token × MHA", "range"}, rows, 64);
+    std::string verdict;
+    for (std::size_t q = 0; q < 3; ++q) {
+        const auto list = [](const std::vector<std::string>& names) {
+            return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
+        };
+        verdict += fmt::format("{}{}: faster than MHA in every round: {}; slower in every round: {}.",
+                               q == 0 ? "" : "\n", figure_names[q], list(faster[q]), list(slower[q]));
+    }
+    lesson.say(wrap_to_width(verdict + "\nThe others are within the rounds' spread of MHA: a tie on this machine.", 96, 2));
 }
 
 // Everything a learner gives, read and checked before anything prints or trains.
@@ -262,20 +364,21 @@ int main(int argc, char** argv) {
         const Corpus& corpus = in.corpus;
         const std::u32string& sentence = in.sentence;
         Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
-            TrainedVariants t{train_variants(corpus, f), {}, {}, {}};
+            TrainedVariants t{train_variants(corpus, f), {}, {}, {}, {}, {}};
             tabulate(t, f.windows);
             Labels names;
             for (const TrainedVariant& v : t.runs) names.push_back(v.choice.name);
             lesson.labels({{"variants", names},
                            {"measures", {"parameters", "kept", "held_out", "first_copy", "second_copy"}},
+                           {"seeds", seed_labels(f)},
                            {"loss_columns", {"step", "training", "held_out"}}});
             return t;
         });
         const auto runs = [&]() -> const std::vector<TrainedVariant>& { return trained().runs; };
         lesson.step("recipe", "One model, its attention changed", [&] { show_recipe(lesson, f, runs()); });
         lesson.step("table", "What each costs, and what it learned", [&] {
-            show_table(lesson, runs());
-            show_chart(lesson, runs());
+            show_table(lesson, trained(), f);
+            show_chart(lesson, trained());
         });
         lesson.step("positions", "Does it still read far back?", [&] { show_positions(lesson, runs()); });
         Part<VariantReading>& reading = lesson.part<VariantReading>([&] {

@@ -162,6 +162,7 @@ VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids) {
     VariantReading r;
     r.ids = ids, r.heads = H;
     r.formula = c.attention.latent > 0 ? "causal softmax([q | q_R] · [k | k_R]ᵀ / √(d_h + d_h/2))"
+                : c.attention.sink_logit ? "causal softmax over [s_h, q kᵀ / √d_h], the sink's share left out"
                 : c.attention.mixer == Mixer::softmax ? "causal softmax(q kᵀ / √d_h) over the keys the variant reads"
                 : c.attention.mixer == Mixer::linear ? "φ(q) φ(k)ᵀ, each row divided by its sum"
                                                      : "the state unrolled: z_t = Σ_j M[t, j] v_j";
@@ -222,4 +223,30 @@ double band_mean(const Matrix& by_position, std::size_t from, std::size_t to) {
     double sum = 0.0;
     for (std::size_t i = from; i < to; ++i) sum += by_position(0, i);
     return sum / double(to - from);
+}
+
+SeedSpread spread_over_seeds(const Matrix& losses) {
+    const std::size_t K = rows(losses), N = cols(losses);
+    SeedSpread s{xt::zeros<float>({K, std::size_t(1)}), xt::zeros<float>({K, std::size_t(1)}),
+                 xt::zeros<float>({K, std::size_t(1)}), xt::zeros<float>({K, std::size_t(1)})};
+    // 1. each variant's mean, lowest and highest over its seeds
+    for (std::size_t k = 0; k < K; ++k) {
+        double sum = 0.0;
+        float low = losses(k, 0), high = losses(k, 0);
+        for (std::size_t j = 0; j < N; ++j) sum += losses(k, j), low = std::min(low, losses(k, j)), high = std::max(high, losses(k, j));
+        s.mean(k, 0) = float(sum / double(N)), s.low(k, 0) = low, s.high(k, 0) = high;
+    }
+    // 2. rank: 1 + the variants clearly lower (their highest below this one's lowest)
+    for (std::size_t k = 0; k < K; ++k) {
+        std::size_t lower = 0;
+        for (std::size_t j = 0; j < K; ++j) lower += s.high(j, 0) < s.low(k, 0) ? 1 : 0;
+        s.rank(k, 0) = float(1 + lower);
+    }
+    return s;
+}
+
+double separation_by_chance(std::size_t seeds) {
+    double ways = 1.0;  // C(2N, N) = Π_{i=1…N} (N + i) / i
+    for (std::size_t i = 1; i <= seeds; ++i) ways = ways * double(seeds + i) / double(i);
+    return 2.0 / ways;
 }

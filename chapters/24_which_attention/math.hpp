@@ -12,7 +12,9 @@
 //                        linear    H · (d_h² + d_h): each head's S = Σ φ(k) vᵀ and z = Σ φ(k)
 //                        delta     H · d_h²: each head's state S
 //                      and at DeepSeek-V3's shape for 131,072 tokens (chapter 20's table)
-//   held-out loss      mean −log p(next token) over W windows of T + 1 held-out tokens
+//   held-out loss      mean −log p(next token) over W windows of T + 1 held-out tokens; each
+//                      variant trained with N seeds: their mean, lowest and highest, and a rank
+//                      that counts only the variants whose every seed ended lower
 //   loss by position   the same mean at each position i = 0 … T−1 of the windows (T × 1): does
 //                      the model still gain from tokens far back?
 //   recall             P held-out passages of s = T/2 tokens, each written twice (2s = T tokens):
@@ -104,6 +106,21 @@ struct VariantReading {
 constexpr std::size_t next_shown = 3;
 
 VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids);
+
+// Over seeds: `losses` (K × N) holds variant k's held-out loss when trained with the j-th of N
+// seeds (each draws other first weights and other batches). A variant ranks below another only
+// when every one of its N losses is lower than every one of the other's (their ranges do not
+// touch): rank k = 1 + the variants whose highest loss is below k's lowest. The same rank is a
+// tie at this budget.
+struct SeedSpread {
+    Matrix mean, low, high;  // (K × 1) over the N seeds
+    Matrix rank;             // (K × 1) 1, 2, …
+};
+SeedSpread spread_over_seeds(const Matrix& losses);
+
+// Two variants that do not differ (every order of their 2N losses equally likely) still
+// separate completely, one's N below the other's N, with this chance: 2 / C(2N, N).
+double separation_by_chance(std::size_t seeds);
 
 // The mean of a (1 × T) row over the positions [from, to).
 double band_mean(const Matrix& by_position, std::size_t from, std::size_t to);

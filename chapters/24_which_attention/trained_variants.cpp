@@ -15,4 +15,9 @@ void tabulate(TrainedVariants& t, std::size_t windows) {
         t.measures(k, 2) = float(v.measures.held_out);
         t.measures(k, 3) = float(v.measures.first_copy), t.measures(k, 4) = float(v.measures.second_copy);
     }
+    const std::size_t N = t.runs[0].held_out_by_seed.size();
+    t.held_out_by_seed = xt::zeros<float>({K, N});
+    for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < N; ++j) t.held_out_by_seed(k, j) = float(t.runs[k].held_out_by_seed[j]);
+    t.spread = spread_over_seeds(t.held_out_by_seed);
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/display/fit_width.hpp"
 #include "common/display/side_by_side.hpp"
 #include "common/display/text_width.hpp"
 
@@ -46,10 +47,18 @@ std::string terminal_chart(const std::vector<ChartSeries>& series, const ChartOp
 
     // The grid, one string per cell, so that a mark may take several bytes ("•").
     std::vector<std::vector<std::string>> grid(o.height, std::vector<std::string>(o.width, " "));
-    for (const ChartSeries& s : series)
+    // and under each cell the series drawn there, so that a mark drawn over another is named
+    std::vector<std::vector<std::vector<std::size_t>>> under(o.height, std::vector<std::vector<std::size_t>>(o.width));
+    for (std::size_t k = 0; k < series.size(); ++k) {
+        const ChartSeries& s = series[k];
         for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
-            if (drawable(s.x[i], s.y[i], o))
-                grid[o.height - 1 - sy.cell(s.y[i], o.height)][sx.cell(s.x[i], o.width)] = s.mark;
+            if (drawable(s.x[i], s.y[i], o)) {
+                const std::size_t r = o.height - 1 - sy.cell(s.y[i], o.height), c = sx.cell(s.x[i], o.width);
+                grid[r][c] = s.mark;
+                std::vector<std::size_t>& here = under[r][c];
+                if (std::find(here.begin(), here.end(), k) == here.end()) here.push_back(k);
+            }
+    }
 
     std::string out;
     const std::size_t middle = (o.height - 1) / 2;
@@ -91,6 +100,25 @@ std::string terminal_chart(const std::vector<ChartSeries>& series, const ChartOp
             legend += entry;
         }
         out += legend + "\n";
+    }
+    // Marks that fell on one place: the last drawn shows, the others are named ("T over M").
+    std::vector<std::pair<std::size_t, std::size_t>> hidden;  // (shown, hidden), in the series' order
+    for (const auto& row : under)
+        for (const std::vector<std::size_t>& here : row)
+            for (std::size_t j = 0; j + 1 < here.size(); ++j) {
+                const std::pair<std::size_t, std::size_t> pair{here.back(), here[j]};
+                if (series[pair.first].mark != series[pair.second].mark &&
+                    std::find(hidden.begin(), hidden.end(), pair) == hidden.end())
+                    hidden.push_back(pair);
+            }
+    std::sort(hidden.begin(), hidden.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second < b.second : a.first < b.first;
+    });
+    if (!hidden.empty()) {
+        std::string line = "drawn over another's place:";
+        for (std::size_t h = 0; h < hidden.size(); ++h)
+            line += fmt::format("{} {} over {}", h == 0 ? "" : ",", series[hidden[h].first].mark, series[hidden[h].second].mark);
+        out += wrap_to_width(std::string(o.label_width + 2, ' ') + line, o.label_width + 2 + o.width) + "\n";
     }
     return out;
 }

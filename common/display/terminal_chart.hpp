@@ -13,7 +13,8 @@
 // The y axis is labelled at its top, middle and bottom rows; the x axis at the
 // ticks given. A later series draws over an earlier one where they meet. With
 // more than one series, a legend names each mark (on more lines when one would be wider than
-// the chart).
+// the chart), and a last line each mark drawn over another's ("drawn over another's place:
+// T over M, K over M"): what the chart hides, said.
 #pragma once
 
 #include <functional>

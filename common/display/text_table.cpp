@@ -10,7 +10,7 @@ namespace {
 // marks of left-out rows (⋮, …) go with either.
 bool is_number(const std::string& s) {
     if (s.empty() || s == "⋮" || s == "…") return true;
-    return s.find_first_not_of("0123456789.-+e×x%") == std::string::npos;
+    return s.find_first_not_of("0123456789.,-+e×x%") == std::string::npos;  // (1,189,651: thousands)
 }
 
 constexpr std::size_t column_gap = 3;

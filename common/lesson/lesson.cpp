@@ -99,7 +99,7 @@ bool Lesson::takes_text() const {
 }
 
 int Lesson::run(int argc, char** argv, const std::function<void()>& body) {
-    if (const std::optional<int> stop = command_line_.parse(argc, argv)) return *stop;  // --help, or a bad flag
+    if (const std::optional<int> stop = command_line_.parse(argc, argv, terminal_width())) return *stop;  // --help, or a bad flag
     if (list_options_) {  // and whether --text goes through chapter 22's model (./tutorial explore trains it first)
         fmt::print("{}", command_line_.json(fmt::format(", \"sentence_through_model\": {}", sentence_through_model_)));
         return 0;
@@ -177,14 +177,15 @@ void Lesson::present() {
     if (files_.dumping() || (document_.recording() && !one_step_report)) compute_parts();
     if (one_step_report) document_.hold_only_shown();
     keep_listed();
-    pausing_ = pause_ && isatty(STDIN_FILENO) && chosen == all.size();
+    // (with --step, the waits inside the step: chapter 22's tokens)
+    pausing_ = pause_ && isatty(STDIN_FILENO);
     for (std::size_t i = 0; i < all.size(); ++i) {
         if (chosen != all.size() && i != chosen) continue;
         page_.title_once();
         page_.heading(int(i + 1), all[i].heading);
         document_.step(int(i + 1), all[i].name, all[i].heading);
         all[i].show();
-        if (i + 1 < all.size()) pause(fmt::format("{} ({})", ref(all[i + 1].name), all[i + 1].name));
+        if (chosen == all.size() && i + 1 < all.size()) pause(fmt::format("{} ({})", ref(all[i + 1].name), all[i + 1].name));
     }
     // While the listed matrices are alive: the result they belong to ends with run()'s body.
     if (document_.recording()) keep_document();

@@ -265,7 +265,7 @@ private:
     bool list_steps_ = false;
     bool list_options_ = false;
     bool pause_ = false;
-    bool pausing_ = false;   // --pause, at a terminal, every step shown: present() waits after each
+    bool pausing_ = false;   // --pause, at a terminal: present() waits after each step (all shown), pause() inside one
     // The jobs of the frame, one class each.
     Steps steps_;             // the named steps, in order
     bool presented_ = false;

@@ -1,12 +1,15 @@
 #include "common/lesson/options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "common/display/fit_width.hpp"
 #include "common/lesson/flag_values.hpp"
 
 namespace {
@@ -37,14 +40,24 @@ bool in_range(double value, const Range& r, const std::string& type) {
 
 // --help, written here rather than by CLI11, so that it reads the same whichever CLI11 the
 // system has (the docs show it): CLI11 2.1–2.3 write a default as "UINT=0", 2.4 as "UINT [0] ".
-// The layout is CLI11's own: the title, the usage, then a line per flag, its help from column 31.
-std::string help_text(const CLI::App& app) {
+// The layout is CLI11's own: the title, the usage, then a line per flag, its help from column 31,
+// wrapped to fit `line_width` columns (a terminal's, or 100).
+std::string help_text(const CLI::App& app, std::size_t line_width) {
     constexpr std::size_t help_column = 30;
     std::string out = fmt::format("{}\nUsage: {} [OPTIONS]\n\nOptions:\n", app.get_description(), app.get_name());
     for (const CLI::Option* option : app.get_options()) {
         std::string left = "  " + option->get_name(false, true);
+        std::string choices;  // "TEXT:{a,b,c}" too wide for a line: its choices go with the help
         if (option->get_type_size() != 0) {
-            if (!option->get_type_name().empty()) left += " " + option->get_type_name();
+            std::string type = option->get_type_name();
+            const std::size_t brace = type.find(":{");
+            if (brace != std::string::npos && left.size() + type.size() > line_width) {
+                for (const char c : type.substr(brace + 2, type.size() - brace - 3))
+                    choices += c == ',' ? std::string(", ") : std::string(1, c);
+                choices = "; one of " + choices;
+                type.erase(brace);
+            }
+            if (!type.empty()) left += " " + type;
             if (!option->get_default_str().empty()) left += "=" + option->get_default_str();
             if (option->get_expected_max() > 1) left += " ...";  // a flag that takes several words
         }
@@ -53,11 +66,12 @@ std::string help_text(const CLI::App& app) {
             for (const CLI::Option* other : option->get_excludes()) left += " " + other->get_name();
         }
         out += left;
-        const std::string help = option->get_description();
+        const std::string help = option->get_description() + choices;
         if (!help.empty()) {
             out += left.size() < help_column ? std::string(help_column - left.size(), ' ')
                                              : "\n" + std::string(help_column, ' ');
-            for (const char c : help) {  // a help of several lines keeps its column
+            const std::size_t help_width = std::max<std::size_t>(line_width, help_column + 30) - help_column;
+            for (const char c : wrap_to_width(help, help_width)) {  // every line of it keeps its column
                 out += c;
                 if (c == '\n') out.append(help_column, ' ');
             }
@@ -65,6 +79,64 @@ std::string help_text(const CLI::App& app) {
         out += '\n';
     }
     return out + '\n';
+}
+
+// What a flag takes, in words: "one of mha, mqa, gqa", "a whole number, 1 to 64".
+std::string expected_value(const Option& o) {
+    if (!o.choices.empty()) return fmt::format("one of {}", fmt::join(o.choices, ", "));
+    const std::string range = o.range ? ", " + range_words(*o.range, o.type) : "";
+    if (is_whole(o.type)) return "a whole number" + range;
+    if (o.type == "FLOAT") return "a number" + range;
+    if (o.type == "PATH") return "a file's path";
+    if (o.type == "DIR") return "a folder";
+    if (o.type == "NAME") return "a name";
+    return "a text (in quotes when it holds spaces: \"the cat sat\")";
+}
+
+// CLI11's words for a bad command line ("At Most 1 required but received 2", "1 required TEXT
+// missing", "The following arguments were not expected: …") in the tutorial's: the flag or the
+// word, then what was expected. `args` are the words after the program's name.
+std::string plain_error(const CLI::ParseError& e, const std::deque<Option>& options, const std::vector<std::string>& args,
+                        const CLI::App& app) {
+    const std::string message = e.what();
+    const auto declared = [&](const std::string& name) -> const Option* {
+        for (const Option& o : options)
+            if (o.name == name) return &o;
+        return nullptr;
+    };
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {  // "--steps: …": given twice, or no value
+        const Option* o = declared(message.substr(0, message.find(':')));
+        if (o) {
+            const auto times = std::count_if(args.begin(), args.end(), [&](const std::string& a) {
+                return a == o->name || a.rfind(o->name + "=", 0) == 0;
+            });
+            if (times > 1) return fmt::format("{}: given {} times; give it once", o->name, times);
+            return fmt::format("{}: no value after it; expected {}", o->name, expected_value(*o));
+        }
+    }
+    if (dynamic_cast<const CLI::ValidationError*>(&e) && message.find(" not in {") != std::string::npos) {
+        const Option* o = declared(message.substr(0, message.find(':')));  // "--variant: mqaa not in {…}"
+        const std::size_t value = o ? o->name.size() + 2 : 0;
+        if (o && !o->choices.empty())
+            return fmt::format("{}: '{}' is not {}", o->name, message.substr(value, message.find(" not in {") - value),
+                               expected_value(*o));
+    }
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+        // the words no flag took (CLI11 keeps them), else every word given
+        const std::vector<std::string> left = app.remaining().empty() ? args : app.remaining();
+        for (const std::string& arg : left) {
+            if (arg == "--") break;
+            const bool flag_like = arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]));
+            const std::string name = arg.substr(0, arg.find('='));
+            if (flag_like && !declared(name)) return fmt::format("{}: no such flag{}", name, did_you_mean(app, {arg}));
+        }
+        if (!app.remaining().empty())
+            return fmt::format("'{}': a word that follows no flag (a flag takes one value; a sentence goes in quotes: "
+                               "--text \"the cat sat\")", left.front());
+    }
+    std::string plain = message;
+    std::replace(plain.begin(), plain.end(), '\n', ' ');
+    return plain;
 }
 
 }  // namespace
@@ -180,7 +252,7 @@ void CommandLine::frame_ends() {
     for (Option& o : options_) o.frame = true;
 }
 
-std::optional<int> CommandLine::parse(int argc, char** argv) {
+std::optional<int> CommandLine::parse(int argc, char** argv, std::size_t line_width) {
     try {
         check_flag_values(*app_);
         const std::vector<std::string> args = split_empty_values(*app_, argc, argv);
@@ -189,16 +261,11 @@ std::optional<int> CommandLine::parse(int argc, char** argv) {
         app_->parse(int(pointers.size()), pointers.data());
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) {  // --help
-            fmt::print("{}", help_text(*app_));
+            fmt::print("{}", help_text(*app_, line_width));
             return 0;
         }
-        std::string message = e.what();
-        std::replace(message.begin(), message.end(), '\n', ' ');
-        // A flag CLI11 does not know is often a near-miss of one it does (--head for --heads).
-        const std::string meant = dynamic_cast<const CLI::ExtrasError*>(&e)
-                                      ? did_you_mean(*app_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc))
-                                      : "";
-        fmt::print(stderr, "{}: {}{} (see --help)\n", program_, message, meant);
+        const std::vector<std::string> given(argv + std::min(argc, 1), argv + argc);
+        fmt::print(stderr, "{}: {} (see --help)\n", program_, plain_error(e, options_, given, *app_));
         return 2;
     }
     return std::nullopt;

@@ -100,8 +100,9 @@ public:
     void frame_ends();
 
     // Parses the command line. Returns the exit code when the program should stop now: 0
-    // after --help, 2 after a bad flag (its one line printed on stderr, naming it).
-    std::optional<int> parse(int argc, char** argv);
+    // after --help (its lines wrapped at `line_width` columns), 2 after a bad flag (its one
+    // line printed on stderr, naming it and what it expects).
+    std::optional<int> parse(int argc, char** argv, std::size_t line_width);
     // Whether the flag `name` was on the command line.
     bool given(const std::string& name) const;
     // The chapter's options (not the frame's) as one JSON document, for --list-options and the

@@ -80,5 +80,10 @@ Corpus load_corpus(const std::string& path, std::size_t fewest_characters) {
     if (corpus.text.size() < fewest_characters)
         throw InputError(fmt::format("{}: {} characters, too short: at least {} are needed", what,
                                      corpus.text.size(), fewest_characters));
+    const char32_t first = corpus.text.front();
+    if (corpus.text.find_first_not_of(first) == std::u32string::npos)
+        throw InputError(fmt::format("{}: one character (U+{:04X}) {} times over: a text to learn from needs two "
+                                     "different characters at least", what, static_cast<std::uint32_t>(first),
+                                     corpus.text.size()));
     return corpus;
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -64,6 +65,12 @@ std::vector<float> read_npy(const std::string& bytes, const std::string& file, c
                                      shape_text(shape), count * sizeof(float), have < count * sizeof(float) ? " (cut short)" : ""));
     std::vector<float> values(count);
     std::memcpy(values.data(), bytes.data() + 10 + header_size, have);
+    // A NaN or an infinity among the weights is a damaged file (or a training that diverged):
+    // it would spread through every product that reads it, and fail checks that name no file.
+    for (std::size_t i = 0; i < count; ++i)
+        if (!std::isfinite(values[i]))
+            throw InputError(fmt::format("{}: number {} of {} is {} (a trained weight is a finite number)", file,
+                                         i + 1, count, std::isnan(values[i]) ? "NaN" : "infinite"));
     return values;
 }
 
