@@ -19,6 +19,7 @@
 #include "chapters/21_tokens/math.hpp"
 #include "chapters/21_tokens/reading.hpp"
 #include "common/display/fit_width.hpp"
+#include "common/display/text_width.hpp"
 #include "common/byte_tokens/gpt2_files.hpp"
 #include "common/lesson/lesson.hpp"
 #include "common/numbers/input_error.hpp"
@@ -144,9 +145,25 @@ void show_split(Lesson& lesson, const Learned& l, const std::u32string& sentence
         : changing == 1 ? std::string("only the one merge that changes it is shown")
                         : fmt::format("only the {} merges that change it are shown", changing)), 100));
     std::vector<TextRow> rows;
-    for (const SplitStep& s : steps)
+    // A row the table would cut before its change (a long text, or --bytes) starts a few tokens
+    // before where the merge changed it, after "…"; the terminal cuts the rest to its width, and
+    // the page has it whole.
+    constexpr std::size_t shown_before_cut = 70;  // columns of the text column that surely show
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const SplitStep& s = steps[k];
+        std::size_t from = 0;
+        if (k > 0) {
+            const TokenIds& before = steps[k - 1].ids;
+            std::size_t changed = 0;
+            while (changed < s.ids.size() && changed < before.size() && s.ids[changed] == before[changed]) ++changed;
+            if (display_width(bars(l.tokenizer, TokenIds(s.ids.begin(), s.ids.begin() + std::ptrdiff_t(changed)))) + 12 >
+                shown_before_cut)
+                from = changed >= 3 ? changed - 3 : 0;
+        }
+        const std::string text = bars(l.tokenizer, TokenIds(s.ids.begin() + std::ptrdiff_t(from), s.ids.end()));
         rows.push_back({s.merge < 0 ? "—" : std::to_string(s.merge + 1), std::to_string(s.ids.size()),
-                        bars(l.tokenizer, s.ids)});  // the terminal cuts it to its width; the page has it whole
+                        from > 0 ? "…" + text : text});
+    }
     lesson.table({"merge", "tokens", "the text"}, rows, 24);
     lesson.show(l.r.text_ids, Style().decimals(0).indices());  // ids are names of symbols, not amounts
 }
