@@ -61,6 +61,16 @@ function playRefused(session, one, why) {
   if (!session.busy) runWhole(session);  // nothing was dimmed: the last count, whole, all the same
 }
 
+// The chapter refused one more, not playing (a sentence it cannot read, a full context): the
+// count back to the last one computed, and why in the status line; the last result stays.
+function oneRefused(session, one, why) {
+  one.input.value = String(Number.parseInt(one.input.value, 10) - 1);
+  const args = argumentsOfKnobs(session.knobs);
+  session.requested = JSON.stringify(args);  // the same click again asks again
+  keepInUrl(session.knobs, args);
+  session.progress.say(`${one.option.one_more.button}: not written (${why.replace(/\.$/, '')}). The last result stays.`);
+}
+
 // After the step alone was drawn: while playing, the next token (and no whole run between).
 // Returns whether the play goes on.
 function playedOn(session, one, ms) {

@@ -114,7 +114,7 @@ function finished(session, data) {
   if (data.progress !== undefined) { progressed(session, data.progress); return; }
   Object.assign(session.trainedFiles, data.trained);
   if (session.warming) { warmedUp(session, data); return; }
-  const { args, step } = session.worker.current;
+  const { args, step, goTo } = session.worker.current;
   session.progress.hide();
   if (step && !data.crashed && data.exitCode !== 2 && data.report) { stepComputed(session, data, args, step); return; }
   session.busy = false;
@@ -130,14 +130,16 @@ function finished(session, data) {
     session.progress.say('The last result stays.');
   } else {
     wholeRunComputed(session, data, args);
-    if (session.oneMore && session.worker.current.goTo) playedOn(session, session.oneMore, data.ms);
+    if (session.oneMore && goTo) playedOn(session, session.oneMore, data.ms);
   }
   document.body.dataset.runs = String(++session.runs);
   document.body.dataset.running = 'no';
-  if (playing && (data.crashed || data.exitCode === 2 || !data.report)) {
+  const refused = data.crashed || data.exitCode === 2 || !data.report;
+  if (refused && playing) {
     playRefused(session, session.oneMore, data.crashed || refusalLine(data.errors, data.exitCode));
     return;
   }
+  if (refused && goTo && session.oneMore) oneRefused(session, session.oneMore, data.crashed || refusalLine(data.errors, data.exitCode));
   if (session.pending) runChapter(session, session.pending);
 }
 

@@ -56,7 +56,8 @@ function goToStep(page, n, scroll, k = n === page.current ? page.screen : 0) {
   const hash = stepHash(current, page.screen, location.hash);
   if (location.hash !== hash) history.replaceState(null, '', hash);
   if (scroll) {
-    if (inShow) window.scrollTo(0, 0);
+    // The first step opens the page at its top, where the knobs are.
+    if (inShow || current === 1) window.scrollTo(0, 0);
     else s.scrollIntoView({ block: 'start' });
   }
 }

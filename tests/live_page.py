@@ -299,6 +299,9 @@ def check_writing(driver, program, page, out, failures):
     driver.get("about:blank")
     driver.get(f"{page.as_uri()}#step-1&--prompt=Call%20me&--generate=3")
     wait_run(driver, 0)
+    top = driver.execute_script("return window.scrollY")
+    if top != 0:
+        failures.append(f"{program.name}: #step-1 opens the page {top} px down, its knobs out of view")
     for _ in range(2):
         before = runs(driver)
         driver.find_element(By.CSS_SELECTOR, "form.knobs button.one-more:not(.play)").click()
@@ -344,8 +347,23 @@ def check_writing(driver, program, page, out, failures):
     args = page_arguments(driver)
     if generated(driver) != 61 or args[args.index("--generate") + 1] != "61" or "The play stopped: --generate 62" not in said:
         failures.append(f"{program.name}: played to the end of the context: {args}, the page says {said!r}")
-    failures += [f"{program.name}: console: {c}" for c in complaints(driver)]
     print(f"{program.name}: played to the context's end, --generate {generated(driver)}: {said}")
+    # a sentence the model cannot read, then next token: refused, said, the count kept
+    for click in (False, True):
+        before = runs(driver)
+        if click:
+            driver.find_element(By.CSS_SELECTOR, "form.knobs button.one-more:not(.play)").click()
+        else:
+            driver.execute_script("const k = document.querySelector(`form.knobs [data-flag='--text']`);"
+                                  "k.value = 'жук'; k.dispatchEvent(new Event('change', {bubbles: true}));")
+        WebDriverWait(driver, SECONDS, poll_frequency=0.05).until(
+            lambda d: runs(d) > before and d.execute_script("return window.liveIdle()"))
+    said = driver.execute_script("return document.querySelector('.live-state').textContent")
+    if generated(driver) != 61 or "next token: not written (--text: the character 'ж'" not in said:
+        failures.append(f"{program.name}: next token after a refused --text: --generate {generated(driver)}, "
+                        f"the page says {said!r}")
+    failures += [f"{program.name}: console: {c}" for c in complaints(driver)]
+    print(f"{program.name}: next token after a refused --text: {said}")
 
 
 def check_gpt2(driver, program, out, failures):

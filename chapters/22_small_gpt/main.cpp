@@ -37,34 +37,50 @@ std::string opening_of(const Corpus& corpus, std::size_t most) {
     return utf8_of(start);
 }
 
-std::string sample_text(const LanguageModel& lm, const Gpt<float>& model, const Flags& f, const std::u32string& prompt) {
-    const Tokenizer& t = lm.trained.tokenizer;
+std::string sample_text(const Tokenizer& t, const Gpt<float>& model, const Flags& f, const std::u32string& prompt) {
     const Tokens ids = model_tokens(t, prompt);
     const Tokens more = generate(model, ids, f.sample_tokens, f.temperature, f.greedy ? 1 : f.top_k, f.sample_seed, f.top_p);
     return utf8_of(prompt) + "▸" + utf8_of(decode(t, TokenIds(more.begin(), more.end())));
 }
 
-void show_text(Lesson& lesson, const LanguageModel& lm, const Recipe& r) {
-    const Tokenizer& t = lm.trained.tokenizer;
+// The book as the model reads it, without the model: the text and model steps, and the untrained
+// samples, need no training.
+struct Book {
+    Tokenizer tokenizer;  // the given or kept model's, else learned now (as training would)
+    std::size_t characters = 0;  // distinct characters of the text
+    BookTokens tokens;           // the first 90 % of the text, and the rest
+    MatrixList matrices() const { return {}; }
+};
+
+Book read_book(const Corpus& corpus, const Recipe& r, const std::optional<TrainedGpt>& given) {
+    Book b{given ? given->tokenizer : tokenizer_of(corpus, r), char_tokenizer(corpus.text).size(), {}};
+    b.tokens = {model_tokens(b.tokenizer, corpus.training()), model_tokens(b.tokenizer, corpus.held_out())};
+    check_windows(corpus, b.tokens, r.gpt.config.context);
+    return b;
+}
+
+void show_text(Lesson& lesson, const Corpus& corpus, const Book& book, const Recipe& r) {
+    const Tokenizer& t = book.tokenizer;
     lesson.say(fmt::format(
         "The text: {}, {} characters, {} distinct. The first 90 % train ({} characters);\n"
         "the last 10 % are held out ({}): the model never learns from them.",
-        lm.corpus.name, with_commas(lm.corpus.text.size()), lm.characters, with_commas(lm.corpus.training_size()),
-        with_commas(lm.corpus.text.size() - lm.corpus.training_size())));
+        corpus.name, with_commas(corpus.text.size()), book.characters, with_commas(corpus.training_size()),
+        with_commas(corpus.text.size() - corpus.training_size())));
     lesson.say(fmt::format(
         "Tokens: {}, V = {} symbols{}.\n"
         "Training text: {} tokens ({} characters a token). Held-out text: {} tokens.",
         r.tokenizer == "bpe" ? "chapter 21's byte-pair encoding" : "single characters", t.size(),
         r.tokenizer == "bpe" ? fmt::format(" ({} characters and {} merges)", t.characters(), t.merges.size()) : "",
-        with_commas(lm.train_ids().size()), format_number(double(lm.corpus.training_size()) / double(lm.train_ids().size()), 2),
-        with_commas(lm.held_out_ids().size())));
+        with_commas(book.tokens.training.size()),
+        format_number(double(corpus.training_size()) / double(book.tokens.training.size()), 2),
+        with_commas(book.tokens.held_out.size())));
     lesson.say(fmt::format("A model that knows nothing gives every token 1/V: its loss is ln V = {} nats a token,\n"
                            "where the training curve starts.",
                            three(std::log(double(t.size())))));
 }
 
-void show_model(Lesson& lesson, const LanguageModel& lm) {
-    const GptConfig& c = lm.trained.model.config;
+void show_model(Lesson& lesson, const Gpt<float>& fresh) {
+    const GptConfig& c = fresh.config;
     lesson.say(fmt::format(
         "nanoGPT's GPT (GPT-2's architecture): V = {}, context T = {}, L = {} blocks of H = {}\n"
         "heads, d_model = {} (d_h = {}). Each block: x += attn(ln_1(x)), x += mlp(ln_2(x)); the\n"
@@ -72,7 +88,7 @@ void show_model(Lesson& lesson, const LanguageModel& lm) {
         "writes each as <name>.npy; the doc loads them into PyTorch):",
         c.vocab, c.context, c.layers, c.heads, c.d_model, c.d_model / c.heads, with_commas(parameter_count(c))));
     std::vector<TextRow> rows;
-    Gpt<float> shapes = lm.trained.model;
+    Gpt<float> shapes = fresh;  // named_parameters takes the addresses of its tensors
     for (const NamedParameter<float>& p : named_parameters(shapes)) {
         if (p.name.rfind("transformer.h.", 0) == 0 && p.name.rfind("transformer.h.0.", 0) != 0) continue;
         const std::string shape = p.vector ? fmt::format("({})", p.tensor->size())
@@ -224,9 +240,16 @@ SentenceRead read_labelled(Lesson& lesson, const LanguageModel& m, const std::u3
     return s;
 }
 
-// Text sampled from the prompt before and after training.
-struct Samples {
-    std::string before, after;
+// The model before training, drawn from the recipe's seed, and what it writes after the prompt.
+struct Untrained {
+    Gpt<float> model;
+    std::string sample;
+    MatrixList matrices() const { return {}; }
+};
+
+// What the trained model writes after the prompt.
+struct Sample {
+    std::string text;
     MatrixList matrices() const { return {}; }
 };
 
@@ -247,21 +270,26 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         Inputs in = read_inputs(lesson, f);
         const Recipe& r = f.recipe;
+        Part<Book>& book = lesson.part<Book>([&] { return read_book(in.corpus, r, in.given); });
+        Part<Untrained>& untrained = lesson.part<Untrained>([&] {
+            GptConfig c = r.gpt.config;
+            c.vocab = book().tokenizer.size();  // a small text may run out of pairs to merge
+            Gpt<float> model = fresh_gpt(c, r.gpt.seed);
+            std::string sample = sample_text(book().tokenizer, model, f, in.prompt);
+            return Untrained{std::move(model), std::move(sample)};
+        });
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
-            return prepare_language_model(std::move(in.corpus), r, std::move(in.given), gpt_progress_bar());
+            return prepare_language_model(in.corpus, r, in.given, gpt_progress_bar(), book().tokens);
         });
         Part<SentenceRead>& read = lesson.part<SentenceRead>([&] { return read_labelled(lesson, lm(), in.sentence); });
-        Part<Samples>& samples = lesson.part<Samples>([&] {
-            const LanguageModel& m = lm();
-            return Samples{sample_text(m, m.fresh(), f, in.prompt), sample_text(m, m.trained.model, f, in.prompt)};
-        });
-        lesson.step("text", "The text and its tokens", [&] { show_text(lesson, lm(), r); });
-        lesson.step("model", "The model: nanoGPT's GPT", [&] { show_model(lesson, lm()); });
+        Part<Sample>& after = lesson.part<Sample>([&] { return Sample{sample_text(lm().trained.tokenizer, lm().trained.model, f, in.prompt)}; });
+        lesson.step("text", "The text and its tokens", [&] { show_text(lesson, in.corpus, book(), r); });
+        lesson.step("model", "The model: nanoGPT's GPT", [&] { show_model(lesson, untrained().model); });
         lesson.step("before", "Text from the untrained model",
-                    [&] { show_sample(lesson, "Sampled from the model before training", samples().before); });
+                    [&] { show_sample(lesson, "Sampled from the model before training", untrained().sample); });
         lesson.step("training", "Training: the loss from ln V down", [&] { show_training(lesson, lm(), r); });
-        lesson.step("after", "Text from the trained model", [&] { show_sample(lesson, sampling_of(f), samples().after); });
+        lesson.step("after", "Text from the trained model", [&] { show_sample(lesson, sampling_of(f), after().text); });
         std::optional<Part<Writing>*> writing;  // --generate N: the step, and its checks
         if (f.generate > 0) {
             writing = &lesson.part<Writing>([&] { return write_labelled(lesson, lm(), f, model_tokens(lm().trained.tokenizer, in.prompt)); });

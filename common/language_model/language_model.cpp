@@ -93,9 +93,11 @@ Corpus checked_corpus(Recipe& r) {
 }
 
 LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::optional<TrainedGpt> given,
-                                     const std::function<void(std::size_t, std::size_t, double)>& progress) {
+                                     const std::function<void(std::size_t, std::size_t, double)>& progress,
+                                     std::optional<BookTokens> book) {
     LanguageModel lm;
     lm.corpus = std::move(corpus);
+    if (book) lm.use_book(std::move(*book));
     lm.characters = char_tokenizer(lm.corpus.text).size();
     lm.recipe_text = recipe_text_of(lm.corpus, r);
     lm.folder = r.checkpoint.empty() ? gpt_folder_for(lm.recipe_text) : r.checkpoint;
@@ -112,11 +114,7 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::option
         GptRecipe recipe = r.gpt;
         recipe.config.vocab = lm.trained.tokenizer.size();  // a small text may run out of pairs to merge
         lm.trained.model.config = recipe.config;
-        const std::size_t window = recipe.config.context + 1;
-        if (lm.train_ids().size() < window || lm.held_out_ids().size() < window)
-            throw InputError(fmt::format("{}: {} training and {} held-out tokens; a context of {} needs at least {} of each",
-                                         lm.corpus.name, lm.train_ids().size(), lm.held_out_ids().size(),
-                                         recipe.config.context, window));
+        check_windows(lm.corpus, BookTokens{lm.train_ids(), lm.held_out_ids()}, recipe.config.context);
         train_and_keep(lm, recipe, r.log_every, progress);
     }
     lm.loss_log = Matrix::from_shape({lm.trained.log.size(), 3});
@@ -125,6 +123,13 @@ LanguageModel prepare_language_model(Corpus corpus, const Recipe& r, std::option
         lm.loss_log(i, 0) = float(l.step), lm.loss_log(i, 1) = float(l.train), lm.loss_log(i, 2) = float(l.held_out);
     }
     return lm;
+}
+
+void check_windows(const Corpus& corpus, const BookTokens& book, std::size_t context) {
+    const std::size_t window = context + 1;
+    if (book.training.size() < window || book.held_out.size() < window)
+        throw InputError(fmt::format("{}: {} training and {} held-out tokens; a context of {} needs at least {} of each",
+                                     corpus.name, book.training.size(), book.held_out.size(), context, window));
 }
 
 Recipe default_recipe() {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/gpt/gpt_training.hpp"
 #include "common/language_model/trained_gpt.hpp"
@@ -52,6 +53,8 @@ struct LanguageModel {
     const Tokens& held_out_ids() const { return book().held_out; }
     // The model before training, drawn again from the recipe's seed.
     Gpt<float> fresh() const;
+    // The book as this model's tokens, when a lesson has them already (read with its tokenizer).
+    void use_book(BookTokens tokens) { book_ = std::move(tokens); }
 
 private:
     const BookTokens& book() const;
@@ -65,9 +68,15 @@ Recipe default_recipe();
 Corpus checked_corpus(Recipe& recipe);
 
 // Everything above: the model `given` (read from --checkpoint), else the one kept for this recipe,
-// else trained now (`progress(step, steps, loss)` while it trains) and kept.
+// else trained now (`progress(step, steps, loss)` while it trains) and kept. `book`: the text as
+// the tokens of this recipe's tokenizer, when the lesson has them already (else tokenized here).
 LanguageModel prepare_language_model(Corpus corpus, const Recipe& recipe, std::optional<TrainedGpt> given,
-                                     const std::function<void(std::size_t, std::size_t, double)>& progress);
+                                     const std::function<void(std::size_t, std::size_t, double)>& progress,
+                                     std::optional<BookTokens> book = std::nullopt);
+
+// Refuses, in one line naming the text, a book too short for a window of context + 1 tokens in
+// its training part and in its held-out part.
+void check_windows(const Corpus& corpus, const BookTokens& book, std::size_t context);
 
 // The model of --checkpoint DIR, read now: a bad one is refused in one line naming --checkpoint,
 // before any output. Nothing when the recipe names no checkpoint.
