@@ -23,7 +23,7 @@ def browser():
 
 # The heat-map cells under a root element as the tests read them: [matrix, row, col, value as
 # written], from a rect or table cell each, and from every cell of a map drawn as one image of
-# pixels (explorer/heat_map.js: GRID_CELLS), whose values the image holds (JavaScript).
+# pixels (explorer/draw/heat_map.js: GRID_CELLS), whose values the image holds (JavaScript).
 CELLS_UNDER = """(root) => {
   const cells = Array.from(root.querySelectorAll('.cell[data-matrix]'),
                            c => [c.dataset.matrix, +c.dataset.row, +c.dataset.col, c.dataset.value]);

@@ -1,6 +1,7 @@
 """Every chapter has its manifest (chapters/NN_name/chapter.toml), and every piece it promises
 is there: the rows of the two tables of chapters, the title in main.cpp, a doc, a golden
-output (unless measured), a dump check, exercises, its launcher and pages. A piece forgotten
+output (unless measured), a dump check, exercises, its launcher and pages; and its main() is
+a short list of steps, at most 40 lines. A piece forgotten
 fails here, by name, instead of passing silently (a chapter without a dump check would
 otherwise just not be checked).
 
@@ -17,6 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from chapters import ManifestError, chapters, tables  # noqa: E402
+
+# The longest main() a chapter has: its flags, its parts and its steps, one line or two each.
+LONGEST_MAIN = 40
 
 # Files that were markers before the manifest: the manifest says these things now.
 OLD_MARKERS = ("measured", "uses_mpi", "pages")
@@ -59,6 +63,14 @@ def problems(root):
             text = main.read_text(encoding="utf-8")
             if not text.startswith(f"// {c.heading}\n"):
                 wrong.append(f"{c.program}: main.cpp's first line is not '// {c.heading}'")
+            lines = text.splitlines()
+            start = next((k for k, line in enumerate(lines) if line.startswith("int main(")), None)
+            end = next((k for k in range(start or 0, len(lines)) if lines[k] == "}"), None)
+            if start is None or end is None:
+                wrong.append(f"{c.program}: main.cpp has no 'int main(' closed by a '}}' at the line's start")
+            elif end - start + 1 > LONGEST_MAIN:
+                wrong.append(f"{c.program}: main() is {end - start + 1} lines (main.cpp:{start + 1}), more than "
+                             f"{LONGEST_MAIN}: move a part or a step's set-up into a function of its own")
     presets = (root / "CMakePresets.json").read_text(encoding="utf-8")
     wrong += [f"CMakePresets.json names {c.program}: a manifest's skip_under_sanitizers says that"
               for c in found if c.program in presets]
@@ -66,7 +78,7 @@ def problems(root):
 
 
 def can_fail():
-    """On a copy with a dump check gone and a table row changed, both are named."""
+    """On a copy with a dump check gone, a table row changed and a main() grown, all three are named."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp)
         shutil.copytree(ROOT / "chapters", copy / "chapters")
@@ -76,11 +88,16 @@ def can_fail():
         shutil.copy(ROOT / "README.md", copy)
         shutil.copy(ROOT / "CMakePresets.json", copy)
         (copy / "chapters" / "03_scaling" / "dump_check.py").unlink()
+        main = copy / "chapters" / "01_dot_product_scores" / "main.cpp"
+        text = main.read_text(encoding="utf-8")
+        opening = text.index("\n", text.index("int main(")) + 1
+        main.write_text(text[:opening] + "\n" * LONGEST_MAIN + text[opening:], encoding="utf-8")
         readme = copy / "README.md"
         readme.write_text(readme.read_text(encoding="utf-8").replace("| 02 | Softmax |", "| 02 | Softmax! |"),
                           encoding="utf-8")
         found = problems(copy)
-    return any("ch03_scaling: no dump_check.py" in p for p in found) and any("README.md" in p for p in found)
+    return (any("ch03_scaling: no dump_check.py" in p for p in found) and any("README.md" in p for p in found)
+            and any("ch01_dot_product_scores: main() is" in p for p in found))
 
 
 def main():
@@ -88,7 +105,7 @@ def main():
     for line in found:
         print("✗", line)
     if not can_fail():
-        print("✗ this test does not notice a missing dump check or a changed table row")
+        print("✗ this test does not notice a missing dump check, a changed table row or a long main()")
         return 1
     print(f"{len(chapters())} chapters, {len(found)} problems")
     return 1 if found else 0

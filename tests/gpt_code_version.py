@@ -1,11 +1,12 @@
-"""The GPT's code version (tools/code_version.py) stays when only comments and spaces change, and
-moves with anything else: a learner who annotates the GPT's files keeps their trained model, one
+"""The GPT's code version (tools/code_version.py) stays when only comments, spaces and the folders
+of the project's included headers change, and moves with anything else: a learner who annotates the GPT's files keeps their trained model, one
 who changes a constant trains anew.
 
     python3 tests/gpt_code_version.py      (ctest runs it as gpt_code_version)
 
 Copies of common/gpt/*.[ch]pp, edited one way each: a comment after every line, a block
-comment, indentation doubled and blank lines; then a constant, an operator, a word.
+comment, indentation doubled and blank lines, every project header included from another
+folder; then a constant, an operator, a word.
 """
 import re
 import sys
@@ -45,6 +46,8 @@ same = {
     "a block comment before each file": lambda text: "/* what I learned:\n   the loss falls */\n" + text,
     "indentation doubled, a blank line after each": lambda text: "\n\n".join(
         re.sub(r"^( +)", r"\1\1", line) for line in text.split("\n")),
+    "the project's headers included from another folder": lambda text: text.replace(
+        '#include "common/', '#include "common/moved/'),
 }
 different = {
     "a constant": first(r"0\.5f", "0.25f"),
@@ -61,5 +64,6 @@ for what, change in different.items():
 for f in failures:
     print("FAIL", f)
 print(f"{len(failures)} failed" if failures else
-      f"{len(SOURCES)} files: comments and spaces keep the version, a constant, an operator or a word moves it")
+      f"{len(SOURCES)} files: comments, spaces and the included headers' folders keep the version, "
+      "a constant, an operator or a word moves it")
 sys.exit(1 if failures else 0)

@@ -1,4 +1,4 @@
-"""The pages that compute (explorer/live_*.js), in a real browser: Debian's headless Chromium.
+"""The pages that compute (explorer/live/*.js), in a real browser: Debian's headless Chromium.
 
     python3 tests/live_page.py BIN_DIR WASM_DIR OUT_DIR [CHAPTER…]
     (ctest runs it as live_page, for chapters 01, 05, 07, 21 and 22)

@@ -1,9 +1,13 @@
-"""The page's script in its pieces (explorer/*.js), in a real browser: Debian's headless Chromium.
+"""The page's script in its pieces (explorer/draw/*.js, explorer/live/*.js), in a real browser:
+Debian's headless Chromium.
 
     python3 tests/page_pieces.py D3_JS [BIN_DIR]   (ctest runs it as page_pieces; the release build)
 
-  - the pieces common/output/explorer_page.cpp lists, in the order the page runs them, are the
-    files explorer/*.js, each listed once;
+  - the pieces explorer/pieces.txt lists, in the order the page runs them, are the files
+    explorer/draw/*.js and explorer/live/*.js, each listed once, the drawing's first;
+  - a piece calls only what the pieces before it define: no name that a later piece declares at
+    its top level is used in an earlier one (unless that piece declares it for itself, a
+    parameter or a local); a later piece reaches an earlier one by a callback;
   - no function of a piece is longer than 150 lines (Debian's node-acorn parses the pieces in the
     page), no two pieces declare the same name at their top level (the pieces are classic
     scripts: what one declares there, the others see), and none of those names is one the
@@ -15,7 +19,7 @@
     and arguments, a run's progress, a step's run merged into the last whole run, a refusal;
   - with BIN_DIR, a piece missing from explorer/ (in a mount namespace of the test's own: the
     real folder is untouched; this needs root) makes --html refuse in one line, "--html: cannot
-    read …/explorer/heat_map.js", exit 2, and write no page.
+    read …/explorer/draw/heat_map.js", exit 2, and write no page.
 """
 import re
 import shutil
@@ -44,31 +48,56 @@ def check(what, wrong):
         print(f"{what}: as expected")
 
 
-# The order of the pieces, as the page's writer lists it.
-source = (ROOT / "common" / "output" / "explorer_page.cpp").read_text()
-listed = [name for block in re.findall(r"_pieces = \{(.*?)\};", source, re.S)
-          for name in re.findall(r'"([\w.]+\.js)"', block)]
-files = sorted(p.name for p in EXPLORER.glob("*.js"))
-check("the pieces listed in explorer_page.cpp are the files explorer/*.js",
-      [] if sorted(listed) == files and len(set(listed)) == len(listed) else [f"listed {listed}, files {files}"])
-pieces = {name: (EXPLORER / name).read_text() for name in files}
+# The order of the pieces, as the page's writer reads it (common/output/explorer_page.cpp).
+listed = [line.split()[0] for line in (EXPLORER / "pieces.txt").read_text().splitlines()
+          if line.strip() and not line.startswith("#")]
+files = sorted(str(p.relative_to(EXPLORER)) for folder in ("draw", "live") for p in (EXPLORER / folder).glob("*.js"))
+drawing_first = [p.split("/")[0] for p in listed] == sorted(p.split("/")[0] for p in listed)
+check("the pieces listed in explorer/pieces.txt are the files explorer/draw/*.js and live/*.js, drawing first",
+      [] if sorted(listed) == files and len(set(listed)) == len(listed) and drawing_first
+      else [f"listed {listed}, files {files}"])
+pieces = {name: (EXPLORER / name).read_text() for name in listed}
+path_of = {name.split("/")[-1]: name for name in listed}
 
 # Every function's lines and every piece's top-level names, from acorn's syntax trees.
-SHAPES = """const [pieces] = arguments, functions = [], names = [];
+# And the names each piece uses: identifiers read, not a property's name after a dot or a key, and
+# not those it declares below its top level (parameters, locals: its own).
+SHAPES = """const [pieces] = arguments, functions = [], names = [], uses = [];
+const bound = (p, into) => {  // the names a declaration's pattern binds
+  if (!p) return;
+  if (p.type === 'Identifier') into.add(p.name);
+  else if (p.type === 'ObjectPattern') p.properties.forEach((q) => bound(q.type === 'RestElement' ? q.argument : q.value, into));
+  else if (p.type === 'ArrayPattern') p.elements.forEach((q) => bound(q, into));
+  else if (p.type === 'AssignmentPattern') bound(p.left, into);
+  else if (p.type === 'RestElement') bound(p.argument, into);
+};
 for (const [file, text] of Object.entries(pieces)) {
   const tree = acorn.parse(text, { ecmaVersion: 2022, locations: true, sourceType: 'script' });
-  const walk = (node) => {
+  const own = new Set(), read = new Set(), notRead = new Set();
+  const walk = (node, top) => {
     if (!node || typeof node.type !== 'string') return;
-    if (/Function/.test(node.type)) functions.push([file, node.loc.start.line, node.loc.end.line - node.loc.start.line + 1]);
-    for (const v of Object.values(node)) if (Array.isArray(v)) v.forEach(walk); else if (v && typeof v === 'object') walk(v);
+    if (/Function/.test(node.type)) {
+      functions.push([file, node.loc.start.line, node.loc.end.line - node.loc.start.line + 1]);
+      node.params.forEach((p) => bound(p, own));
+      if (node.type === 'FunctionExpression' && node.id) own.add(node.id.name);
+    }
+    if (node.type === 'VariableDeclarator' && !top) bound(node.id, own);
+    if (node.type === 'FunctionDeclaration' && !top) own.add(node.id.name);
+    if (node.type === 'CatchClause') bound(node.param, own);
+    if (node.type === 'MemberExpression' && !node.computed) notRead.add(node.property);
+    if ((node.type === 'Property' || node.type === 'MethodDefinition') && !node.computed && !node.shorthand) notRead.add(node.key);
+    if (node.type === 'Identifier' && !notRead.has(node)) read.add(node.name);
+    const inner = top && (node.type === 'Program' || node.type === 'VariableDeclaration');
+    for (const v of Object.values(node)) if (Array.isArray(v)) v.forEach((c) => walk(c, inner)); else if (v && typeof v === 'object') walk(v, inner);
   };
-  walk(tree);
+  walk(tree, true);
   for (const s of tree.body) {
     if (s.type === 'FunctionDeclaration') names.push([file, s.id.name]);
     if (s.type === 'VariableDeclaration') for (const d of s.declarations) names.push([file, d.id.name]);
   }
+  for (const name of read) if (!own.has(name)) uses.push([file, name]);
 }
-return { functions, names };"""
+return { functions, names, uses };"""
 
 # The checks of each piece loaded alone: [what, got, expected] for each value that differs.
 SAME = """const wrong = [];
@@ -194,10 +223,15 @@ try:
             declared.setdefault(name, []).append(file)
         check("no name declared by two pieces", [f"{n}: {f}" for n, f in declared.items() if len(f) > 1])
         check("no piece's name is one the window has", sorted(set(declared) & on_window))
+        order = {name: k for k, name in enumerate(listed)}
+        later = [f"{file} uses {name}, which {declared[name][0]} defines after it (explorer/pieces.txt)"
+                 for file, name in shapes["uses"]
+                 if name in declared and order[declared[name][0]] > order[file]]
+        check("a piece calls only what the pieces before it define", sorted(later))
 
         d3 = D3.read_text()
         for name, (with_d3, checks) in CHECKS.items():
-            driver.get(page(scratch, name.replace(".js", ".html"), [d3] * with_d3 + [pieces[name]]).as_uri())
+            driver.get(page(scratch, name.replace(".js", ".html"), [d3] * with_d3 + [pieces[path_of[name]]]).as_uri())
             wrong = console_errors(driver) + driver.execute_script(
                 SAME + f"try {{{checks}}} catch (e) {{ wrong.push(['threw', String(e)]); }}\nreturn wrong;")
             check(f"{name} alone{' (after d3)' if with_d3 else ''}", wrong)
@@ -210,14 +244,14 @@ try:
             else:
                 copy, out = scratch / "explorer", scratch / "page"
                 shutil.copytree(EXPLORER, copy)
-                (copy / "heat_map.js").unlink()
+                (copy / "draw" / "heat_map.js").unlink()
                 script = f'mount --bind "{copy}" "{EXPLORER}" && exec "$@"'
                 run = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
                                       str(BIN / "ch01_dot_product_scores"), "--html", str(out)],
                                      capture_output=True, text=True, timeout=60)
                 lines = run.stderr.splitlines()
                 said = len(lines) == 1 and re.fullmatch(
-                    r"ch01_dot_product_scores: --html: cannot read .*/explorer/heat_map\.js", lines[0])
+                    r"ch01_dot_product_scores: --html: cannot read .*/explorer/draw/heat_map\.js", lines[0])
                 check("a missing piece: one line, exit 2, no page",
                       [] if run.returncode == 2 and said and not (out / "index.html").exists()
                       else [f"exit {run.returncode}, stderr {run.stderr[-300:]!r}"])

@@ -299,6 +299,25 @@ std::string page_files() {
     return carried_files_script(files);
 }
 
+// --tokenizer gpt2: GPT-2's byte-level tokenizer on the text, beside the book's where it reads it,
+// presented (the steps read this function's parts).
+void present_gpt2(Lesson& lesson, const Flags& f, const Inputs& in, const std::u32string& training) {
+    Part<ByteLevelRead>& gpt2 = lesson.part<ByteLevelRead>([&] { return read_with_gpt2(lesson, f.text); });
+    std::optional<Part<Learned>*> book;  // only when the book reads every character of the text
+    if (in.unread.empty())
+        book = &lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });
+    lesson.step("bytes", "GPT-2 reads bytes", [&] { show_gpt2_bytes(lesson, gpt2()); });
+    lesson.step("pieces", "GPT-2's pattern: the pieces", [&] { show_gpt2_pieces(lesson, gpt2()); });
+    lesson.step("merges", "The merges that build each token", [&] { show_gpt2_merges(lesson, gpt2()); });
+    lesson.step("ids", "The ids, and back to the bytes", [&] { show_gpt2_ids(lesson, gpt2()); });
+    lesson.step("beside-the-book", "The book's tokenizer beside GPT-2's", [&] {
+        show_gpt2_beside_the_book(lesson, gpt2(),
+                                  book ? std::optional<Tokenizer>((**book)().tokenizer) : std::nullopt, in.unread);
+    });
+    lesson.step("checks", "Self-checks", [&] { check_gpt2(lesson.checks(), gpt2()); });
+    lesson.present();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -312,20 +331,7 @@ int main(int argc, char** argv) {
         const std::u32string& sentence = in.sentence;
         const std::u32string training = in.corpus.training(), held_out = in.corpus.held_out();
         if (f.tokenizer == "gpt2") {
-            Part<ByteLevelRead>& gpt2 = lesson.part<ByteLevelRead>([&] { return read_with_gpt2(lesson, f.text); });
-            std::optional<Part<Learned>*> book;  // only when the book reads every character of the text
-            if (in.unread.empty())
-                book = &lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });
-            lesson.step("bytes", "GPT-2 reads bytes", [&] { show_gpt2_bytes(lesson, gpt2()); });
-            lesson.step("pieces", "GPT-2's pattern: the pieces", [&] { show_gpt2_pieces(lesson, gpt2()); });
-            lesson.step("merges", "The merges that build each token", [&] { show_gpt2_merges(lesson, gpt2()); });
-            lesson.step("ids", "The ids, and back to the bytes", [&] { show_gpt2_ids(lesson, gpt2()); });
-            lesson.step("beside-the-book", "The book's tokenizer beside GPT-2's", [&] {
-                show_gpt2_beside_the_book(lesson, gpt2(),
-                                          book ? std::optional<Tokenizer>((**book)().tokenizer) : std::nullopt, in.unread);
-            });
-            lesson.step("checks", "Self-checks", [&] { check_gpt2(lesson.checks(), gpt2()); });
-            lesson.present();
+            present_gpt2(lesson, f, in, training);
             return;
         }
         Part<Learned>& learned = lesson.part<Learned>([&] { return learned_tokens(lesson, f, in, training); });

@@ -247,6 +247,16 @@ struct Untrained {
     MatrixList matrices() const { return {}; }
 };
 
+// The model as it starts (the vocabulary the book's, which a small text may leave below the
+// recipe's: it runs out of pairs to merge), and what it writes after the prompt.
+Untrained untrained_model(const Book& book, const Recipe& r, const Flags& f, const std::u32string& prompt) {
+    GptConfig c = r.gpt.config;
+    c.vocab = book.tokenizer.size();
+    Gpt<float> model = fresh_gpt(c, r.gpt.seed);
+    std::string sample = sample_text(book.tokenizer, model, f, prompt);
+    return Untrained{std::move(model), std::move(sample)};
+}
+
 // What the trained model writes after the prompt.
 struct Sample {
     std::string text;
@@ -271,13 +281,7 @@ int main(int argc, char** argv) {
         Inputs in = read_inputs(lesson, f);
         const Recipe& r = f.recipe;
         Part<Book>& book = lesson.part<Book>([&] { return read_book(in.corpus, r, in.given); });
-        Part<Untrained>& untrained = lesson.part<Untrained>([&] {
-            GptConfig c = r.gpt.config;
-            c.vocab = book().tokenizer.size();  // a small text may run out of pairs to merge
-            Gpt<float> model = fresh_gpt(c, r.gpt.seed);
-            std::string sample = sample_text(book().tokenizer, model, f, in.prompt);
-            return Untrained{std::move(model), std::move(sample)};
-        });
+        Part<Untrained>& untrained = lesson.part<Untrained>([&] { return untrained_model(book(), r, f, in.prompt); });
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
             return prepare_language_model(in.corpus, r, in.given, gpt_progress_bar(), book().tokens);

@@ -126,22 +126,6 @@ SentenceRead read_sentence(const Gpt<float>& model, const Tokens& ids) {
     return r;
 }
 
-namespace {
-
-// Every head's attention weights, [l·H + h], listed as layer<l>_head<h>_<what>: the family
-// "layer_head_<what>", rows labelled `rows` and columns `cols`.
-void list_heads(MatrixList& list, const std::vector<Matrix>& per_head, std::size_t heads, const std::string& what,
-                const std::string& formula, const std::string& rows, const std::string& cols = "tokens") {
-    for (std::size_t k = 0; k < per_head.size(); ++k) {
-        const std::size_t l = k / heads, h = k % heads;
-        list.push_back(ListedMatrix("layer" + std::to_string(l) + "_head" + std::to_string(h) + "_" + what,
-                                    per_head[k], formula, rows, cols, MatrixKind::attention_weights)
-                           .in_family("layer_head_" + what, int(h), int(l)));
-    }
-}
-
-}  // namespace
-
 MatrixList SentenceRead::matrices() const {
     MatrixList list{{"token_ids", token_ids, "the sentence's tokens", "", "tokens", MatrixKind::indices},
                     {"embedded", embedded, "wte[ids] + wpe[0 … n−1]", "tokens", ""},

@@ -497,6 +497,19 @@ Inside look_inside(Lesson& lesson, const LanguageModel& m, const Probe& probe, c
     return in;
 }
 
+// The control: the same recipe with and without the repeats, trained on the text the model read
+// (not read again).
+Control control_of(const LanguageModel& lm, const Flags& f) {
+    const Recipe control = control_recipe(f.recipe);
+    return measure_control(prepare_language_model(lm.corpus, control, std::nullopt, gpt_progress_bar()),
+                           control.gpt.repeats, f.probe);
+}
+
+void check_all(SelfChecks& check, const LanguageModel& lm, const Inside& in, const Flags& f, const Sentences& s) {
+    check_inside(check, lm, in.scores, in.removals, in.patching, in.lens, in.composition, in.shifted, f.probe, s.clean,
+                 s.corrupt, s.text);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -506,18 +519,12 @@ int main(int argc, char** argv) {
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
         Inputs in = read_inputs(lesson, f);
-        const Tokens &sentence = in.sentences.text, &clean = in.sentences.clean, &corrupt = in.sentences.corrupt;
         Part<LanguageModel>& lm = lesson.part<LanguageModel>([&] {
             lesson.labels("loss_columns", {"step", "training", "held_out"});
             return prepare_language_model(std::move(in.corpus), f.recipe, std::move(in.given), gpt_progress_bar());
         });
         Part<Inside>& inside = lesson.part<Inside>([&] { return look_inside(lesson, lm(), f.probe, in.sentences); });
-        const Recipe control_of = control_recipe(f.recipe);
-        Part<Control>& control = lesson.part<Control>([&] {
-            // the text the model read, not read again
-            return measure_control(prepare_language_model(lm().corpus, control_of, std::nullopt, gpt_progress_bar()),
-                                   control_of.gpt.repeats, f.probe);
-        });
+        Part<Control>& control = lesson.part<Control>([&] { return control_of(lm(), f); });
         lesson.step("model", "The model and what is measured",
                     [&] { show_model(lesson, lm(), f.recipe.gpt.repeats, inside().scores, f.probe); });
         lesson.step("scores", "What each head attends to", [&] { show_scores(lesson, lm(), inside().scores); });
@@ -528,26 +535,20 @@ int main(int argc, char** argv) {
                     [&] { show_removals(lesson, inside().scores, inside().removals); });
         lesson.step("induction", "A repeated passage: does the model copy it?",
                     [&] { show_induction_removal(lesson, inside().scores, inside().removals); });
-        lesson.step("training", "When does it form? The training, logged",
-                    [&] { show_trace(lesson, lm()); });
+        lesson.step("training", "When does it form? The training, logged", [&] { show_trace(lesson, lm()); });
         lesson.step("composition", "Which head reads which: composition from the weights",
                     [&] { show_composition(lesson, inside().scores, inside().composition); });
         lesson.step("shifted", "The circuit patched: a sequence and its shifted twin",
                     [&] { show_shifted(lesson, inside().scores, inside().shifted); });
         lesson.step("control", "The control: the same recipe, with and without the repeats", [&] {
-            show_control(lesson, lm(), f.recipe.gpt.repeats, {inside().scores, inside().removals}, inside().composition,
-                         control());
+            show_control(lesson, lm(), f.recipe.gpt.repeats, {inside().scores, inside().removals}, inside().composition, control());
         });
         lesson.step("patching", "Which head carries the word: activation patching",
                     [&] { show_patching(lesson, lm(), inside().patching); });
         lesson.step("logit-lens", "What the model would say after each block",
                     [&] { show_lens(lesson, lm(), inside().lens, inside().scores); });
-        lesson.step("in-context", "Does it learn in context?",
-                    [&] { show_in_context(lesson, inside().scores, inside().removals); });
-        lesson.step("checks", "Self-checks", [&] {
-            check_inside(lesson.checks(), lm(), inside().scores, inside().removals, inside().patching, inside().lens,
-                         inside().composition, inside().shifted, f.probe, clean, corrupt, sentence);
-        });
+        lesson.step("in-context", "Does it learn in context?", [&] { show_in_context(lesson, inside().scores, inside().removals); });
+        lesson.step("checks", "Self-checks", [&] { check_all(lesson.checks(), lm(), inside(), f, in.sentences); });
         lesson.present();
     });
 }

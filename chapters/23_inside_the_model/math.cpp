@@ -587,12 +587,7 @@ MatrixList Patching::matrices() const {
 
 MatrixList SentenceLens::matrices() const {
     MatrixList list{{"token_ids", token_ids, "your sentence's tokens", "", "tokens", MatrixKind::indices}};
-    for (std::size_t k = 0; k < weights.size(); ++k) {
-        const std::size_t l = k / heads, h = k % heads;
-        list.push_back(ListedMatrix("layer" + std::to_string(l) + "_head" + std::to_string(h) + "_weights", weights[k],
-                                    "softmax_causal(q_h k_hᵀ / √d_h)", "tokens", "tokens", MatrixKind::attention_weights)
-                           .in_family("layer_head_weights", int(h), int(l)));
-    }
+    list_heads(list, weights, heads, "weights", "softmax_causal(q_h k_hᵀ / √d_h)", "tokens");
     list.push_back({"lens_top_ids", top_ids, "argmax of LN(x_l; ln_f) · wteᵀ", "depths", "tokens", MatrixKind::indices});
     list.push_back({"lens_top_probabilities", top_probabilities, "its probability", "depths", "tokens"});
     for (std::size_t depth = 0; depth < lens_logits.size(); ++depth)

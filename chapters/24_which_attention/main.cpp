@@ -352,6 +352,29 @@ Inputs read_inputs(const Lesson& lesson, Flags& f) {
     return in;
 }
 
+// Every variant trained (or read back), tabulated, and the labels of the table's rows and columns.
+TrainedVariants trained_variants(Lesson& lesson, const Corpus& corpus, const Flags& f) {
+    TrainedVariants t{train_variants(corpus, f), {}, {}, {}, {}, {}};
+    tabulate(t, f.windows);
+    Labels names;
+    for (const TrainedVariant& v : t.runs) names.push_back(v.choice.name);
+    lesson.labels({{"variants", names},
+                   {"measures", {"parameters", "kept", "held_out", "first_copy", "second_copy"}},
+                   {"seeds", seed_labels(f)},
+                   {"loss_columns", {"step", "training", "held_out"}}});
+    return t;
+}
+
+// The sentence through the variant --variant names, its tokens labelled and its parameters listed.
+VariantReading read_sentence(Lesson& lesson, const TrainedVariant& v, const std::u32string& sentence) {
+    const Tokens ids = model_tokens(v.lm.trained.tokenizer, sentence);
+    Labels tokens;
+    for (std::size_t id : ids) tokens.push_back(visible_symbol(v.lm.trained.tokenizer.symbol(int(id))));
+    lesson.labels("tokens", tokens);
+    lesson.list(v.lm.matrices());  // its parameters under nanoGPT's names, for --dump
+    return read_with_variant(v.lm.trained.model, ids);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -363,17 +386,7 @@ int main(int argc, char** argv) {
         const Inputs in = read_inputs(lesson, f);
         const Corpus& corpus = in.corpus;
         const std::u32string& sentence = in.sentence;
-        Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] {
-            TrainedVariants t{train_variants(corpus, f), {}, {}, {}, {}, {}};
-            tabulate(t, f.windows);
-            Labels names;
-            for (const TrainedVariant& v : t.runs) names.push_back(v.choice.name);
-            lesson.labels({{"variants", names},
-                           {"measures", {"parameters", "kept", "held_out", "first_copy", "second_copy"}},
-                           {"seeds", seed_labels(f)},
-                           {"loss_columns", {"step", "training", "held_out"}}});
-            return t;
-        });
+        Part<TrainedVariants>& trained = lesson.part<TrainedVariants>([&] { return trained_variants(lesson, corpus, f); });
         const auto runs = [&]() -> const std::vector<TrainedVariant>& { return trained().runs; };
         lesson.step("recipe", "One model, its attention changed", [&] { show_recipe(lesson, f, runs()); });
         lesson.step("table", "What each costs, and what it learned", [&] {
@@ -381,15 +394,8 @@ int main(int argc, char** argv) {
             show_chart(lesson, trained());
         });
         lesson.step("positions", "Does it still read far back?", [&] { show_positions(lesson, runs()); });
-        Part<VariantReading>& reading = lesson.part<VariantReading>([&] {
-            const TrainedVariant& v = chosen(runs(), f.variant);
-            const Tokens ids = model_tokens(v.lm.trained.tokenizer, sentence);
-            Labels tokens;
-            for (std::size_t id : ids) tokens.push_back(visible_symbol(v.lm.trained.tokenizer.symbol(int(id))));
-            lesson.labels("tokens", tokens);
-            lesson.list(v.lm.matrices());  // its parameters under nanoGPT's names, for --dump
-            return read_with_variant(v.lm.trained.model, ids);
-        });
+        Part<VariantReading>& reading =
+            lesson.part<VariantReading>([&] { return read_sentence(lesson, chosen(runs(), f.variant), sentence); });
         lesson.step("your-sentence", "Your sentence through one variant",
                     [&] { show_sentence(lesson, chosen(runs(), f.variant), reading()); });
         lesson.step("next-tokens", "What it expects next",

@@ -6,9 +6,10 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/copy_model/token_mixers.hpp"
 #include "common/gpt/gpt_attention.hpp"
 #include "common/gpt/gpt_sampling.hpp"
+#include "common/learning/cross_entropy.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 
 namespace {
 
@@ -209,11 +210,7 @@ VariantReading read_with_variant(const Gpt<float>& model, const Tokens& ids) {
 MatrixList VariantReading::matrices() const {
     MatrixList list{{"token_ids", token_ids, "the sentence's tokens", "", "tokens", MatrixKind::indices},
                     {"logits", logits, "LN(x; ln_f) · wteᵀ", "tokens", ""}};
-    for (std::size_t m = 0; m < weights.size(); ++m)
-        list.push_back(ListedMatrix("layer" + std::to_string(m / heads) + "_head" + std::to_string(m % heads) + "_weights",
-                                    weights[m], formula, "tokens",
-                                    "tokens", MatrixKind::attention_weights)
-                           .in_family("layer_head_weights", int(m % heads), int(m / heads)));
+    list_heads(list, weights, heads, "weights", formula, "tokens");
     list.push_back({"top_ids", top_ids, "the most likely next tokens", "tokens", "", MatrixKind::indices});
     list.push_back({"top_probabilities", top_probabilities, "their p = softmax(logits)", "tokens", ""});
     return list;

@@ -8,7 +8,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/copy_model/token_mixers.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 #include "common/numbers/fixed_order_product.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"
@@ -343,14 +343,6 @@ ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<
 }
 
 template <class T>
-double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next) {
-    double largest = double(logits(r, 0)), sum = 0.0;
-    for (std::size_t v = 1; v < cols(logits); ++v) largest = std::max(largest, double(logits(r, v)));
-    for (std::size_t v = 0; v < cols(logits); ++v) sum += std::exp(double(logits(r, v)) - largest);
-    return largest + std::log(sum) - double(logits(r, next));
-}
-
-template <class T>
 Mat<T> next_token_gradient(const ModelForward<T>& f, const std::vector<Tokens>& batch) {
     const std::size_t n = f.length;
     const double N = double(f.batch * (n - 1));
@@ -415,7 +407,6 @@ AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>& m, const std::
     template std::vector<Mat<T>*> parameters(AttentionOnlyModel<T>&);                                         \
     template ModelForward<T> model_forward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,          \
                                            const std::vector<bool>&, Fill);                                   \
-    template double token_loss(const Mat<T>&, std::size_t, std::size_t);                                      \
     template double next_token_loss(const ModelForward<T>&, const std::vector<Tokens>&, Mat<T>*);             \
     template Mat<T> next_token_gradient(const ModelForward<T>&, const std::vector<Tokens>&);                  \
     template AttentionOnlyModel<T> model_backward(const AttentionOnlyModel<T>&, const std::vector<Tokens>&,   \

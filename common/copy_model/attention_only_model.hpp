@@ -2,7 +2,7 @@
 // residual connections, an unembedding and next-token cross-entropy; its
 // forward and backward passes, by hand, in float (training) or double (the
 // gradient check). The model's passes are in attention_only_model.cpp, each way of mixing the
-// tokens in mixer_*.cpp (token_mixers.hpp), the products in fixed_order_product.hpp.
+// tokens in common/token_mixers/, the products in fixed_order_product.hpp.
 //
 //   X₀ = E[tokens] + P                                     (n × d)   embed + positions
 //   X_{l+1} = X_l + Σ_h Z_h · W_O^h                        (n × d)   layer l, heads h
@@ -10,42 +10,20 @@
 //   logits = X_L · U,  p = softmax_rows(logits)            (n × V)
 //   loss = −(1/N) Σ_{sequences} Σ_{i<n−1} log p_i[token_{i+1}]   N = B·(n−1) predictions
 //
-// A head mixes its tokens in one of four ways (the model's `mixer`), Z_h (n × d_h):
-//   softmax      Z = A v,  A = softmax_causal(q kᵀ / √d_h)                       (n × n)
-//   linear       Z = A v,  A[i, j] = φ(q_i)·φ(k_j) / Σ_{j'≤i} φ(q_i)·φ(k_j')  (j ≤ i, else 0)
-//                φ(x) = elu(x) + 1 entrywise: x + 1 for x > 0, eˣ otherwise (always > 0)
-//   delta        a state S (d_h × d_h, keys × values), S_{−1} = 0, for t = 0, 1, …:
-//                S_t = S_{t−1} + β_t k̂_t (v_t − S_{t−1}ᵀ k̂_t)ᵀ,   z_t = S_tᵀ q̂_t
-//                (S_{t−1}ᵀ k̂_t is what the state holds for the key k̂_t: a write with
-//                β_t = 1 replaces it by v_t)
-//   gated_delta  S_t = α_t S_{t−1} + β_t k̂_t (v_t − α_t S_{t−1}ᵀ k̂_t)ᵀ,   z_t = S_tᵀ q̂_t
-//                (α_t < 1 forgets a share of everything before writing)
-//   with q̂ = q / max(‖q‖, ε), k̂ likewise, row by row (ε = 1e-6, as torch's F.normalize:
-//   a zero row stays 0 instead of 0/0), β_t = σ(x_t · w_β) and α_t = σ(x_t · w_α + b_α),
-//   x_t row t of X_l, σ(s) = 1 / (1 + e⁻ˢ).
+// A head mixes its tokens in one of four ways (the model's `mixer`): softmax, linear, the delta
+// rule and the gated delta rule, forward and backward in common/token_mixers/mixer.hpp.
 //
 // Backward (the chain rule from the loss down; "d" names ∂loss/∂ of that matrix):
 //   d_logits = (p − onehot(next token)) / N   (0 in the last row)   (n × V)
 //   dU = X_Lᵀ · d_logits,  dX_L = d_logits · Uᵀ
 //   per layer, from the last: dX_l = dX_{l+1} (the residual) + Σ_h, with G = dX_{l+1}:
 //     dW_O = Zᵀ G,  dZ = G W_Oᵀ
-//     the mixer's backward: dZ → dq, dk, dv (and dβ, dα), below
+//     the mixer's backward: dZ → dq, dk, dv (and dβ, dα): common/token_mixers/mixer.hpp
 //     dW_Q = X_lᵀ dq, dW_K = X_lᵀ dk, dW_V = X_lᵀ dv
 //     dX_l += dq W_Qᵀ + dk W_Kᵀ + dv W_Vᵀ
 //     delta: ds_β = dβ ⊙ β ⊙ (1 − β) (n × 1),  dw_β = X_lᵀ ds_β,  dX_l += ds_β w_βᵀ
 //     gated: the same for α, and db_α = Σ_t ds_α
 //   dE[token] += dX₀ row,  dP[i] += dX₀ row i (when positions are learned)
-// The mixers' backward passes:
-//   softmax  dA = dZ vᵀ, dv = Aᵀ dZ,  dS = A ⊙ (dA − rowsum(dA ⊙ A)) / √d_h  (S = q kᵀ),
-//            dq = dS k, dk = dSᵀ q    (hidden keys: A = 0, so dS = 0)
-//   linear   dA = dZ vᵀ, dv = Aᵀ dZ,  dS[i, j] = (dA[i, j] − rowsum(dA ⊙ A)_i) / Σ_{j'≤i} S[i, j']
-//            (S = φ(q) φ(k)ᵀ), dφ(q) = dS φ(k), dφ(k) = dSᵀ φ(q), dq = dφ(q) ⊙ φ'(q)
-//   delta and gated, back through time (t = n−1, …, 0) with D = ∂loss/∂S_t (d_h × d_h), 0 after
-//   the last token, and S' = α_t S_{t−1} (α_t = 1 for delta), e_t = v_t − S'ᵀ k̂_t, w = Dᵀ k̂_t:
-//     D += q̂_t dz_tᵀ,  dq̂_t = S_t dz_t                       (from z_t = S_tᵀ q̂_t)
-//     dv_t = β_t w,  dβ_t = w · e_t,  dk̂_t = β_t (D e_t − S' w)
-//     dS' = D − β_t k̂_t wᵀ,  dα_t = Σ dS' ⊙ S_{t−1},  D ← α_t dS'   (now ∂loss/∂S_{t−1})
-//     dq = (dq̂ − q̂ (q̂ · dq̂)) / ‖q‖ (dq̂ / ε where ‖q‖ < ε), dk likewise
 //
 // The variants of 2025's models (the model's `variant`; its defaults are the model above):
 //   which keys a softmax head reads, query i of a sequence (hidden keys get weight 0):
@@ -88,10 +66,9 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "common/learning/cross_entropy.hpp"  // token_loss
 #include "common/numbers/matrix.hpp"  // Mat<T>, Tokens
-
-// How a head mixes its tokens (the formulas above).
-enum class Mixer { softmax, linear, delta, gated_delta };
+#include "common/token_mixers/mixer.hpp"
 
 // The variants above; every default gives the model above, number for number.
 struct Variant {
@@ -190,11 +167,6 @@ enum class Fill { everything, for_gradient };
 template <class T>
 ModelForward<T> model_forward(const AttentionOnlyModel<T>& m, const std::vector<Tokens>& batch,
                               const std::vector<bool>& ablated = {}, Fill fill = Fill::everything);
-
-// −log softmax(logits row r)[next], in double from the logits (log-sum-exp): finite and
-// exact where a probability in float would underflow to 0.
-template <class T>
-double token_loss(const Mat<T>& logits, std::size_t r, std::size_t next);
 
 // The mean next-token cross-entropy (summed in double); fills d_logits
 // (B·n × V) when given.

@@ -8,7 +8,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/copy_model/token_mixers.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 #include "common/gpt/gpt_layers.hpp"
 #include "common/numbers/threads.hpp"
 

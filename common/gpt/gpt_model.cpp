@@ -8,9 +8,10 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/copy_model/token_mixers.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 #include "common/gpt/gpt_attention.hpp"
 #include "common/gpt/gpt_layers.hpp"
+#include "common/learning/cross_entropy.hpp"
 #include "common/numbers/fixed_order_product.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"

@@ -3,7 +3,7 @@
 // in float (training) or double (the gradient check). The layers it is made of (linear, layer
 // norm, exact GELU) are in gpt_layers.hpp, the block's attention in gpt_attention.hpp (chapter
 // 22's below, or a variant: GQA, RoPE, a window, sinks, linear attention, the delta rules), each
-// head's mixer in token_mixers.hpp, every product in fixed_order_product.hpp; AdamW, its schedule
+// head's mixer in common/token_mixers/, every product in fixed_order_product.hpp; AdamW, its schedule
 // and clipping in adamw.hpp.
 //
 //   x₀ = wte[tokens] + wpe[0 … T−1]                              (B·T × d)
@@ -34,13 +34,13 @@
 #include <string>
 #include <vector>
 
-#include "common/copy_model/attention_only_model.hpp"  // Mixer
 #include "common/numbers/matrix.hpp"  // Mat<T>, Tokens
+#include "common/token_mixers/mixer.hpp"
 
 // How every block's attention mixes its tokens (gpt_attention.hpp gives the formulas); the
 // defaults are the model above, chapter 22's multi-head attention (MHA).
 struct GptAttention {
-    Mixer mixer = Mixer::softmax;  // softmax, linear, delta or gated_delta (attention_only_model.hpp)
+    Mixer mixer = Mixer::softmax;  // softmax, linear, delta or gated_delta (mixer.hpp)
     std::size_t kv_heads = 0;      // g key–value heads (0: one per head, MHA; 1: MQA; else GQA)
     std::size_t window = 0;        // w: query i reads keys i − w < j ≤ i (0: every earlier key)
     std::size_t sinks = 0;         // s: and keys j < s (with a window)

@@ -152,7 +152,7 @@ std::function<void(std::size_t, std::size_t, double)> gpt_progress_bar(const std
     const auto start = std::chrono::steady_clock::now();
     return [terminal, start, what](std::size_t step, std::size_t steps, double loss) {
 #if defined(__EMSCRIPTEN__)
-        // in the browser: a line a step, which the page's progress bar reads (explorer/live_progress.js)
+        // in the browser: a line a step, which the page's progress bar reads (explorer/live/live_progress.js)
         fmt::print(stderr, "training the GPT: step {}/{}  loss {}\n", step, steps, format_number(loss, 3));
         return;
 #endif

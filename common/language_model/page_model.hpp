@@ -1,4 +1,4 @@
-// What a page that computes (explorer/live_start.js) needs to put a sentence through a chapter's
+// What a page that computes (explorer/live/live_start.js) needs to put a sentence through a chapter's
 // trained GPT in the browser: the files the native program would read, the kept checkpoint
 // folder of each of the chapter's default recipes and the text they learned from, as one script beside the page
 // (DIR/trained_model.js): window.tutorialTrainedModel = {"/trained/gpt-…/recipe.txt": base64, …}.

@@ -97,7 +97,7 @@
 // from (common/output/run_document.hpp): the steps and their blocks, every listed matrix with
 // its declared kind, the self-checks and, under ./tutorial check, the verdict. With --step, the
 // report holds that step and the matrices it shows, and only what they read is computed (a
-// page whose whole run is slow draws the step in view first: explorer/live_runs.js).
+// page whose whole run is slow draws the step in view first: explorer/live/live_runs.js).
 //
 // Like the dumps, the pictures, the page and the report are written at the end of a run that did not stop
 // on an error (nothing partial), into a directory checked to be writable before

@@ -109,7 +109,7 @@ public:
     // page; `more_fields` (", \"name\": value, …") go into it after the options.
     std::string json(const std::string& more_fields = "") const;
     // The chapter's flags (not the frame's) this run was given, as a JSON list of words:
-    // ["--d-k", "8", "--causal"] (the page starts its knobs from them, explorer/live_start.js).
+    // ["--d-k", "8", "--causal"] (the page starts its knobs from them, explorer/live/live_start.js).
     std::string given_json() const;
     // Whether the chapter declares the flag `name`.
     bool declares(const std::string& name) const;

@@ -16,7 +16,7 @@ enum class Setting {
     cache_home,             // XDG_CACHE_HOME
     home,                   // HOME
     // The program's identity where /proc/self/exe is missing: the page's worker hashes the
-    // WebAssembly it runs (explorer/live_worker.js), so that only that program reads back what it kept.
+    // WebAssembly it runs (explorer/live/live_worker.js), so that only that program reads back what it kept.
     program_fingerprint,    // TUTORIAL_PROGRAM_FINGERPRINT
     // The folder of expected matrices an exercise is graded against (exercises/exercises.py).
     expected_matrices,      // TUTORIAL_EXPECT

@@ -25,8 +25,13 @@
 //
 //   {ListedMatrix("previous_token_score", score, "mean of A_lh[i, i−1]", "layers", "heads")
 //        .opens_heads("layer_head_weights")}
+//
+// A model's heads, one matrix each in the order [l·H + h], are listed in one call:
+//
+//   list_heads(list, weights, heads, "weights", "softmax(causal(q_h k_hᵀ / √d_h))", "tokens");
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,3 +94,16 @@ struct ListedMatrix {
 };
 
 using MatrixList = std::vector<ListedMatrix>;
+
+// Every head's attention weights, [l·H + h], listed as layer<l>_head<h>_<what>: the family
+// "layer_head_<what>", rows labelled `rows` and columns `cols`.
+inline void list_heads(MatrixList& list, const std::vector<Matrix>& per_head, std::size_t heads,
+                       const std::string& what, const std::string& formula, const std::string& rows,
+                       const std::string& cols = "tokens") {
+    for (std::size_t k = 0; k < per_head.size(); ++k) {
+        const std::size_t l = k / heads, h = k % heads;
+        list.push_back(ListedMatrix("layer" + std::to_string(l) + "_head" + std::to_string(h) + "_" + what,
+                                    per_head[k], formula, rows, cols, MatrixKind::attention_weights)
+                           .in_family("layer_head_" + what, int(h), int(l)));
+    }
+}

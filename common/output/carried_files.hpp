@@ -1,4 +1,4 @@
-// What a page that computes (explorer/live_start.js) reads beside it: the files the native
+// What a page that computes (explorer/live/live_start.js) reads beside it: the files the native
 // program would read (a trained model, the book, GPT-2's vocabulary), as one script
 // (DIR/trained_model.js, written by Lesson::page_file):
 //

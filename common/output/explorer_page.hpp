@@ -2,15 +2,16 @@
 //
 // The page embeds the run's document (common/output/run_document.hpp: the steps as they
 // printed, every listed matrix with its values, labels and declared kind) as JSON, with its
-// script and style (the pieces explorer/*.js, listed in explorer_page.cpp in the order they
-// run, and explorer.css, read from the source tree, so an edit of them shows at the next run)
+// script and style (the pieces explorer/draw/*.js, in the order explorer/pieces.txt lists
+// them, and explorer/draw/explorer.css, read from the source tree, so an edit of them shows at
+// the next run)
 // and d3 (Debian's node-d3), all inlined, so that the page opens from file:// with no network.
-// The script draws the page from the document alone (explorer/draw_lesson.js).
+// The script draws the page from the document alone (explorer/draw/draw_lesson.js).
 //
 // Where the chapter was also built for the browser (the wasm preset: ./tutorial explore), the
 // page computes: it inlines that program too (build/wasm/bin/<program>.pack, two lines of
 // gzip in base64: the emscripten glue, the WebAssembly), the chapter's flags and the ones this
-// run was given, and the pieces explorer/live_*.js, which show the flags as knobs and rerun
+// run was given, and the pieces explorer/live/*.js, which show the flags as knobs and rerun
 // the chapter in a Web Worker at every change.
 //
 //   page.start("ch07_multi_head");                  // --html given: reads the files it inlines

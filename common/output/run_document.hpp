@@ -1,5 +1,5 @@
 // What a run showed, as one JSON document: written by --report FILE, embedded in the page of
-// --html (explorer/draw_lesson.js draws it), read by ./tutorial check for its verdict.
+// --html (explorer/draw/draw_lesson.js draws it), read by ./tutorial check for its verdict.
 //
 // While the steps print, the frame records here what each one prints; a run that asks for none
 // of the report, the page or a grading records nothing (start() is never called).

@@ -21,7 +21,7 @@ std::uint64_t fnv1a(const std::string& bytes);
 // The program's own bytes, hashed once ("program <hash>"): what other code computed (an edited
 // mathematics, an exercise's stub) is never read back. In the browser, which has no
 // /proc/self/exe, the page's worker hashes the WebAssembly it runs and says so in
-// $TUTORIAL_PROGRAM_FINGERPRINT (explorer/live_worker.js). Empty when neither is there: keep nothing.
+// $TUTORIAL_PROGRAM_FINGERPRINT (explorer/live/live_worker.js). Empty when neither is there: keep nothing.
 const std::string& program_fingerprint();
 
 // Numbers written and read in one order, as their bytes.

@@ -59,7 +59,7 @@ Progress training_progress(const std::string& what, std::function<std::string(in
     const auto id = std::make_shared<char>();  // this training's part of the shared line
     return [what, detail, terminal, id](int step, int steps, const LoggedStep& row) {
 #if defined(__EMSCRIPTEN__)
-        // in the browser: a line a step, which the page's progress bar reads (explorer/live_progress.js)
+        // in the browser: a line a step, which the page's progress bar reads (explorer/live/live_progress.js)
         if (step > 0) fmt::print(stderr, "{}: step {}/{}\n", what, step, steps);
         return;
 #endif

@@ -91,19 +91,19 @@ function openHeads(page, figure, m) {
 // Shows the member in its family's first view (a family no step shows: its own figure in the
 // appendix), and brings that on screen: presented, the screen of its step that holds it.
 function openHead(page, member) {
-  drawStepsTo(page, page.fills.length);  // the view may be in a step not drawn yet
+  page.drawStepsTo(page.fills.length);  // the view may be in a step not drawn yet
   const family = page.familyViews.get(page.families.keyOf(member));
   if (family) family.show(member);
   const target = family ? family.view : page.main.querySelector(`figure.matrix[data-matrix="${member}"]`);
   const s = target.closest('section.step'), n = +s.dataset.step;
   if (!document.body.classList.contains('presenting') || s.classList.contains('appendix')) {
-    goToStep(page, n, false);
+    page.goToStep(n, false);
     target.scrollIntoView({ block: 'start' });
     return;
   }
-  goToStep(page, n, true, 0);
+  page.goToStep(n, true, 0);
   // the screen of the member's own figure (a model view of every head may be on the one before)
   const figure = target.matches('figure') ? target : target.querySelector('figure.matrix') || target;
   const k = page.plans.get(s).screens.findIndex((screen) => screen.blocks.some((b) => b.some((e) => e.contains(figure))));
-  if (k > 0) goToStep(page, n, true, k);
+  if (k > 0) page.goToStep(n, true, k);
 }

@@ -1,6 +1,6 @@
 // Linear attention (Katharopoulos et al. 2020; attention_only_model.hpp gives its formulas):
 // the features φ, Z = A V with A = φ(Q) φ(K)ᵀ normalised by rows, and its backward pass.
-#include "common/copy_model/token_mixers.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 
 #include <cmath>
 #include <memory>

@@ -1,7 +1,7 @@
 // The delta rule (Schlag et al. 2021; Yang et al. 2024) and its gated form (Yang et al. 2025),
 // as attention_only_model.hpp writes them: the gates, a state updated token by token, and the
 // backward pass back through time.
-#include "common/copy_model/token_mixers.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 
 #include <algorithm>
 #include <cmath>

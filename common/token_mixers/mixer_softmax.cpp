@@ -2,7 +2,7 @@
 // (a window, sinks, the top k of an indexer) and its sink logit, causal softmax of Q Kᵀ / √d_h,
 // Z = A V; then its backward pass. Also the backward pass of Z = A V, which linear attention
 // shares (mixer_linear.cpp).
-#include "common/copy_model/token_mixers.hpp"
+#include "common/token_mixers/token_mixers.hpp"
 
 #include <algorithm>
 #include <cmath>

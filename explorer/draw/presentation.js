@@ -188,5 +188,5 @@ function setPresenting(page, on) {
   page.presentButton.classList.toggle('selected', on);
   page.presentButton.textContent = on ? 'Leave (Esc)' : 'Present (p)';
   if (!on) unfit(page);
-  goToStep(page, page.current, true, 0);
+  page.goToStep(page.current, true, 0);
 }

@@ -34,6 +34,10 @@ window.drawLesson = (lesson, { step, rerun = false } = {}) => {
     bar: null, sections: [], links: [], presentButton: null,
     current: 0, screen: 0,                     // the step shown (from 1), and its screen when presenting
     plans: new Map(),                          // section → its screens at this window's size
+    // What the pieces before steps.js and navigation.js ask of them (families.js opens a head's
+    // step, presentation.js shows the step in view as screens): callbacks, as they come later.
+    drawStepsTo: (n) => drawStepsTo(page, n),
+    goToStep: (n, scroll, k) => goToStep(page, n, scroll, k),
   };
   layOutSteps(page);
   makeStepBar(page);

@@ -1,5 +1,5 @@
-// The four ways a head of the attention-only model mixes its tokens (attention_only_model.hpp
-// gives the formulas, forward and backward), for attention_only_model.cpp to call. Each runs one
+// The four ways a head mixes its tokens (mixer.hpp gives the formulas, forward and backward),
+// for the attention-only model (common/copy_model/) and the GPT (common/gpt/) to call. Each runs one
 // head on one sequence: rows r0 … r0 + n − 1 of the head's (B·n × ·) matrices. Each file holds
 // a mixer's forward pass beside its backward pass, in float and double:
 //   mixer_softmax.cpp     softmax, which keys it reads (window, sinks, top-k) and its sink logit
@@ -10,7 +10,8 @@
 #include <cstddef>
 #include <memory>
 
-#include "common/copy_model/attention_only_model.hpp"
+#include "common/numbers/matrix.hpp"  // Mat<T>
+#include "common/token_mixers/mixer.hpp"
 
 namespace token_mixers {
 

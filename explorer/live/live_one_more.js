@@ -23,6 +23,11 @@ function makeOneMore(session) {
   input.closest('label').after(buttons);
   one.next.addEventListener('click', () => oneMore(session, one));
   one.play.addEventListener('click', () => (one.playing ? stopPlaying(session, one) : startPlaying(session, one)));
+  // What a run's end asks of the buttons: live_runs.js, loaded before this piece, calls these.
+  one.playedOn = (ms) => playedOn(session, one, ms);
+  one.playRefused = (why) => playRefused(session, one, why);
+  one.refused = (why) => oneRefused(session, one, why);
+  one.stopPlaying = (rerun) => stopPlaying(session, one, rerun);
   return one;
 }
 
@@ -77,16 +82,4 @@ function playedOn(session, one, ms) {
   if (!one.playing) return false;
   one.timer = setTimeout(() => { if (one.playing) oneMore(session, one); }, Math.max(0, PLAY_MS - ms));
   return true;
-}
-
-// The number of the step named `name` in a run's document, or null.
-function stepNumbered(lesson, name) {
-  const found = name && lesson.steps.find((s) => s.name === name);
-  return found ? found.number : null;
-}
-
-// The newest table of the step (chapter 22: the last token's odds), in view.
-function showNewest(number) {
-  const tables = document.querySelectorAll(`section.step[data-step="${number}"] .table-wrap.bars`);
-  if (tables.length) tables[tables.length - 1].scrollIntoView({ block: 'center' });
 }

@@ -130,16 +130,16 @@ function finished(session, data) {
     session.progress.say('The last result stays.');
   } else {
     wholeRunComputed(session, data, args);
-    if (session.oneMore && goTo) playedOn(session, session.oneMore, data.ms);
+    if (session.oneMore && goTo) session.oneMore.playedOn(data.ms);
   }
   document.body.dataset.runs = String(++session.runs);
   document.body.dataset.running = 'no';
   const refused = data.crashed || data.exitCode === 2 || !data.report;
   if (refused && playing) {
-    playRefused(session, session.oneMore, data.crashed || refusalLine(data.errors, data.exitCode));
+    session.oneMore.playRefused(data.crashed || refusalLine(data.errors, data.exitCode));
     return;
   }
-  if (refused && goTo && session.oneMore) oneRefused(session, session.oneMore, data.crashed || refusalLine(data.errors, data.exitCode));
+  if (refused && goTo && session.oneMore) session.oneMore.refused(data.crashed || refusalLine(data.errors, data.exitCode));
   if (session.pending) runChapter(session, session.pending);
 }
 
@@ -177,7 +177,7 @@ function stepComputed(session, data, args, step) {
   if (session.pending) {
     session.busy = false;
     runChapter(session, session.pending);
-  } else if (session.oneMore && playedOn(session, session.oneMore, data.ms)) {
+  } else if (session.oneMore && session.oneMore.playedOn(data.ms)) {
     session.busy = false;  // playing: the next token, not yet the whole run
     document.body.dataset.running = 'no';
   } else {
@@ -211,7 +211,7 @@ function stopRun(session) {
   session.pending = null;
   session.progress.hide();
   session.progress.say('Stopped. The last result stays.');
-  if (session.oneMore) stopPlaying(session, session.oneMore, false);
+  if (session.oneMore) session.oneMore.stopPlaying(false);
   document.body.dataset.running = 'no';
   document.body.dataset.stopped = 'yes';
 }
@@ -221,4 +221,28 @@ function runWhole(session) {
   session.wholeNext = true;
   session.requested = JSON.stringify(argumentsOfKnobs(session.knobs));
   runChapter(session, argumentsOfKnobs(session.knobs));
+}
+
+// A change of the knobs (live_start.js listens; a button of live_one_more.js): a run of the
+// arguments, unless they are the ones asked last.
+function knobsChanged(session) {
+  clearTimeout(session.typing);
+  session.typing = null;
+  const args = argumentsOfKnobs(session.knobs);
+  if (JSON.stringify(args) === session.requested) return;  // a field left (change) after its input ran
+  session.requested = JSON.stringify(args);
+  keepInUrl(session.knobs, args);
+  runChapter(session, args);
+}
+
+// The number of the step named `name` in a run's document, or null.
+function stepNumbered(lesson, name) {
+  const found = name && lesson.steps.find((s) => s.name === name);
+  return found ? found.number : null;
+}
+
+// The newest table of the step (chapter 22: the last token's odds), in view.
+function showNewest(number) {
+  const tables = document.querySelectorAll(`section.step[data-step="${number}"] .table-wrap.bars`);
+  if (tables.length) tables[tables.length - 1].scrollIntoView({ block: 'center' });
 }

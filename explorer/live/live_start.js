@@ -57,16 +57,6 @@ function startLivePage() {
   window.liveIdle = () => !session.busy && !session.pending && !session.typing;  // for the tests: nothing runs or waits
 }
 
-function knobsChanged(session) {
-  clearTimeout(session.typing);
-  session.typing = null;
-  const args = argumentsOfKnobs(session.knobs);
-  if (JSON.stringify(args) === session.requested) return;  // a field left (change) after its input ran
-  session.requested = JSON.stringify(args);
-  keepInUrl(session.knobs, args);
-  runChapter(session, args);
-}
-
 // The files a --text knob needs, from trained_model.js beside the page (a <script> loads from
 // file://; common/output/carried_files.hpp writes it): a trained model and the text it learned
 // from (chapters 22 and 23, and the chapters whose sentence goes through it), the book and GPT-2's
