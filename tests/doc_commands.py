@@ -61,7 +61,7 @@ NOT_RUN = {
         "needs the two machines of its host file",
     "./tutorial run 10 --max-n 65536 --budget-s 60": "a measurement of up to a minute",
     './tutorial new 90 my_heads "Heads of my own"': "writes a chapter and builds it (a minute; the test "
-                                                      "new_chapter writes one into a copy of the project)",
+                                                      "chapter_from_template writes one into a copy of the project)",
     "./tutorial run 90": "runs the chapter that ./tutorial new 90 … writes",
     "./tutorial new": "the command's name: it needs a number, a name and a title (as above)",
     "./tutorial run 17 --ranks P --n 16384 --d 64 [--causal] --measure --step measured":
@@ -204,7 +204,7 @@ def plan():
 def scratch_copy(into):
     """A copy of the project for commands to run in: the sources with their times (so that
     ./tutorial finds the build up to date), the build linked in."""
-    for name in ["chapters", "common", "data", "exercises", "bench", "tests", "tools"]:
+    for name in ["chapters", "common", "data", "exercises", "grader", "bench", "tests", "tools"]:
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, into / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ["tutorial", "CMakeLists.txt", "CMakePresets.json", "README.md"]:

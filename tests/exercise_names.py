@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOL = ROOT / "exercises" / "exercises.py"
+TOOL = ROOT / "grader" / "exercises.py"
 scratch = tempfile.TemporaryDirectory()
 os.environ["TUTORIAL_EXERCISE_FILES"] = scratch.name  # the hints' progress goes there
-sys.path.insert(0, str(ROOT / "exercises"))
+sys.path.insert(0, str(ROOT / "grader"))
 import exercises as ex  # noqa: E402
 
 exercises = ex.load_exercises()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(sys.argv[1]).resolve()
-TOOL = ROOT / "exercises" / "exercises.py"
+TOOL = ROOT / "grader" / "exercises.py"
 CHAPTER = ROOT / "chapters" / "13_kv_cache" / "math.cpp"
 NAME = "13_decode_step"
 failures = []

@@ -24,8 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(sys.argv[1]).resolve()
-TOOL = ROOT / "exercises" / "exercises.py"
-sys.path.insert(0, str(ROOT / "exercises"))
+TOOL = ROOT / "grader" / "exercises.py"
+sys.path.insert(0, str(ROOT / "grader"))
 from exercises import load_exercises  # noqa: E402
 
 CLEAR = "\x1b[H\x1b[2J"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(sys.argv[1]).resolve()
-TOOL = ROOT / "exercises" / "exercises.py"
-sys.path.insert(0, str(ROOT / "exercises"))
+TOOL = ROOT / "grader" / "exercises.py"
+sys.path.insert(0, str(ROOT / "grader"))
 from exercises import load_exercises  # noqa: E402
 
 exercises = [e for e in load_exercises() if not sys.argv[2:] or e["chapter"][:2] in sys.argv[2:]]

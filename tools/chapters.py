@@ -242,7 +242,7 @@ def cmake(out):
         if c.tests.get("skip_under_sanitizers"):
             words += ["SKIP_UNDER_SANITIZERS", cmake_list(c.tests["skip_under_sanitizers"])]
         lines.append(f"add_chapter({' '.join(words)})\n")
-    # Each write-it-yourself exercise with its chapter's folder (exercises/CMakeLists.txt makes
+    # Each write-it-yourself exercise with its chapter's folder (grader/CMakeLists.txt makes
     # a target of each), read from the chapters' exercises.toml.
     exercises = [f"{e['name']}:{c.folder.name}" for c in found for e in exercises_of(c)]
     lines.append(f"set(TUTORIAL_EXERCISES {cmake_list(exercises)})\n")

@@ -1,4 +1,4 @@
-"""A new chapter from the template in tools/new_chapter/: its folder, its doc, and its rows in
+"""A new chapter from the template in tools/chapter_template/: its folder, its doc, and its rows in
 the two tables of chapters. ./tutorial new NN name "Title" runs this, then builds the chapter and
 writes its golden output and its doc's output blocks from what it prints.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from chapters import ROOT, ManifestError, chapters, tables
 
-TEMPLATE = Path(__file__).resolve().parent / "new_chapter"
+TEMPLATE = Path(__file__).resolve().parent / "chapter_template"
 IN_FOLDER = ("chapter.toml", "math.hpp", "math.cpp", "checks.hpp", "checks.cpp", "main.cpp", "exercises.toml",
              "dump_check.py")
 

@@ -30,18 +30,12 @@ Weights load_weights(const std::string& w_q_path, const std::string& w_k_path, c
     return W;
 }
 
-Weights learned_weights(std::size_t layer, Sequence& seq, bool listing_only) {
-    const std::size_t d = cols(seq.X);
+Weights learned_weights(const LayerInput& in, std::size_t layer) {
+    const std::size_t d = cols(in.seq.X);
     const auto named = [&](const Matrix& W, const std::string& column, const std::string& name) {
-        return LabelledMatrix{seq.dimensions, numbered(column, d), W, fmt::format("layer {}'s {}", layer, name)};
+        return LabelledMatrix{in.seq.dimensions, numbered(column, d), W, fmt::format("layer {}'s {}", layer, name)};
     };
-    if (listing_only) {  // --list-steps shows no number: no model is read for it
-        const Matrix zero = xt::zeros<float>({d, d});
-        return {named(zero, "q", "W_Q"), named(zero, "k", "W_K"), named(zero, "v", "W_V")};
-    }
-    const LayerProjections P = layer_projections(trained_default_model().model, layer);
-    seq.X = layer_ln_1(P, seq.X);
-    return {named(P.W_Q, "q", "W_Q"), named(P.W_K, "k", "W_K"), named(P.W_V, "v", "W_V")};
+    return {named(in.W.W_Q, "q", "W_Q"), named(in.W.W_K, "k", "W_K"), named(in.W.W_V, "v", "W_V")};
 }
 
 LawSentence load_law_sentence(const Sequence& seq) {

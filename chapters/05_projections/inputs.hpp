@@ -8,6 +8,7 @@
 
 #include "common/inputs/labelled_csv.hpp"
 #include "common/inputs/sequence.hpp"
+#include "common/language_model/model_sentence.hpp"
 
 struct Weights {
     LabelledMatrix W_Q, W_K, W_V;  // (d_model × d_k), (d_model × d_k), (d_model × d_v)
@@ -19,11 +20,9 @@ struct Weights {
 Weights load_weights(const std::string& w_q_path, const std::string& w_k_path, const std::string& w_v_path,
                      const Sequence& seq, const std::string& input);
 
-// With --text: layer `layer`'s learned W_Q, W_K, W_V (all its heads' columns, d_model × d_model,
-// transposed from PyTorch's (out × in), biases left out), and X becomes what the layer's
-// attention reads, ln_1 of the embeddings with the layer's γ and β. With `listing_only`
-// (--list-steps) nothing is read: zeros of the same shapes.
-Weights learned_weights(std::size_t layer, Sequence& seq, bool listing_only);
+// With --text: the learned W_Q, W_K, W_V of the layer the sentence went through (all its heads'
+// columns, d_model × d_model, transposed from PyTorch's (out × in), biases left out), named.
+Weights learned_weights(const LayerInput& in, std::size_t layer);
 
 extern const std::string law_sentence;  // "the law will never be perfect but its application …"
 

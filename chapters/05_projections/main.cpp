@@ -180,9 +180,16 @@ Run read_and_compute(Lesson& lesson, const SequenceSource& input, const Flags& f
          {std::pair{"--w-q", &flags.w_q_path}, {"--w-k", &flags.w_k_path}, {"--w-v", &flags.w_v_path}})
         if (!input.text.empty() && !path->empty())
             throw InputError(std::string(flag) + ": not with --text (its projections are the model's, --layer)");
-    Sequence seq = load_sequence(input, default_sentence);
-    Weights W = input.text.empty() ? load_weights(flags.w_q_path, flags.w_k_path, flags.w_v_path, seq, input.input)
-                                   : learned_weights(flags.layer, seq, input.listing_only);
+    Sequence seq;
+    Weights W;
+    if (input.text.empty()) {
+        seq = load_sequence(input.input, default_sentence);
+        W = load_weights(flags.w_q_path, flags.w_k_path, flags.w_v_path, seq, input.input);
+    } else {  // the sentence as the layer's attention reads it, and the layer's weights
+        LayerInput learned = layer_input(input.text, flags.layer, input.listing_only);
+        W = learned_weights(learned, flags.layer);
+        seq = std::move(learned.seq);
+    }
     Projected r = project_and_attend(seq.X, W.W_Q.values, W.W_K.values, W.W_V.values);
     LawSentence law = load_law_sentence(seq);
     RawAndProjected law_r =

@@ -48,15 +48,21 @@ Inputs the_inputs(const SequenceSource& input, Flags flags, Given given) {
     Random random(flags.seed);
     Inputs in;
     in.h = flags.h;
-    in.seq = random_or_input_sequence(input, default_sentence, flags.d_model, given.d_model, random);
-    require_heads_divide(cols(in.seq.X), flags.h, input);
-    if (!learned || input.listing_only) {  // --list-steps reads no model's weights
+    if (!learned) {
+        in.seq = random_or_input_sequence(input.input, default_sentence, flags.d_model, given.d_model, random);
+        require_heads_divide(cols(in.seq.X), flags.h, input);
         in.W = MultiHeadWeights{random_attention_weights(cols(in.seq.X), flags.h, flags.h, random)};
         return in;
     }
-    const LayerProjections P = layer_projections(trained_default_model().model, flags.layer);
-    in.seq.X = layer_ln_1(P, in.seq.X);
-    in.W = MultiHeadWeights{{P.W_Q, P.W_K, P.W_V, P.W_O}};
+    check_model_width(flags.d_model, given.d_model);
+    LayerInput layer = layer_input(input.text, flags.layer, input.listing_only);
+    require_heads_divide(cols(layer.seq.X), flags.h, input);
+    in.seq = std::move(layer.seq);
+    if (input.listing_only) {  // --list-steps reads no model's weights
+        in.W = MultiHeadWeights{random_attention_weights(cols(in.seq.X), flags.h, flags.h, random)};
+        return in;
+    }
+    in.W = MultiHeadWeights{{layer.W.W_Q, layer.W.W_K, layer.W.W_V, layer.W.W_O}};
     in.learned = true;
     return in;
 }

@@ -96,9 +96,7 @@ void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r
                               "layer {}'s γ and β: what that layer's attention reads is ln_1(x), and here x is\n"
                               "the embeddings alone (no positions, no earlier layers).",
                               flags.layer)
-        : input.is_default()   ? "The embeddings are random (seeded): a repeated word has the same row."
-        : input.text.empty() ? "The embeddings are the rows of " + input.input + "."
-                             : std::string("The embeddings are those chapter 22's model learned (its wte).");
+                : input.embeddings_said();
     lesson.say(fmt::format("{} tokens of width d_model = {}, split into h = {} heads of d_k = d_model / h = {}.\n{}",
                            rows(seq.X), cols(seq.X), r.h, r.d_k, where));
     lesson.show(seq.X, Style().decimals(2));

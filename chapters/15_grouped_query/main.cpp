@@ -48,9 +48,7 @@ void show_sequence(const Shown& s) {
         "{} tokens of width d_model = {}; h = {} query heads of d_k = d_model / h = {} share\n"
         "g = {} key–value head{}, each serving h / g = {} query head{}: {}.\n{}",
         s.n, s.d_model, s.h, s.d_k, s.g, s.g == 1 ? "" : "s", s.h / s.g, s.h / s.g == 1 ? "" : "s", kind,
-        s.input.is_default()   ? "The embeddings are random (seeded): a repeated word has the same row."
-        : s.input.text.empty() ? "The embeddings are the rows of " + s.input.input + "."
-                               : std::string("The embeddings are those chapter 22's model learned.")));
+        s.input.embeddings_said()));
     s.lesson.show(s.seq.X, Style().decimals(2));
 }
 

@@ -174,10 +174,8 @@ void show_generation(Lesson& lesson, const Induction& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    set_blas_threads(1);                  // small products: threads would cost more than they save
-    reuse_training_buffers();
     Lesson lesson;  // named and titled by chapter.toml
-    keep_trained_models_on_disk();  // a model trained by an earlier run is read back
+    start_copy_task_trainings();  // one BLAS thread, buffers reused, trained models read back
     Flags flags;
     add_flags(lesson, flags);
     refuse_text(lesson, "its model is trained to copy random tokens and has never read text");

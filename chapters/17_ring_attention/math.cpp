@@ -103,18 +103,6 @@ Matrix normalise(const Partial& p) {
     return out;
 }
 
-Matrix take_rows(const Matrix& X, const Rows& at) {
-    Matrix out = Matrix::from_shape({at.size(), cols(X)});
-    for (std::size_t i = 0; i < at.size(); ++i)
-        for (std::size_t c = 0; c < cols(X); ++c) out(i, c) = X(at[i], c);
-    return out;
-}
-
-void put_rows(Matrix& X, const Rows& at, const Matrix& block) {
-    for (std::size_t i = 0; i < at.size(); ++i)
-        for (std::size_t c = 0; c < cols(X); ++c) X(at[i], c) = block(i, c);
-}
-
 std::uint64_t visible_pairs(const Rows& q_rows, const Rows& k_rows, bool causal) {
     std::uint64_t count = 0;
     for (const std::size_t i : q_rows)

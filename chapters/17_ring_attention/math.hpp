@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/numbers/matrix.hpp"
+#include "common/numbers/matrix_rows.hpp"
 #include "common/numbers/matrix_list.hpp"
 
 using Rows = std::vector<std::size_t>;  // global token positions, increasing
@@ -68,9 +69,8 @@ Partial merge(const Partial& a, const Partial& b);
 // O / ℓ row by row (a query that saw no key gets zeros).
 Matrix normalise(const Partial& p);
 
-// The rows `at` of X, and X with those rows replaced by `block`.
-Matrix take_rows(const Matrix& X, const Rows& at);
-void put_rows(Matrix& X, const Rows& at, const Matrix& block);
+// The rows `at` of X, and X with those rows replaced by `block`: take_rows, put_rows
+// (common/numbers/matrix_rows.hpp).
 
 // The (query, key) pairs rank r's queries see of the block of rank s: the work of one
 // step, counted straight from the rule j ≤ i (n·n pairs without causal).

@@ -40,11 +40,8 @@ void show_sequence(const Shown& s) {
     s.lesson.say(fmt::format(
         "{} tokens of width d_model = {}; h = {} heads of d_h = {}; a key–value latent of\n"
         "d_c = {}, a query latent of d_c' = {}, and a RoPE part of d_h^R = {}. Token t stands at\n"
-        "position t, and attention is causal: a decoder's. {}",
-        s.n, s.d_model, z.h, z.d_h, z.d_c, z.d_cq, z.d_rope,
-        s.input.is_default()   ? "The embeddings are random (seeded)."
-        : s.input.text.empty() ? "The embeddings are the rows of " + s.input.input + "."
-                               : std::string("The embeddings are those chapter 22's model learned.")));
+        "position t, and attention is causal: a decoder's.\n{}",
+        s.n, s.d_model, z.h, z.d_h, z.d_c, z.d_cq, z.d_rope, s.input.embeddings_said()));
     s.lesson.show(s.in.seq.X, Style().decimals(2));
 }
 

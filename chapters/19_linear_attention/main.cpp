@@ -39,13 +39,11 @@ struct Shown {
 
 void show_sequence(const Shown& s) {
     s.lesson.say(fmt::format(
-        "{} tokens of width d_model = d = {}, {}; one head with Q = X·W_Q, K = X·W_K,\n"
-        "V = X·W_V (random, seeded). Softmax attention would keep every key and value (the KV\n"
-        "cache of chapter 13). This chapter replaces the softmax by something a fixed-size\n"
-        "state can carry from token to token.",
-        s.n, s.d, s.input.is_default()   ? "random embeddings (seeded)"
-        : s.input.text.empty() ? "the rows of " + s.input.input
-                               : std::string("the embeddings chapter 22's model learned")));
+        "{} tokens of width d_model = d = {}; one head with Q = X·W_Q, K = X·W_K, V = X·W_V\n"
+        "(random, seeded). Softmax attention would keep every key and value (the KV cache of\n"
+        "chapter 13). This chapter replaces the softmax by something a fixed-size state can\n"
+        "carry from token to token.\n{}",
+        s.n, s.d, s.input.embeddings_said()));
     s.lesson.show(s.seq.X, Style().decimals(2));
 }
 
@@ -152,9 +150,8 @@ void list_matrices(Lesson& lesson, const Inputs& in, const Recurrences& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    set_blas_threads(1);  // small products: threads would cost more than they save
     Lesson lesson;  // named and titled by chapter.toml
-    keep_trained_models_on_disk();  // a model trained by an earlier run is read back
+    start_copy_task_trainings();  // one BLAS thread, buffers reused, trained models read back
     const SequenceSource& input = add_sentence_options(lesson, input_help);
     Flags flags;
     add_flags(lesson, flags);

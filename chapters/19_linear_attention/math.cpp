@@ -8,6 +8,7 @@
 
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/matmul.hpp"
+#include "common/numbers/matrix_rows.hpp"
 #include "common/numbers/random.hpp"
 #include "common/numbers/threads.hpp"
 
@@ -46,19 +47,6 @@ Matrix feature_map(const Matrix& X, FeatureMap phi, Shift shift) {
 }
 
 namespace {
-// Rows begin … end − 1 of M, and M's rows from `begin` on set to the rows of `part` (loops, not
-// xtensor views: this file is compiled on every save of an exercise, and each kind of view
-// or expression is a template the compiler instantiates anew).
-Matrix rows_of(const Matrix& M, std::size_t begin, std::size_t end) {
-    Matrix out({end - begin, cols(M)});
-    for (std::size_t i = begin; i < end; ++i)
-        for (std::size_t c = 0; c < cols(M); ++c) out(i - begin, c) = M(i, c);
-    return out;
-}
-void put_rows(Matrix& M, std::size_t begin, const Matrix& part) {
-    for (std::size_t i = 0; i < rows(part); ++i)
-        for (std::size_t c = 0; c < cols(part); ++c) M(begin + i, c) = part(i, c);
-}
 // Σ_i of M's rows, as a column: (r × c) → (c × 1)
 Matrix column_sums(const Matrix& M) {
     Matrix sums = xt::zeros<float>({cols(M), std::size_t{1}});
@@ -100,13 +88,13 @@ Matrix linear_recurrent(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& 
     Matrix S = xt::zeros<float>({d, dv}), z = xt::zeros<float>({d, std::size_t{1}}), out({n, dv});
     // ┌ exercise recurrent
     for (std::size_t t = 0; t < n; ++t) {
-        const Matrix k = rows_of(phi_K, t, t + 1), q = rows_of(phi_Q, t, t + 1);  // (1 × d)
-        const Matrix kT = transposed(k);                                          // (d × 1)
-        S += matmul(kT, rows_of(V, t, t + 1));  // 1. S ← S + φk_t v_tᵀ              (d × d_v)
-        z += kT;                                // 2. z ← z + φk_t                   (d × 1)
-        Matrix o = matmul(q, S);                // 3. φq_tᵀ S                        (1 × d_v)
-        divide_rows(o, matmul(q, z));           // 4. / φq_t · z
-        put_rows(out, t, o);                    //    row t of the output
+        const Matrix k = take_rows(phi_K, {t}), q = take_rows(phi_Q, {t});  // (1 × d)
+        const Matrix kT = transposed(k);                                    // (d × 1)
+        S += matmul(kT, take_rows(V, {t}));  // 1. S ← S + φk_t v_tᵀ              (d × d_v)
+        z += kT;                             // 2. z ← z + φk_t                   (d × 1)
+        Matrix o = matmul(q, S);             // 3. φq_tᵀ S                        (1 × d_v)
+        divide_rows(o, matmul(q, z));        // 4. / φq_t · z
+        put_rows(out, {t}, o);               //    row t of the output
     }
     // └ stub: (void)phi_Q; (void)phi_K; out.fill(0.0f); (void)S; (void)z;
     return out;
@@ -116,13 +104,13 @@ Matrix linear_chunked(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& V,
     const std::size_t n = rows(V), d = cols(phi_K), dv = cols(V);
     Matrix S = xt::zeros<float>({d, dv}), z = xt::zeros<float>({d, std::size_t{1}}), out({n, dv});
     for (std::size_t begin = 0; begin < n; begin += C) {
-        const std::size_t end = std::min(n, begin + C);
-        const Matrix q = rows_of(phi_Q, begin, end), k = rows_of(phi_K, begin, end), v = rows_of(V, begin, end);
+        const std::vector<std::size_t> chunk = row_range(begin, std::min(n, begin + C));
+        const Matrix q = take_rows(phi_Q, chunk), k = take_rows(phi_K, chunk), v = take_rows(V, chunk);
         Matrix A = matmul_transposed(q, k);                    // 1. inside the chunk   (c × c)
         const Matrix inside = causal_row_sums(A);              //    ⊙ M, row sums      (c × 1)
         Matrix o = matmul(q, S) + matmul(A, v);                // 2. earlier chunks + this one (c × d_v)
         divide_rows(o, matmul(q, z) + inside);                 // 3. / (φq · z + rowsum(A))
-        put_rows(out, begin, o);                               //    rows begin … end − 1
+        put_rows(out, chunk, o);                               //    rows begin … end − 1
         const Matrix kT = transposed(k);                       // (d × c)
         S += matmul(kT, v);                                    // 4. carry the state: S += φK_cᵀ V_c
         z += column_sums(k);                                   // z += Σ_rows φK_c
@@ -144,14 +132,14 @@ Matrix delta_rule(const Matrix& Q, const Matrix& K, const Matrix& V, const Matri
                   Matrix& state) {
     Matrix out({rows(V), cols(V)});
     for (std::size_t t = 0; t < rows(V); ++t) {
-        const Matrix k = rows_of(K, t, t + 1), kT = transposed(k);             // (1 × d), (d × 1)
+        const Matrix k = take_rows(K, {t}), kT = transposed(k);         // (1 × d), (d × 1)
         const float a = alpha(t, 0), b = beta(t, 0);
         // ┌ exercise delta-error
-        const Matrix read = a * matmul(k, state);        // 1. what the state holds for k: α Sᵀk   (1 × d_v)
-        const Matrix error = rows_of(V, t, t + 1) - read;  // 2. the error: v − α Sᵀk
+        const Matrix read = a * matmul(k, state);       // 1. what the state holds for k: α Sᵀk   (1 × d_v)
+        const Matrix error = take_rows(V, {t}) - read;  // 2. the error: v − α Sᵀk
         // └ stub: const Matrix error = xt::zeros<float>({std::size_t{1}, cols(V)}); (void)a;
-        state = a * state + b * matmul(kT, error);       // 3. S ← α S + β k (error)ᵀ             (d × d_v)
-        put_rows(out, t, matmul(rows_of(Q, t, t + 1), state));  // 4. o = Sᵀq
+        state = a * state + b * matmul(kT, error);      // 3. S ← α S + β k (error)ᵀ             (d × d_v)
+        put_rows(out, {t}, matmul(take_rows(Q, {t}), state));  // 4. o = Sᵀq
     }
     return out;
 }

@@ -135,10 +135,8 @@ void label_rows_and_columns(Lesson& lesson, const ReadModel& read, const CopyTas
 }  // namespace
 
 int main(int argc, char** argv) {
-    set_blas_threads(1);                  // small products: threads would cost more than they save
-    reuse_training_buffers();
     Lesson lesson;  // named and titled by chapter.toml
-    keep_trained_models_on_disk();  // a model trained by an earlier run is read back
+    start_copy_task_trainings();  // one BLAS thread, buffers reused, trained models read back
     Flags flags;
     add_flags(lesson, flags);  // and --text, refused
     return lesson.run(argc, argv, [&] {

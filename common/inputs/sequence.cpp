@@ -11,6 +11,12 @@
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random_embeddings.hpp"
 
+std::string SequenceSource::embeddings_said() const {
+    if (is_default()) return "The embeddings are random (seeded): a repeated word has the same row.";
+    if (text.empty()) return "The embeddings are the rows of " + input + ".";
+    return "The embeddings are those chapter 22's model learned (its wte).";
+}
+
 std::string data_path(const std::string& name) { return std::string(TUTORIAL_DATA_DIR) + "/" + name; }
 
 LabelledMatrix read_data_file(const std::string& name) { return read_labelled_csv(data_path(name)); }

@@ -30,6 +30,8 @@ struct SequenceSource {
     std::string text;           // --text "a sentence", or empty
     bool listing_only = false;  // --list-steps: nothing is trained for it
     bool is_default() const { return input.empty() && text.empty(); }
+    // The sentence the sequence step says of where its embeddings come from, for any source.
+    std::string embeddings_said() const;
 };
 
 class Lesson;  // common/lesson/lesson.hpp

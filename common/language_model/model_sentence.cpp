@@ -85,6 +85,19 @@ Matrix layer_ln_1(const LayerProjections& W, const Matrix& X) {
     return y;
 }
 
+LayerInput layer_input(const std::string& text, std::size_t layer, bool listing_only) {
+    LayerInput in{model_sentence_sequence(text, listing_only), {}};
+    if (listing_only) {  // --list-steps shows no number: no model is read for it
+        const std::size_t d = cols(in.seq.X);
+        for (Matrix* m : {&in.W.W_Q, &in.W.W_K, &in.W.W_V, &in.W.W_O}) *m = xt::zeros<float>({d, d});
+        in.W.ln_1_gamma = xt::zeros<float>({std::size_t(1), d}), in.W.ln_1_beta = in.W.ln_1_gamma;
+        return in;
+    }
+    in.W = layer_projections(trained_default_model().model, layer);
+    in.seq.X = layer_ln_1(in.W, in.seq.X);
+    return in;
+}
+
 void check_layer_flag(std::size_t layer, bool layer_given, bool text_given) {
     if (!layer_given) return;
     if (!text_given)

@@ -3,7 +3,8 @@
 //
 //   const Sequence seq = model_sentence_sequence("Call me Ishmael.", false);
 //   // seq.X: (n × d_model) the rows of wte for the sentence's n tokens, labelled |C|all|␣me|…
-//   const LayerProjections W = layer_projections(trained_default_model().model, 0);
+//   const LayerInput in = layer_input("Call me Ishmael.", 0, false);
+//   // in.seq.X: ln_1 of those rows, what layer 0's attention reads; in.W its W_Q, W_K, W_V, W_O
 //
 // The model is read back from the build folder, or trained first when no run has kept it
 // (about a minute, with a progress line on stderr), once per run.
@@ -41,6 +42,16 @@ LayerProjections layer_projections(const Gpt<float>& model, std::size_t layer);
 
 // ln_1 of the layer, row by row: (x − μ) / √(σ² + 1e-5) · γ + β.
 Matrix layer_ln_1(const LayerProjections& W, const Matrix& X);
+
+// A sentence as one layer of the trained model reads it, the model read once: its tokens, what
+// the layer's attention reads (ln_1 of their embeddings with the layer's γ and β: no positions,
+// no earlier layers), and the layer's weights. With `listing_only` (--list-steps) nothing is
+// trained: X as model_sentence_sequence gives it, and every weight zero.
+struct LayerInput {
+    Sequence seq;        // X = ln_1(wte[tokens])  (n × d_model), rows labelled by the tokens
+    LayerProjections W;  // the layer's
+};
+LayerInput layer_input(const std::string& text, std::size_t layer, bool listing_only);
 
 // --layer L (its range, 0 … layers − 1, is declared with the flag): refused in one line without --text.
 void check_layer_flag(std::size_t layer, bool layer_given, bool text_given);

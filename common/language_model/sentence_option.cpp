@@ -37,9 +37,13 @@ Sequence random_or_input_sequence(const SequenceSource& source, const std::strin
     if (source.text.empty())
         return random_or_input_sequence(source.input, default_sentence, d_model, d_model_given, random,
                                         square_matrices);
-    const std::size_t width = default_model_config().d_model;  // checked before the model is read
+    check_model_width(d_model, d_model_given);
+    return model_sentence_sequence(source.text, source.listing_only);
+}
+
+void check_model_width(std::size_t d_model, bool d_model_given) {
+    const std::size_t width = default_model_config().d_model;  // known without reading the model
     if (d_model_given && d_model != width)
         throw InputError(
             fmt::format("--d-model {}: with --text, d_model is the trained model's width ({})", d_model, width));
-    return model_sentence_sequence(source.text, source.listing_only);
 }

@@ -27,8 +27,12 @@ const SequenceSource& add_sentence_options(Lesson& lesson, const std::string& de
 Sequence load_sequence(const SequenceSource& source, const std::string& default_sentence,
                        std::uint64_t square_matrices = lesson_square_matrices);
 
+// With --text, d_model is the trained model's width: a --d-model given on the command line
+// (`d_model_given`) that is not is refused in one line, before the model is read.
+void check_model_width(std::size_t d_model, bool d_model_given);
+
 // random_or_input_sequence, or with --text the trained model's token embeddings (whose width is
-// d_model: a --d-model given on the command line must be it).
+// d_model: check_model_width).
 Sequence random_or_input_sequence(const SequenceSource& source, const std::string& default_sentence,
                                   std::size_t d_model, bool d_model_given, Random& random,
                                   std::uint64_t square_matrices = lesson_square_matrices);

@@ -2,7 +2,7 @@
 // why. A learner sets none of them: the tools, the page and the tests do. (Besides these,
 // chapter 17 reads the MPI launchers' own, OMPI_COMM_WORLD_RANK and the like, to know its rank:
 // chapters/17_ring_attention/ring.cpp. The exercises' grader reads TUTORIAL_TRACE:
-// exercises/grader/where_it_stopped.cpp.)
+// grader/where_it_stopped.cpp.)
 //
 //   if (const char* folder = environment(Setting::trained_folder)) …   // nullptr: not set
 #pragma once
@@ -18,7 +18,7 @@ enum class Setting {
     // The program's identity where /proc/self/exe is missing: the page's worker hashes the
     // WebAssembly it runs (explorer/live/live_worker.js), so that only that program reads back what it kept.
     program_fingerprint,    // TUTORIAL_PROGRAM_FINGERPRINT
-    // The folder of expected matrices an exercise is graded against (exercises/exercises.py).
+    // The folder of expected matrices an exercise is graded against (grader/exercises.py).
     expected_matrices,      // TUTORIAL_EXPECT
     // A smaller machine than this one, in bytes: the tests see what a laptop would refuse.
     memory_limit,           // TUTORIAL_MEMORY_LIMIT

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "common/long_context/long_attention.hpp"  // set_blas_threads
 #include "common/machine/environment.hpp"
+#include "common/machine/machine_memory.hpp"  // reuse_training_buffers
 
 namespace {
 
@@ -102,7 +104,9 @@ void TrainedOnDisk::remember(const CopyTaskSettings& s, const TrainedModel& mode
     write_kept(file, header + key_of(s), numbers.bytes());
 }
 
-void keep_trained_models_on_disk() {
+void start_copy_task_trainings() {
+    set_blas_threads(1);
+    reuse_training_buffers();
     static TrainedOnDisk trained_on_disk;
     use_training_memory(&trained_on_disk);
 }

@@ -45,7 +45,8 @@ private:
     std::vector<std::pair<std::string, TrainedModel>> this_run_;  // key_of(settings), model
 };
 
-// The copy task's trainings of this program kept in trained_folder() (chapters 16, 19 and 20 call
-// it first): a model an earlier run trained with the same settings and code is read back, not
-// trained again.
-void keep_trained_models_on_disk();
+// How the copy task's programs start (chapters 16, 19 and 20, first thing): one BLAS thread (their
+// products are small: threads would cost more than they save), the trainings' buffers reused
+// between steps, and their models kept in trained_folder(): a model an earlier run trained with
+// the same settings and code is read back, not trained again.
+void start_copy_task_trainings();

@@ -5,7 +5,7 @@ add its rows to the two tables of chapters, change no other file, and leave a ch
 tests/chapter_manifests.py finds complete but for the golden output (which the build writes:
 ./tutorial new builds the chapter and runs it first). Bad arguments get one line and exit 2.
 
-    python3 tests/new_chapter.py        (ctest runs it as new_chapter)
+    python3 tests/chapter_from_template.py        (ctest runs it as chapter_from_template)
 """
 import hashlib
 import shutil

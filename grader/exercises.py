@@ -11,7 +11,7 @@ An exercise is a copy of a chapter's math.cpp (see the chapter's exercises.toml)
 bodies of marked regions are replaced by a TODO that says what to compute, or (a bug hunt)
 one line is changed to a bug that people have shipped. The copy is made from the chapter
 itself, so it never drifts from it; the chapter is the solution. Each exercise is a target of
-the build (exercise_NAME, exercises/CMakeLists.txt): on a save only the learner's file is
+the build (exercise_NAME, grader/CMakeLists.txt): on a save only the learner's file is
 compiled, and the lesson runs on the learner's mathematics: the chapter's own self-checks,
 plus every matrix compared with what the chapter's math.cpp gives.
 
