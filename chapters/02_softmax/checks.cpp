@@ -13,7 +13,7 @@ namespace {
 
 // On 100 · scores the naive loop breaks (a weight not finite, or a row not summing to 1)
 // exactly in the rows where Σ exp overflows.
-bool naive_breaks_as_predicted(const SoftmaxLesson& r) {
+bool naive_breaks_as_predicted(const NaiveAndStable& r) {
     const std::size_t n = rows(r.scores);
     bool as_predicted = true;
     for (std::size_t i = 0; i < n; ++i) {
@@ -39,7 +39,7 @@ double shift_error(const Matrix& scores) {
 // In float32 a weight next to 1 is rounded to 1 once the others add up to less than 6e−8
 // (the spacing of floats below 1): a row whose scores span 15 or more (exp(−15) ≈ 3e−7)
 // may print a 1 and zeros, as the rows of 100 · scores do. Only the narrower rows count.
-void check_strictly_inside(SelfChecks& check, const SoftmaxLesson& r) {
+void check_strictly_inside(SelfChecks& check, const NaiveAndStable& r) {
     const std::size_t n = rows(r.scores);
     std::size_t narrow_rows = 0;
     bool strictly_inside = true;
@@ -61,7 +61,7 @@ void check_strictly_inside(SelfChecks& check, const SoftmaxLesson& r) {
 
 }  // namespace
 
-void check_softmax(SelfChecks& check, const SoftmaxLesson& r) {
+void check_softmax(SelfChecks& check, const NaiveAndStable& r) {
     const std::size_t n = rows(r.scores);
     const std::size_t overflowing = std::size_t(std::count(r.overflows_x100.begin(), r.overflows_x100.end(), true));
     check.that("dividing by the sum gives a negative \"weight\" for a negative score", r.divided_by_sum(0, 1) < 0.0f);

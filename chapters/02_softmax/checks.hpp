@@ -5,4 +5,4 @@
 #include "chapters/02_softmax/math.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_softmax(SelfChecks& check, const SoftmaxLesson& r);
+void check_softmax(SelfChecks& check, const NaiveAndStable& r);

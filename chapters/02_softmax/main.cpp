@@ -26,7 +26,7 @@ namespace {
 const std::string default_sentence = "the cat which was black sat on the mat";
 
 // Step: the naive loop on 100 · scores, and which rows survive it.
-void show_naive_x100(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+void show_naive_x100(Lesson& lesson, const Labels& tokens, const NaiveAndStable& r) {
     lesson.say(
         "But float32 holds numbers up to 3.4e38, and exp(88.8) is already more: for any\n"
         "score above 88.72, exp() returns inf, and inf / inf is nan (not a number).\n"
@@ -51,7 +51,7 @@ void show_naive_x100(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& 
 }
 
 // Step: softmax_rows at temperature T, each row's peak and entropy, and the sweep of T.
-void show_temperature(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+void show_temperature(Lesson& lesson, const Labels& tokens, const NaiveAndStable& r) {
     const std::size_t n = tokens.size();
     lesson.say(
         "The stable loop lives in common/attention/softmax.hpp as softmax_rows, and every later\n"
@@ -93,14 +93,14 @@ void add_flags(Lesson& lesson, Flags& f) {
 }
 
 // Step: the scores of chapter 01.
-void show_scores(Lesson& lesson, const SoftmaxLesson& r) {
+void show_scores(Lesson& lesson, const NaiveAndStable& r) {
     lesson.say("Each row says how much one token matches every token. Scores can be any\n"
                "real number; weights must be ≥ 0 and add up to 1 across a row.");
     lesson.show(r.scores);
 }
 
 // Step: dividing by the row sum, and why exp() is better.
-void show_divide_by_sum(Lesson& lesson, const SoftmaxLesson& r) {
+void show_divide_by_sum(Lesson& lesson, const NaiveAndStable& r) {
     lesson.say("These scores happen to be ≥ 0. Learned scores (chapter 05) are often negative,\n"
                "and then dividing by the sum breaks: the first row gets a negative \"weight\",\n"
                "the second sums to almost 0, so dividing by it blows every entry up.");
@@ -113,7 +113,7 @@ void show_divide_by_sum(Lesson& lesson, const SoftmaxLesson& r) {
 }
 
 // Step: the naive loop, on the scores and on 100 · scores.
-void show_naive_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+void show_naive_loop(Lesson& lesson, const Labels& tokens, const NaiveAndStable& r) {
     lesson.say("for each row: e_j = exp(s_j); sum = Σ_j e_j; weight_j = e_j / sum.\n"
                "On our scores it works:");
     lesson.show(r.naive_weights, Style().svg());
@@ -121,7 +121,7 @@ void show_naive_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& 
 }
 
 // Step: the stable loop on 100 · scores, and how far it is from the naive one.
-void show_stable_loop(Lesson& lesson, const Labels& tokens, const SoftmaxLesson& r) {
+void show_stable_loop(Lesson& lesson, const Labels& tokens, const NaiveAndStable& r) {
     lesson.say("exp(s_j − c) / Σ exp(s_j' − c) = exp(s_j) / Σ exp(s_j') for any c: the factor\n"
                "exp(−c) is in every term above and below the fraction bar, and cancels. With\n"
                "c = the row maximum, every exponent is ≤ 0, so every exp() is in (0, 1] and the\n"
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         const Sequence seq = load_sequence(input, default_sentence);
         const Labels& tokens = seq.tokens;
-        const SoftmaxLesson r = softmax_lesson(seq.X, flags.temperature);
+        const NaiveAndStable r = naive_and_stable(seq.X, flags.temperature);
         lesson.labels("tokens", tokens);
         lesson.labels("dimensions", seq.dimensions);
         lesson.labels("example rows", {"row_a", "row_b"});

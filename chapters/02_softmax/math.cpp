@@ -76,8 +76,8 @@ double max_difference_where_sum_fits(const Matrix& naive, const Matrix& stable, 
 }
 
 // X (n × d_model)
-SoftmaxLesson softmax_lesson(const Matrix& X, float temperature) {
-    SoftmaxLesson r;
+NaiveAndStable naive_and_stable(const Matrix& X, float temperature) {
+    NaiveAndStable r;
     const std::size_t n = rows(X);
     // pass 1: the scores of chapter 01, (n × d_model) · (d_model × n) → (n × n)
     r.scores = matmul_transposed(X, X);

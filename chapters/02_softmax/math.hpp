@@ -21,7 +21,7 @@
 #include "common/numbers/matrix_list.hpp"
 
 // Everything the lesson shows, computed once.
-struct SoftmaxLesson {
+struct NaiveAndStable {
     Matrix scores;                  // (n × n) X · Xᵀ, the scores of chapter 01
     Matrix example_scores;          // (2 × 3) two hand-made rows, with negative scores
     Matrix divided_by_sum;          // (2 × 3) each of them divided by its row sum
@@ -87,4 +87,4 @@ bool sum_of_exp_overflows(const Matrix& scores, std::size_t i);
 double max_difference_where_sum_fits(const Matrix& naive, const Matrix& stable, const Matrix& scores);
 
 // Both loops on X · Xᵀ and on 100 · X · Xᵀ, then softmax_rows at temperature T and a sweep of T.
-SoftmaxLesson softmax_lesson(const Matrix& X, float temperature);
+NaiveAndStable naive_and_stable(const Matrix& X, float temperature);

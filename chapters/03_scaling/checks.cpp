@@ -34,7 +34,7 @@ void check_variances(SelfChecks& check, const std::vector<VarianceRow>& variance
 
 // ‖J‖ by finite differences of softmax_rows, for the first row of the sample: the
 // largest difference from the formula diag(p) − p pᵀ.
-double jacobian_error(const ScalingLesson& r) {
+double jacobian_error(const ScaledAndUnscaled& r) {
     const float h = 1e-2f;
     const std::size_t n = rows(r.scores);
     double worst = 0.0;
@@ -54,7 +54,7 @@ double jacobian_error(const ScalingLesson& r) {
 
 }  // namespace
 
-void check_scaling(SelfChecks& check, const ScalingLesson& r) {
+void check_scaling(SelfChecks& check, const ScaledAndUnscaled& r) {
     check_variances(check, r.variances);
     check.close("112 and 96 over √64 give weights 0.88 and 0.12 (2 decimals)",
                 std::max(std::abs(r.classic_weights(0, 0) - 0.88), std::abs(r.classic_weights(0, 1) - 0.12)), 0.005);

@@ -6,4 +6,4 @@
 #include "chapters/03_scaling/math.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_scaling(SelfChecks& check, const ScalingLesson& r);
+void check_scaling(SelfChecks& check, const ScaledAndUnscaled& r);

@@ -22,7 +22,7 @@
 namespace {
 
 // Step: the variance table.
-void show_variances(Lesson& lesson, std::size_t pairs, const ScalingLesson& r) {
+void show_variances(Lesson& lesson, std::size_t pairs, const ScaledAndUnscaled& r) {
     lesson.say(fmt::format(
         "Draw q and k with independent N(0, 1) entries. Each product q_d · k_d has mean 0\n"
         "and variance 1, and q · k adds d_k of them, so var(q · k) = d_k. Measured over\n"
@@ -42,7 +42,7 @@ void show_variances(Lesson& lesson, std::size_t pairs, const ScalingLesson& r) {
 }
 
 // Step: the two keys of scores 112 and 96, before and after dividing by √64.
-void show_classic(Lesson& lesson, const ScalingLesson& r) {
+void show_classic(Lesson& lesson, const ScaledAndUnscaled& r) {
     std::vector<TextRow> classic;
     for (std::size_t j = 0; j < 2; ++j)
         classic.push_back({fmt::format("k{}", j + 1), format_number(r.classic_scores(0, j), 0),
@@ -58,7 +58,7 @@ void show_classic(Lesson& lesson, const ScalingLesson& r) {
 }
 
 // Step: entropy, largest weight and ‖J‖ for every d_k, unscaled and scaled.
-void show_saturation(Lesson& lesson, const ScalingLesson& r) {
+void show_saturation(Lesson& lesson, const ScaledAndUnscaled& r) {
     const std::size_t m = r.saturation_keys;
     lesson.say(fmt::format(
         "For each d_k: {} random queries against {} random keys. Entropy is −Σ p ln p\n"
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
         // The widest sweep holds q and k, two (pairs × max_d_k) matrices: refuse what cannot fit.
         require_memory(fmt::format("--n {} --max-d-k {}", pairs, max_d_k), bytes_of_floats({2, pairs, max_d_k}),
                        memory_limit_bytes());
-        const ScalingLesson r = scaling_lesson(seed, pairs, max_d_k);
+        const ScaledAndUnscaled r = scaled_and_unscaled(seed, pairs, max_d_k);
         lesson.labels("tokens", numbered("t", rows(r.Q)));
         lesson.labels("dimensions", numbered("d", cols(r.Q)));
         lesson.list(r.matrices());

@@ -76,8 +76,8 @@ double jacobian_norm(const Matrix& weights, std::size_t i) {
     return std::sqrt(sum);
 }
 
-ScalingLesson scaling_lesson(std::uint64_t seed, std::size_t pairs, std::size_t max_d_k) {
-    ScalingLesson r;
+ScaledAndUnscaled scaled_and_unscaled(std::uint64_t seed, std::size_t pairs, std::size_t max_d_k) {
+    ScaledAndUnscaled r;
     Random random(seed);
     // pass 1: the variance of q · k for d_k = 4, 8, 16, …
     for (std::size_t d = 4; d <= max_d_k; d *= 2) r.variances.push_back(measure_variance(random, d, pairs));

@@ -37,7 +37,7 @@ struct SaturationRow {
 };
 
 // Everything the lesson shows, computed once.
-struct ScalingLesson {
+struct ScaledAndUnscaled {
     std::vector<VarianceRow> variances;  // d_k = 4, 8, 16, …, ≤ max_d_k
     Matrix Q, K;                         // (n × d_k) the sample: 6 tokens, d_k = 64
     Matrix scores;                       // (n × n) Q · Kᵀ
@@ -86,4 +86,4 @@ double jacobian_norm(const Matrix& weights, std::size_t i);
 
 // The variance table, the 6-token sample, the two-key example and the saturation
 // table, drawn in that order from one generator seeded with `seed`.
-ScalingLesson scaling_lesson(std::uint64_t seed, std::size_t pairs, std::size_t max_d_k);
+ScaledAndUnscaled scaled_and_unscaled(std::uint64_t seed, std::size_t pairs, std::size_t max_d_k);

@@ -80,7 +80,7 @@ bool all_rows_equal(const Matrix& m) {
 }
 
 // The claim that the heads differ: the two most alike heads still place some weight differently.
-void check_heads_differ(SelfChecks& check, const Matrix& X, const MultiHeadLesson& r, double score_spread) {
+void check_heads_differ(SelfChecks& check, const Matrix& X, const MultiHeadForms& r, double score_spread) {
     // How differently two heads attend, measured as a share of a query's weight
     // (it does not shrink as a longer row spreads its weight thinner); the
     // claim is about the two most alike heads, so twins anywhere show.
@@ -108,7 +108,7 @@ void check_heads_differ(SelfChecks& check, const Matrix& X, const MultiHeadLesso
 
 }  // namespace
 
-void check_multi_head(SelfChecks& check, const Matrix& X, const MultiHeadWeights& W, const MultiHeadLesson& r) {
+void check_multi_head(SelfChecks& check, const Matrix& X, const MultiHeadWeights& W, const MultiHeadForms& r) {
     const std::size_t n = rows(X), h = r.h;
     // The outputs grow with the inputs (values of 1e6 give outputs of 1e6), and so
     // does float32 rounding: these tolerances are relative to the outputs' size.

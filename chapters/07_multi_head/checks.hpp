@@ -6,5 +6,5 @@
 #include "chapters/07_multi_head/math.hpp"
 #include "common/lesson/self_check.hpp"
 
-// X (n × d_model), the weights W and the lesson r that multi_head_lesson made of them.
-void check_multi_head(SelfChecks& check, const Matrix& X, const MultiHeadWeights& W, const MultiHeadLesson& r);
+// X (n × d_model), the weights W and the lesson r that multi_head_forms made of them.
+void check_multi_head(SelfChecks& check, const Matrix& X, const MultiHeadWeights& W, const MultiHeadForms& r);

@@ -35,7 +35,7 @@ Labels head_labels(std::size_t h, std::size_t d_k) {
 }
 
 // Step: each head on its own slice: its Q_i, K_i, V_i and output.
-void show_heads(Lesson& lesson, const MultiHeadLesson& r) {
+void show_heads(Lesson& lesson, const MultiHeadForms& r) {
     lesson.say(
         "Each head is the attention of chapter 05 with its own, narrower W_Q_i, W_K_i,\n"
         "W_V_i. A column slice of a row-major matrix is not contiguous, so each slice\n"
@@ -47,7 +47,7 @@ void show_heads(Lesson& lesson, const MultiHeadLesson& r) {
 }
 
 // Step: every head's weights side by side, and where each query looks most in each head.
-void show_side_by_side(Lesson& lesson, const Labels& tokens, const MultiHeadLesson& r) {
+void show_side_by_side(Lesson& lesson, const Labels& tokens, const MultiHeadForms& r) {
     lesson.say(fmt::format(
         "head{{i}}_weights = softmax(Q_i · K_iᵀ / √{}). Same tokens, different slices of\n"
         "the weights: each head spreads its attention its own way.",
@@ -89,7 +89,7 @@ void print_cost_table(Lesson& lesson, std::size_t n, std::size_t d_model, std::s
 }
 
 // Step: the sequence.
-void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r, const SequenceSource& input,
+void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadForms& r, const SequenceSource& input,
                    const Flags& flags, bool learned) {
     const std::string where =
         learned ? fmt::format("The rows are ln_1 of the token embeddings that chapter 22's model learned, with\n"
@@ -103,7 +103,7 @@ void show_sequence(Lesson& lesson, const Sequence& seq, const MultiHeadLesson& r
 }
 
 // Step: the four projections, their columns labelled by head.
-void show_weights(Lesson& lesson, const MultiHeadLesson& r, const MultiHeadWeights& W, const Flags& flags,
+void show_weights(Lesson& lesson, const MultiHeadForms& r, const MultiHeadWeights& W, const Flags& flags,
                   bool learned) {
     lesson.say(fmt::format(
         "W_Q, W_K and W_V are (d_model × h·d_k) = ({} × {}). Head i owns the columns\n"
@@ -122,7 +122,7 @@ void show_weights(Lesson& lesson, const MultiHeadLesson& r, const MultiHeadWeigh
 }
 
 // Step: concat and output.
-void show_concat(Lesson& lesson, const MultiHeadLesson& r) {
+void show_concat(Lesson& lesson, const MultiHeadForms& r) {
     lesson.say(fmt::format(
         "The heads' outputs side by side make one (n × h·d_v) = ({} × {}) matrix. Each\n"
         "head only saw its own slice; W_O mixes what they found back into d_model = {}\n"
@@ -133,7 +133,7 @@ void show_concat(Lesson& lesson, const MultiHeadLesson& r) {
 }
 
 // Step: one projection, then split_into_heads.
-void show_split(Lesson& lesson, const MultiHeadLesson& r) {
+void show_split(Lesson& lesson, const MultiHeadForms& r) {
     const std::size_t n = r.n, d_model = r.d_model, h = r.h, d_k = r.d_k;
     lesson.say(fmt::format(
         "Real code does not loop over weight slices. It projects once, Q = X · W_Q,\n"
@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
             the_inputs(input, flags, {lesson.given("--d-model"), lesson.given("--heads"), lesson.given("--layer")});
         const Sequence& seq = in.seq;
         const MultiHeadWeights& W = in.W;
-        const MultiHeadLesson r = multi_head_lesson(seq.X, W, in.h);
+        const MultiHeadForms r = multi_head_forms(seq.X, W, in.h);
         const Labels by_head = head_labels(r.h, r.d_k);  // "h0:0", …: the heads' columns
         lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions}, {"head columns", by_head}});
         for (std::size_t i = 0; i < r.h; ++i)  // head i's slice of them

@@ -30,9 +30,9 @@ Matrix concat_heads(const Heads& heads) {
     return concat;
 }
 
-MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
+MultiHeadForms multi_head_forms(const Matrix& X, const MultiHeadWeights& W, std::size_t h) {
     const std::size_t n = rows(X), d_model = cols(X), d_k = d_model / h;
-    MultiHeadLesson r;
+    MultiHeadForms r;
     r.n = n, r.d_model = d_model, r.h = h, r.d_k = d_k;
     // pass 1: head by head, each on a copy of its columns (BLAS takes no column slice)
     r.concat = Matrix::from_shape({n, h * d_k});  // (n × h·d_v)
@@ -71,7 +71,7 @@ MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, st
     return r;
 }
 
-MatrixList MultiHeadLesson::matrices() const {
+MatrixList MultiHeadForms::matrices() const {
     MatrixList list;
     for (std::size_t i = 0; i < h; ++i) {
         const std::string head = "head" + std::to_string(i), columns = head + " columns";

@@ -55,7 +55,7 @@ struct Cost {
 };
 
 // Everything the lesson shows, computed once.
-struct MultiHeadLesson {
+struct MultiHeadForms {
     std::size_t n = 0, d_model = 0, h = 1, d_k = 1;
     std::vector<OneHead> heads;  // h of them: the loop over heads
     Matrix concat;               // (n × h·d_v) the heads' outputs side by side
@@ -79,7 +79,7 @@ Heads split_into_heads(const Matrix& m, std::size_t h);
 Matrix concat_heads(const Heads& heads);
 
 // The whole layer, both ways.
-MultiHeadLesson multi_head_lesson(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
+MultiHeadForms multi_head_forms(const Matrix& X, const MultiHeadWeights& W, std::size_t h);
 
 // The cost of h heads over n tokens of width d_model, head by head.
 Cost multi_head_cost(std::size_t n, std::size_t d_model, std::size_t h);

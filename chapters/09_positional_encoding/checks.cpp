@@ -12,7 +12,7 @@
 #include "common/reference/attention_by_loops.hpp"
 #include "common/reference/positional_encoding_by_formula.hpp"
 
-void check_positions(SelfChecks& check, const PositionalLesson& r, const Order& order, const std::string& word,
+void check_positions(SelfChecks& check, const WithAndWithoutPositions& r, const Order& order, const std::string& word,
                      std::size_t max_pos) {
     const std::size_t n = rows(r.X);
     check.close("PE = the paper's formula, again in double (PE and PE_long)",

@@ -7,5 +7,5 @@
 #include "common/lesson/self_check.hpp"
 
 // `word` is the followed token; `order` sentence B's order of A's rows.
-void check_positions(SelfChecks& check, const PositionalLesson& r, const Order& order, const std::string& word,
+void check_positions(SelfChecks& check, const WithAndWithoutPositions& r, const Order& order, const std::string& word,
                      std::size_t max_pos);

@@ -50,7 +50,7 @@ std::string compare_rows(const std::string& word, const Labels& columns, const M
 struct Shown {
     Lesson& lesson;
     const Inputs& in;  // the sentences A and B, and the projections (W_V's columns: v_animal, …)
-    const PositionalLesson& r;
+    const WithAndWithoutPositions& r;
     const std::string& input;
 };
 
@@ -104,7 +104,7 @@ void show_encoding(const Shown& s) {
 // Step: attention on X + PE; whom the followed token looks at, position by position.
 void show_adding_positions(const Shown& s) {
     const Labels& tokens = s.in.seq.tokens;
-    const PositionalLesson& r = s.r;
+    const WithAndWithoutPositions& r = s.r;
     const std::size_t watched = r.watched, watched_b = r.watched_b, top_a = r.top_a, top_b = r.top_b;
     s.lesson.say(fmt::format(
         "The encoding belongs to the positions, not to the words: B's second token\n"
@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
     return lesson.run(argc, argv, [&] {
         const Inputs in = load_inputs(input, flags);
         const std::size_t n = rows(in.seq.X), max_pos = flags.max_pos, d_pe = flags.d_pe, shift = flags.shift;
-        const PositionalLesson r = positional_lesson(in.seq.X, in.W, in.order, in.watched, shift, max_pos, d_pe);
+        const WithAndWithoutPositions r = with_and_without_positions(in.seq.X, in.W, in.order, in.watched, shift, max_pos, d_pe);
         lesson.labels({{"tokens", in.seq.tokens}, {"tokens B", in.tokens_b}, {"dimensions", in.seq.dimensions},
                        {"values", in.W_V.columns}, {"positions", numbered("pos ", n)}, {"long pairs", pe_labels(d_pe)},
                        {"pairs", pe_labels(cols(in.seq.X))}, {"long positions", numbered("pos ", max_pos)},

@@ -51,10 +51,10 @@ double largest_difference(const Matrix& a, const Matrix& b) { return double(xt::
 
 }  // namespace
 
-PositionalLesson positional_lesson(const Matrix& X, const Projections& W, const Order& order, std::size_t watched,
+WithAndWithoutPositions with_and_without_positions(const Matrix& X, const Projections& W, const Order& order, std::size_t watched,
                                    std::size_t shift, std::size_t max_pos, std::size_t d_pe) {
     const std::size_t n = rows(X), d_model = cols(X);
-    PositionalLesson r;
+    WithAndWithoutPositions r;
     r.X = X;
     r.W = W;
     r.watched = watched;

@@ -30,7 +30,7 @@ struct Projected {
 
 // Everything the lesson shows, computed once. Sentence A is X; sentence B, X_b, holds
 // the same rows in another order; "the followed token" is one word of both.
-struct PositionalLesson {
+struct WithAndWithoutPositions {
     Matrix X, X_b;                    // (n × d_model) sentence A, and B: row i of X_b is row order[i] of X
     Projections W;                    // chapter 05's
     std::size_t watched = 0, watched_b = 0;  // the followed token's row in A and in B
@@ -85,5 +85,5 @@ AttentionSteps self_attention(const Projected& p);
 Matrix pe_dots(const std::vector<std::size_t>& starts, std::size_t ks, std::size_t d_pe);
 
 // `watched` is the followed token's row of X; `shift` the k of M_k.
-PositionalLesson positional_lesson(const Matrix& X, const Projections& W, const Order& order, std::size_t watched,
+WithAndWithoutPositions with_and_without_positions(const Matrix& X, const Projections& W, const Order& order, std::size_t watched,
                                    std::size_t shift, std::size_t max_pos, std::size_t d_pe);

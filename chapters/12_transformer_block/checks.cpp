@@ -28,7 +28,7 @@ double mean_over_spread(const Matrix& x) {
 }
 
 // x̂ and both layer norms against the formula in double.
-void check_layer_norms(SelfChecks& check, const TransformerBlockLesson& r) {
+void check_layer_norms(SelfChecks& check, const BlockPass& r) {
     const std::size_t d_model = cols(r.ln1_input);
     double mean_error = 0.0, variance_error = 0.0;
     for (std::size_t i = 0; i < rows(r.ln1_input); ++i) {
@@ -62,7 +62,7 @@ void check_layer_norms(SelfChecks& check, const TransformerBlockLesson& r) {
 }
 
 // The two sub-layers against their loops in double (common/reference/block_by_loops).
-void check_sublayers(SelfChecks& check, const Matrix& X, const TransformerBlockLesson& r) {
+void check_sublayers(SelfChecks& check, const Matrix& X, const BlockPass& r) {
     const BlockSteps& s = r.s;
     const std::size_t n = rows(X), d_model = cols(X), h = r.params.heads, d_k = d_model / h;
     double row_sum_error = 0.0;
@@ -95,7 +95,7 @@ void check_sublayers(SelfChecks& check, const Matrix& X, const TransformerBlockL
 }
 
 // What the whole block must do.
-void check_wiring(SelfChecks& check, const Matrix& X, const TransformerBlockLesson& r) {
+void check_wiring(SelfChecks& check, const Matrix& X, const BlockPass& r) {
     const BlockParams& params = r.params;
     const NormPlacement placement = r.pre ? NormPlacement::pre : NormPlacement::post;
     check.that(fmt::format("the block keeps the shape: {} in, {} out", shape(X), shape(r.s.output)),
@@ -125,7 +125,7 @@ void check_wiring(SelfChecks& check, const Matrix& X, const TransformerBlockLess
 }
 
 // The parameter counts against the numbers drawn and the published ones.
-void check_counts(SelfChecks& check, const TransformerBlockLesson& r) {
+void check_counts(SelfChecks& check, const BlockPass& r) {
     check.that(fmt::format("this block: the formulas count the {} numbers drawn", grouped(r.drawn)),
                r.toy.total() == r.drawn);
     check.that("Transformer Base by the formulas: attention 4·512² = 1 048 576 (no biases, as chapter 07)",
@@ -144,7 +144,7 @@ void check_counts(SelfChecks& check, const TransformerBlockLesson& r) {
 
 }  // namespace
 
-void check_block(SelfChecks& check, const Matrix& X, const TransformerBlockLesson& r) {
+void check_block(SelfChecks& check, const Matrix& X, const BlockPass& r) {
     check_layer_norms(check, r);
     check_sublayers(check, X, r);
     check_wiring(check, X, r);

@@ -8,4 +8,4 @@
 #include "common/lesson/self_check.hpp"
 
 // X (n × d_model) is the block's input; r holds its parameters and every intermediate.
-void check_block(SelfChecks& check, const Matrix& X, const TransformerBlockLesson& r);
+void check_block(SelfChecks& check, const Matrix& X, const BlockPass& r);

@@ -23,7 +23,7 @@ struct Setting {
     Lesson& lesson;
     const Sequence& seq;
     const Flags& flags;
-    const TransformerBlockLesson& r;
+    const BlockPass& r;
     std::size_t heads() const { return r.params.heads; }
     std::size_t d_ff() const { return cols(r.params.ffn.W_1); }
     std::string ln_input(int w) const {  // what LN1 and LN2 read in this placement
@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
         const BlockInputs in = load_inputs(input, flags);
         const Sequence& seq = in.seq;
         const std::size_t d_model = cols(seq.X);
-        const TransformerBlockLesson r = transformer_block_lesson(seq.X, in.params, in.placement);
+        const BlockPass r = block_pass(seq.X, in.params, in.placement);
         const Setting c{lesson, seq, flags, r};
         lesson.labels({{"tokens", seq.tokens}, {"dimensions", seq.dimensions},
                        {"heads' columns", numbered("c", d_model)}, {"hidden units", numbered("h", c.d_ff())}});

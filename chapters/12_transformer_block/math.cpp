@@ -92,8 +92,8 @@ RowMoments row_moments(const Matrix& x) {
     return m;
 }
 
-TransformerBlockLesson transformer_block_lesson(const Matrix& X, const BlockParams& params, NormPlacement placement) {
-    TransformerBlockLesson r;
+BlockPass block_pass(const Matrix& X, const BlockParams& params, NormPlacement placement) {
+    BlockPass r;
     const bool pre = placement == NormPlacement::pre;
     r.params = params;
     r.pre = pre;
@@ -139,7 +139,7 @@ std::string activated(Activation activation, const std::string& z) {
     return activation == Activation::relu ? "max(0, " + z + ")" : "GELU(" + z + ")";
 }
 
-std::vector<ShapeRow> TransformerBlockLesson::shapes() const {
+std::vector<ShapeRow> BlockPass::shapes() const {
     const auto row = [](const std::string& name, const std::string& formula, const std::string& shape,
                         const Matrix& m) { return ShapeRow{name, formula, shape, rows(m), cols(m)}; };
     const std::string row_shape = "(n × d_model)";
@@ -158,7 +158,7 @@ std::vector<ShapeRow> TransformerBlockLesson::shapes() const {
             row("output", pre ? "residual2" : "ln2", row_shape, s.output)};
 }
 
-MatrixList TransformerBlockLesson::matrices() const {
+MatrixList BlockPass::matrices() const {
     const auto layer_norm = [](int which, const std::string& in) {
         const std::string w = std::to_string(which);
         return "γ" + w + " ⊙ (" + in + " − μ) / √(σ² + ε) + β" + w;

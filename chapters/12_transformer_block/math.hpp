@@ -67,7 +67,7 @@ struct ShapeRow {
 std::string activated(Activation activation, const std::string& z);
 
 // Everything the lesson shows, computed once.
-struct TransformerBlockLesson {
+struct BlockPass {
     BlockParams params;  // the block's parameters (a copy, listed with the results)
     bool pre = true;     // pre-norm (else post-norm)
     BlockSteps s;        // the chosen placement: ln1, Q, K, V, weights, concat, attention, residual1, ln2, ffn, …
@@ -94,4 +94,4 @@ struct TransformerBlockLesson {
 
 // The block on X in `placement`, the other placement, and the parameter counts of this
 // block (d_ff hidden units), of Transformer Base (attention without biases) and GPT-2 small.
-TransformerBlockLesson transformer_block_lesson(const Matrix& X, const BlockParams& params, NormPlacement placement);
+BlockPass block_pass(const Matrix& X, const BlockParams& params, NormPlacement placement);

@@ -11,7 +11,7 @@
 namespace {
 
 // The cache, the stacked strips and the rolling buffer against attention at once and by loops.
-void check_attention(SelfChecks& check, const KVCacheLesson& r) {
+void check_attention(SelfChecks& check, const CachedDecoding& r) {
     const FullAttention& full = r.full;
     const std::size_t n = rows(full.Q), w = r.win.window;
     const AttentionTolerance tol = attention_tolerance(full.Q, full.K, full.V);
@@ -38,7 +38,7 @@ void check_attention(SelfChecks& check, const KVCacheLesson& r) {
 
 }  // namespace
 
-void check_decoding(SelfChecks& check, const KVCacheLesson& r, const DecodingCosts& costs) {
+void check_decoding(SelfChecks& check, const CachedDecoding& r, const DecodingCosts& costs) {
     const std::size_t d_model = DecodingCosts::d_model, d = DecodingCosts::d;
     const std::uint64_t tokens = DecodingCosts::table_tokens, bytes_per_number = DecodingCosts::bytes_per_number;
     check_attention(check, r);

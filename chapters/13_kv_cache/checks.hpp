@@ -12,4 +12,4 @@
 
 // The cost table was counted for one head of width d_model → d (d_k = d_v = d); the models'
 // caches after table_tokens tokens; `measured` is empty without --measure.
-void check_decoding(SelfChecks& check, const KVCacheLesson& r, const DecodingCosts& costs);
+void check_decoding(SelfChecks& check, const CachedDecoding& r, const DecodingCosts& costs);

@@ -28,13 +28,13 @@ using C = DecodingCosts;  // the cost table's head (C::d_model, C::d), the model
 // What the steps show: the inputs and what math.cpp computed.
 struct Shown {
     const Inputs& in;
-    const KVCacheLesson& r;
+    const CachedDecoding& r;
     const DecodingCosts& costs;  // the cost table, the models' caches, the times (--measure)
 };
 
 // The words of every kind of label the list names: the tokens, the prompt, the tokens each
 // step printed in full has seen, the buffer's slots, and the projections' columns.
-void label_everything(Lesson& lesson, const Inputs& in, const KVCacheLesson& r) {
+void label_everything(Lesson& lesson, const Inputs& in, const CachedDecoding& r) {
     const Labels& tokens = in.seq.tokens;
     const auto first = [&](std::size_t count) { return Labels(tokens.begin(), tokens.begin() + long(count)); };
     Labels slots;
@@ -120,7 +120,7 @@ void show_decode(Lesson& lesson, const Shown& s) {
 }
 
 // Step no-mask: why the queries are not cached and no mask is needed; the strips stacked.
-void show_no_mask(Lesson& lesson, const KVCacheLesson& r, const std::string& checks) {
+void show_no_mask(Lesson& lesson, const CachedDecoding& r, const std::string& checks) {
     lesson.say(fmt::format(
         "Why the queries are not cached: q_t is needed only by the step of token t. A later\n"
         "token's output is Σ_j softmax(q_later · k_j / √d_k) v_j: it reads every earlier k\n"
@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
         flags.prefill_given = lesson.given("--prefill");
         const Inputs in = load_inputs(input, flags);
         const Projections W{in.W_Q.values, in.W_K.values, in.W_V.values};
-        const KVCacheLesson r = kv_cache_lesson(in.seq.X, W, in.prefill, flags.window);
+        const CachedDecoding r = cached_decoding(in.seq.X, W, in.prefill, flags.window);
         const auto in_child = [](const std::function<void()>& work) { return measure_in_child(work).seconds; };
         const DecodingCosts costs = decoding_costs(in.models.values, flags.measure ? Measure(in_child) : Measure());
         label_everything(lesson, in, r);

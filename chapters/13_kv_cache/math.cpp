@@ -172,8 +172,8 @@ std::vector<std::size_t> steps_in_full(std::size_t count) {
     return steps;
 }
 
-KVCacheLesson kv_cache_lesson(const Matrix& X, const Projections& W, std::size_t prefill, std::size_t window) {
-    KVCacheLesson r;
+CachedDecoding cached_decoding(const Matrix& X, const Projections& W, std::size_t prefill, std::size_t window) {
+    CachedDecoding r;
     r.W = W;
     r.dec = decode_with_cache(X, W, prefill);
     r.win = decode_with_window(X, W, prefill, window);
@@ -190,7 +190,7 @@ KVCacheLesson kv_cache_lesson(const Matrix& X, const Projections& W, std::size_t
     return r;
 }
 
-MatrixList KVCacheLesson::matrices() const {
+MatrixList CachedDecoding::matrices() const {
     MatrixList list = {{"W_Q", W.W_Q, "", "dimensions", "query dims"},
                        {"W_K", W.W_K, "", "dimensions", "key dims"},
                        {"W_V", W.W_V, "", "dimensions", "value dims"}};

@@ -117,7 +117,7 @@ struct StepInFull {
 };
 
 // Everything the lesson shows, computed once.
-struct KVCacheLesson {
+struct CachedDecoding {
     Projections W;
     Decoding dec;
     WindowDecoding win;
@@ -136,7 +136,7 @@ struct KVCacheLesson {
 };
 
 // X (n × d_model), 0 ≤ prefill < n, window w ≥ 1.
-KVCacheLesson kv_cache_lesson(const Matrix& X, const Projections& W, std::size_t prefill, std::size_t window);
+CachedDecoding cached_decoding(const Matrix& X, const Projections& W, std::size_t prefill, std::size_t window);
 
 // The n × n float matrices this lesson holds at its peak, counted from the structs above, so
 // that an --input too long for memory is refused before anything is computed:

@@ -55,7 +55,7 @@ double largest_difference(const Matrix& scores, const Matrix& Q_rot, const Matri
 
 }  // namespace
 
-void check_rope(SelfChecks& check, const RopeLesson& r, double base, bool default_data) {
+void check_rope(SelfChecks& check, const RotatedScores& r, double base, bool default_data) {
     const std::size_t n = rows(r.Q), d_k = cols(r.Q);
     double theta_error = 0.0;  // θ_i = 1 / base^(2i/d_k), by exp and log
     for (std::size_t i = 0; i < r.theta.size(); ++i)

@@ -9,4 +9,4 @@
 
 // `base` is θ's base; `default_data`: the default sentence and projections, where the
 // lesson's claims about X + PE and the mixed-up layout must hold, not only may.
-void check_rope(SelfChecks& check, const RopeLesson& r, double base, bool default_data);
+void check_rope(SelfChecks& check, const RotatedScores& r, double base, bool default_data);

@@ -25,7 +25,7 @@ struct Shown {
     const Sequence& seq;
     const LabelledMatrix& W_Q;
     bool default_data;  // the default sentence and projections
-    const RopeLesson& r;
+    const RotatedScores& r;
 };
 
 std::string number(float x) { return format_number(x, 3); }
@@ -136,7 +136,7 @@ void show_pairings(const Shown& s) {
 
 // Step: the long-range decay, as a text chart and (--svg) a plot.
 void show_decay(const Shown& s) {
-    const RopeLesson& r = s.r;
+    const RotatedScores& r = s.r;
     const std::size_t last = r.distances.size() - 1;
     s.lesson.say(fmt::format(
         "Take q = k = (1, …, 1) of width {0}. Then q_rot(m) · k_rot(n) = 2 Σ_i cos((m − n)θ_i),\n"
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
         const Projections W = read_projections(o.w_q_path, o.w_k_path);
         const Sequence seq = load_sequence(input, default_sentence, square_matrices_held);
         require_fit(W, seq, input);
-        const RopeLesson r = rope_lesson(seq.X, W.W_Q.values, W.W_K.values, o.offset, o.base, decay_d, o.max_distance);
+        const RotatedScores r = rotated_scores(seq.X, W.W_Q.values, W.W_K.values, o.offset, o.base, decay_d, o.max_distance);
         label_everything(lesson, seq, W.W_Q, W.W_K, o.offset);
         lesson.list(seq.matrices());
         lesson.list(r.matrices());

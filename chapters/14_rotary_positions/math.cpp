@@ -82,12 +82,12 @@ static Matrix added_scores(const Matrix& X, const Matrix& W_Q, const Matrix& W_K
     return matmul_transposed(matmul(X_pe, W_Q), matmul(X_pe, W_K));
 }
 
-RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, std::size_t offset, double base,
+RotatedScores rotated_scores(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, std::size_t offset, double base,
                        std::size_t decay_d, std::size_t max_distance) {
     const std::size_t n = rows(X), d_k = cols(W_Q);
     if (d_k % 2 != 0 || d_k != cols(W_K))
         throw InputError(describe("W_Q and W_K of ", d_k, " and ", cols(W_K), " columns: RoPE needs one even d_k"));
-    RopeLesson r;
+    RotatedScores r;
     // pass 1: project, then turn each pair of each row by its position's angle
     r.theta = rope_frequencies(d_k, base);
     for (const double th : r.theta) r.periods.push_back(2.0 * M_PI / th);
@@ -172,7 +172,7 @@ RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, st
     return r;
 }
 
-MatrixList RopeLesson::matrices() const {
+MatrixList RotatedScores::matrices() const {
     const std::string at_offset = "(X + PE) W_Q · ((X + PE) W_K)ᵀ, offset " + std::to_string(offset);
     return {{"W_Q", W_Q, "", "dimensions", "query dims"},
             {"W_K", W_K, "", "dimensions", "key dims"},

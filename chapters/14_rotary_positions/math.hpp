@@ -56,7 +56,7 @@ struct PairTurn {
 };
 
 // Everything the lesson shows, computed once.
-struct RopeLesson {
+struct RotatedScores {
     std::size_t offset = 0;             // the first position
     double base = 10000.0;              // of θ_i = base^(−2i/d_k)
     Matrix W_Q, W_K;                    // (d_model × d_k) the projections
@@ -91,14 +91,14 @@ struct RopeLesson {
 
 // The n × n float matrices this lesson holds at its peak, counted from the structs above, so
 // that an --input too long for memory is refused before anything is computed:
-//   RopeLesson: scores, weights, pe_scores_0, pe_scores, scores_halves, scores_mixed,
+//   RotatedScores: scores, weights, pe_scores_0, pe_scores, scores_halves, scores_mixed,
 //   weights_mixed                                                                  7
 //   the self-checks' references, one at a time: the largest, the scores summed in
 //   double (2 floats each)                                                          2
-//   a margin (while rope_lesson compares the offsets it holds 7 at most)            1
+//   a margin (while rotated_scores compares the offsets it holds 7 at most)            1
 constexpr std::uint64_t square_matrices_held = 10;
 
 // X (n × d_model), W_Q and W_K (d_model × d_k, d_k even), the first position `offset`,
 // base > 1; the decay curves for vectors of width decay_d at distances 0 … max_distance.
-RopeLesson rope_lesson(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, std::size_t offset, double base,
+RotatedScores rotated_scores(const Matrix& X, const Matrix& W_Q, const Matrix& W_K, std::size_t offset, double base,
                        std::size_t decay_d, std::size_t max_distance);

@@ -56,7 +56,7 @@ void check_against(SelfChecks& check, const GroupedAttention& a, const Reference
 }
 
 // The tiling against the real mapping: different for 1 < g < h, the same otherwise.
-void check_tiling(SelfChecks& check, const GroupedLesson& r) {
+void check_tiling(SelfChecks& check, const GroupedHeads& r) {
     const std::size_t h = r.h, g = r.g;
     const double moved = max_abs_difference(r.tiled.output, r.grouped.output);
     if (g == 1 || g == h)
@@ -79,7 +79,7 @@ void check_tiling(SelfChecks& check, const GroupedLesson& r) {
 
 }  // namespace
 
-void check_grouped(SelfChecks& check, const Matrix& X, const GroupedWeights& W, const GroupedLesson& r) {
+void check_grouped(SelfChecks& check, const Matrix& X, const GroupedWeights& W, const GroupedHeads& r) {
     const std::size_t n = rows(X), h = r.h, g = r.g, d_k = r.d_k;
     std::vector<std::size_t> repeat_kv, tile;  // [0, 0, 1, 1] and [0, 1, 0, 1] for h = 4, g = 2
     for (std::size_t j = 0; j < g; ++j) repeat_kv.insert(repeat_kv.end(), h / g, j);

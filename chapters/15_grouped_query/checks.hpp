@@ -6,4 +6,4 @@
 #include "chapters/15_grouped_query/math.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_grouped(SelfChecks& check, const Matrix& X, const GroupedWeights& W, const GroupedLesson& r);
+void check_grouped(SelfChecks& check, const Matrix& X, const GroupedWeights& W, const GroupedHeads& r);

@@ -35,7 +35,7 @@ struct Shown {
     Lesson& lesson;
     const Sequence& seq;
     const GroupedWeights& W;
-    const GroupedLesson& r;
+    const GroupedHeads& r;
     const SequenceSource& input;
     std::size_t n, d_model, h, g, d_k;  // tokens, their width, query heads, key–value heads, a head's width
 };
@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
         const Inputs in = draw_inputs(input, f, lesson.given("--d-model"));
-        const GroupedLesson r = grouped_lesson(in.seq.X, in.W, f.h, f.g);
+        const GroupedHeads r = grouped_heads(in.seq.X, in.W, f.h, f.g);
         const Shown s{lesson, in.seq, in.W, r, input, rows(in.seq.X), cols(in.seq.X), f.h, f.g, r.d_k};
         lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions},
                        {"query columns", r.query_columns}, {"kv columns", r.kv_columns}});

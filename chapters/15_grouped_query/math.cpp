@@ -87,8 +87,8 @@ static float largest_change(const Matrix& a, const Matrix& b) {
     return most;
 }
 
-GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g) {
-    GroupedLesson r;
+GroupedHeads grouped_heads(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g) {
+    GroupedHeads r;
     r.h = h, r.g = g, r.d_k = cols(X) / h;
     r.grouped = grouped_query_attention(X, W, h, g, Mapping::interleave);
     r.tiled = grouped_query_attention(X, W, h, g, Mapping::tiling);
@@ -110,7 +110,7 @@ GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size
     return r;
 }
 
-MatrixList GroupedLesson::matrices() const {
+MatrixList GroupedHeads::matrices() const {
     MatrixList list = {{"Q", grouped.Q, "X · W_Q", "tokens", "query columns"},
                        {"K", grouped.K, "X · W_K", "tokens", "kv columns"},
                        {"V", grouped.V, "X · W_V", "tokens", "kv columns"}};

@@ -61,7 +61,7 @@ struct GroupedAttention {
 };
 
 // Everything the lesson shows, computed once.
-struct GroupedLesson {
+struct GroupedHeads {
     std::size_t h = 1, g = 1, d_k = 1;
     GroupedAttention grouped;     // the real mapping, ⌊i / (h/g)⌋
     GroupedAttention tiled;       // the same weights read with i mod g
@@ -110,7 +110,7 @@ GroupedAttention grouped_query_attention(const Matrix& X, const GroupedWeights& 
 Matrix repeat_kv_columns(const Matrix& W, std::size_t g, std::size_t h);
 
 // Everything: both mappings and the multi-head equivalent.
-GroupedLesson grouped_lesson(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g);
+GroupedHeads grouped_heads(const Matrix& X, const GroupedWeights& W, std::size_t h, std::size_t g);
 
 // A real model's attention shape, where the numbers come from, and its KV cache per token
 // with 2 bytes a number (float16 or bfloat16, as the models are served).

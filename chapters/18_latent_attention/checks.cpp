@@ -43,7 +43,7 @@ double largest_dot_size(const Matrix& A, const Matrix& B) {
 }
 
 // The forms against the reference, their projections, and the RoPE part against its closed form.
-void check_forms(SelfChecks& check, const Matrix& X, const LatentWeights& W, const LatentLesson& r,
+void check_forms(SelfChecks& check, const Matrix& X, const LatentWeights& W, const LatentForms& r,
                  const LatentByLoops& ref) {
     const std::size_t n = rows(X), h = r.s.h;
     const double wide = double(cols(X) + r.s.d_cq + r.s.d_c + r.s.d_h + r.s.d_rope);  // the chained sums
@@ -105,7 +105,7 @@ void check_forms(SelfChecks& check, const Matrix& X, const LatentWeights& W, con
 }
 
 // The cache and the FLOPs against the published figures, worked out by hand.
-void check_costs(SelfChecks& check, const LatentLesson& r) {
+void check_costs(SelfChecks& check, const LatentForms& r) {
     check.that(fmt::format("this layer caches d_c + d_h^R = {} + {} = {} numbers a token: c_KV's and K_rope's widths",
                            r.s.d_c, r.s.d_rope, r.cache_elements),
                r.cache_elements == cols(r.c_KV) + cols(r.K_rope) && r.mha_elements == cols(r.K) + cols(r.V));
@@ -141,7 +141,7 @@ void check_costs(SelfChecks& check, const LatentLesson& r) {
 
 }  // namespace
 
-void check_latent(SelfChecks& check, const Matrix& X, const LatentWeights& W, const LatentLesson& r) {
+void check_latent(SelfChecks& check, const Matrix& X, const LatentWeights& W, const LatentForms& r) {
     // The reference: MLA's definition in double; its scale 1/√(d_h + d_h^R) is its own.
     check_forms(check, X, W, r, latent_attention_by_loops(X, W, r.s.h));
     check_costs(check, r);

@@ -7,4 +7,4 @@
 #include "chapters/18_latent_attention/math.hpp"
 #include "common/lesson/self_check.hpp"
 
-void check_latent(SelfChecks& check, const Matrix& X, const LatentWeights& W, const LatentLesson& r);
+void check_latent(SelfChecks& check, const Matrix& X, const LatentWeights& W, const LatentForms& r);

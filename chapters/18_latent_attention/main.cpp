@@ -29,7 +29,7 @@ std::string gib(std::uint64_t bytes) { return format_number(double(bytes) / doub
 struct Shown {
     Lesson& lesson;
     const Inputs& in;  // X and the eight projections
-    const LatentLesson& r;
+    const LatentForms& r;
     const SequenceSource& input;
     std::size_t n, d_model;
 };
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
     add_flags(lesson, f);
     return lesson.run(argc, argv, [&] {
         const Inputs in = draw_inputs(input, f, lesson.given("--d-model"));
-        const LatentLesson r = latent_lesson(in.seq.X, in.W, f.s);
+        const LatentForms r = latent_forms(in.seq.X, in.W, f.s);
         const Shown s{lesson, in, r, input, rows(in.seq.X), cols(in.seq.X)};
         lesson.labels({{"tokens", in.seq.tokens}, {"dimensions", in.seq.dimensions}, {"latent", r.latent},
                        {"query latent", r.query_latent}, {"head columns", r.head_columns}, {"rope", r.rope},

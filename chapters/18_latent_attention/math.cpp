@@ -32,7 +32,7 @@ static void put_head(Matrix& M, std::size_t i, const Matrix& block) {
 }
 
 // The naive form: every head's key and value read out of c_KV, then attention as chapter 06.
-static void naive_form(LatentLesson& r, const Matrix& X, const LatentWeights& W) {
+static void naive_form(LatentForms& r, const Matrix& X, const LatentWeights& W) {
     const std::size_t n = rows(X), h = r.s.h;
     // pass 1: the latents and what is read out of them
     r.c_KV = matmul(X, W.W_DKV);  // (n × d_c)
@@ -61,7 +61,7 @@ static void naive_form(LatentLesson& r, const Matrix& X, const LatentWeights& W)
 }
 
 // Head i's absorbed query, Q_i · W_UK_iᵀ, and its output matrix W_UV_i · W_O_i.
-static void absorb(LatentLesson& r, const LatentWeights& W) {
+static void absorb(LatentForms& r, const LatentWeights& W) {
     const std::size_t h = r.s.h, d_h = r.s.d_h, d_c = r.s.d_c;
     r.Q_absorbed = Matrix::from_shape({rows(r.Q), h * d_c});
     r.W_UVO = Matrix::from_shape({h * d_c, cols(W.W_O)});
@@ -78,7 +78,7 @@ static void absorb(LatentLesson& r, const LatentWeights& W) {
 }
 
 // The absorbed form: it reads the cache (c_KV, K_rope) and the new queries, nothing else.
-static void absorbed_form(LatentLesson& r) {
+static void absorbed_form(LatentForms& r) {
     const std::size_t n = rows(r.c_KV), h = r.s.h, d_c = r.s.d_c;
     const Matrix mask = causal_mask(n);
     r.latent_concat = Matrix::from_shape({n, h * d_c});
@@ -97,8 +97,8 @@ static void absorbed_form(LatentLesson& r) {
     r.output_absorbed = matmul(r.latent_concat, r.W_UVO);  // (n × h·d_c)·(h·d_c × d_model)
 }
 
-LatentLesson latent_lesson(const Matrix& X, const LatentWeights& W, const LatentShape& s) {
-    LatentLesson r;
+LatentForms latent_forms(const Matrix& X, const LatentWeights& W, const LatentShape& s) {
+    LatentForms r;
     r.s = s;
     naive_form(r, X, W);
     absorb(r, W);
@@ -157,7 +157,7 @@ MatrixList ChapterWeights::matrices() const {
             {"W_O", W_O, "", "head columns", "dimensions"}};
 }
 
-MatrixList LatentLesson::matrices() const {
+MatrixList LatentForms::matrices() const {
     MatrixList list = {{"c_KV", c_KV, "X · W_DKV", "tokens", "latent"},
                        {"K", K, "c_KV · W_UK", "tokens", "head columns"},
                        {"V", V, "c_KV · W_UV", "tokens", "head columns"},

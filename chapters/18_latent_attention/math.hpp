@@ -55,7 +55,7 @@ constexpr std::uint64_t short_context = 4096;
 std::vector<CacheRow> cache_table();
 
 // Everything the lesson shows, computed once.
-struct LatentLesson {
+struct LatentForms {
     LatentShape s;
     // the naive form
     Matrix c_KV;                  // (n × d_c) X · W_DKV: what the cache keeps of the content
@@ -96,4 +96,4 @@ constexpr std::uint64_t square_matrices_held(std::size_t h) { return 3 * h + 5; 
 void check_shape(const LatentShape& s);
 
 // The naive form, then the absorbed form, of X (n × d_model).
-LatentLesson latent_lesson(const Matrix& X, const LatentWeights& W, const LatentShape& s);
+LatentForms latent_forms(const Matrix& X, const LatentWeights& W, const LatentShape& s);
