@@ -104,7 +104,8 @@ Matrix linear_chunked(const Matrix& phi_Q, const Matrix& phi_K, const Matrix& V,
     const std::size_t n = rows(V), d = cols(phi_K), dv = cols(V);
     Matrix S = xt::zeros<float>({d, dv}), z = xt::zeros<float>({d, std::size_t{1}}), out({n, dv});
     for (std::size_t begin = 0; begin < n; begin += C) {
-        const std::vector<std::size_t> chunk = row_range(begin, std::min(n, begin + C));
+        const std::size_t end = std::min(n, begin + C);
+        const std::vector<std::size_t> chunk = row_range(begin, end);
         const Matrix q = take_rows(phi_Q, chunk), k = take_rows(phi_K, chunk), v = take_rows(V, chunk);
         Matrix A = matmul_transposed(q, k);                    // 1. inside the chunk   (c × c)
         const Matrix inside = causal_row_sums(A);              //    ⊙ M, row sums      (c × 1)

@@ -9,6 +9,7 @@
 
 #include "common/gpt/gpt_copying.hpp"
 #include "common/gpt/gpt_layers.hpp"
+#include "common/learning/cross_entropy.hpp"
 #include "common/numbers/input_error.hpp"
 #include "common/numbers/random.hpp"
 
@@ -88,15 +89,9 @@ std::string role_name(HeadRole role) {
 }
 
 std::vector<double> token_losses(const Matrix& logits, const std::vector<Tokens>& targets) {
-    const std::size_t V = cols(logits), n = targets.empty() ? 0 : targets[0].size();
+    const std::size_t n = targets.empty() ? 0 : targets[0].size();
     std::vector<double> losses(rows(logits));
-    for (std::size_t r = 0; r < rows(logits); ++r) {
-        const float* row = logits.data() + r * V;
-        const double top = double(*std::max_element(row, row + V));
-        double total = 0.0;  // Σ_v exp(ℓ_v − max)
-        for (std::size_t v = 0; v < V; ++v) total += std::exp(double(row[v]) - top);
-        losses[r] = std::log(total) + top - double(row[targets[r / n][r % n]]);
-    }
+    for (std::size_t r = 0; r < rows(logits); ++r) losses[r] = token_loss(logits, r, targets[r / n][r % n]);
     return losses;
 }
 
